@@ -1,0 +1,34 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { RecurConfig } from './schema';
+
+/**
+ * Ports sit in a block of their own (19xxx) so the embedded stack does not fight a Kafka,
+ * Temporal or Jupyter the user already runs on the well-known ports.
+ */
+export function defaultConfig(): RecurConfig {
+  return {
+    home: join(homedir(), '.recur'),
+    toolsDir: join(homedir(), '.recur', 'tools'),
+    host: '127.0.0.1',
+    ports: {
+      kafka: 19092,
+      kafkaController: 19093,
+      temporal: 17233,
+      temporalHttp: 17243,
+      temporalMetrics: 17253,
+      jupyter: 18888,
+      daemon: 17300,
+    },
+    kafka: { topic: 'recur.events.v1', partitions: 4, clientId: 'recur', heap: '512m' },
+    temporal: { namespace: 'default', taskQueue: 'recur-sessions' },
+    agent: {
+      cellTimeoutSeconds: 600,
+      maxDepth: 2,
+      maxTurns: 50,
+      idleUnloadSeconds: 30 * 60,
+    },
+    python: 'python3',
+    java: 'java',
+  };
+}

@@ -1,0 +1,44 @@
+/** The whole of Recur's configuration. Every service reads it through `loadConfig`; nothing else reads the environment. */
+export interface RecurConfig {
+  /** Data directory: venv, Kafka log dirs, Temporal's SQLite file, blobs, pid files, logs. */
+  home: string;
+  /** Installed tools (venv, Temporal CLI, Kafka jars); shared by every home that points here. */
+  toolsDir: string;
+  host: string;
+  ports: {
+    kafka: number;
+    kafkaController: number;
+    temporal: number;
+    temporalHttp: number;
+    temporalMetrics: number;
+    jupyter: number;
+    daemon: number;
+  };
+  kafka: {
+    /** The event log topic. Keyed by session id, append-only, never compacted. */
+    topic: string;
+    partitions: number;
+    clientId: string;
+    /** JVM heap for the embedded broker. */
+    heap: string;
+  };
+  temporal: {
+    namespace: string;
+    taskQueue: string;
+  };
+  agent: {
+    cellTimeoutSeconds: number;
+    maxDepth: number;
+    maxTurns: number;
+    idleUnloadSeconds: number;
+  };
+  /** Interpreter used to create the Recur venv; the venv itself lives under `home`. */
+  python: string;
+  java: string;
+}
+
+export interface ParsedConfig {
+  config: RecurConfig;
+  warnings: string[];
+  errors: string[];
+}

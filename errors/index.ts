@@ -1,0 +1,75 @@
+/**
+ * One root for every error Recur raises. `retryable` says whether repeating the same call may
+ * succeed; activities turn `retryable: false` into a non-retryable Temporal failure.
+ */
+export class RecurError extends Error {
+  readonly retryable: boolean;
+  /** Shown to users after the message: what to do about it. */
+  readonly hint?: string;
+
+  constructor(message: string, opts: { retryable?: boolean; cause?: unknown; hint?: string } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = new.target.name;
+    this.retryable = opts.retryable ?? false;
+    this.hint = opts.hint;
+  }
+}
+
+export class ConfigError extends RecurError {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+  }
+}
+
+/** A local service (Kafka, Temporal, Jupyter, the venv) is missing, broken or unreachable. */
+export class StackError extends RecurError {
+  constructor(readonly service: string, message: string, hint?: string, cause?: unknown) {
+    super(`${service}: ${message}`, { hint, cause, retryable: false });
+  }
+}
+
+/** An event could not be encoded, decoded or verified. */
+export class EventLogError extends RecurError {}
+
+/** An append would break a session's sequence: `seq` is not the next one, or the head hash differs. */
+export class EventGapError extends EventLogError {
+  constructor(readonly sessionId: string, readonly expected: number, readonly got: number) {
+    super(`session ${sessionId}: expected seq ${expected}, got ${got}`);
+  }
+}
+
+/** The kernel died or was lost while a cell ran. */
+export class KernelLostError extends RecurError {
+  constructor(readonly sessionId: string, readonly kernelId: string, message = 'kernel lost') {
+    super(`${message} (session ${sessionId}, kernel ${kernelId})`, { retryable: true });
+  }
+}
+
+/** A model provider failed; 429 and 5xx are retryable, other 4xx are not. */
+export class ProviderError extends RecurError {
+  constructor(
+    readonly provider: string,
+    message: string,
+    readonly status?: number,
+    opts: { retryable?: boolean; cause?: unknown } = {},
+  ) {
+    super(`${provider}: ${message}`, opts);
+  }
+}
+
+/** The scripted model has no reply left for this agent. */
+export class ScriptExhaustedError extends RecurError {
+  constructor(readonly agent: string, readonly calls: number) {
+    super(`scripted model: agent "${agent}" has no reply left after ${calls} call(s)`, { retryable: false });
+  }
+}
+
+/** A kernel asked for something its session may not do (non-family message, other session's token). */
+export class ScopeError extends RecurError {}
+
+/** A CLI command ended as expected but not successfully; main.ts exits with `code`. */
+export class ExitError extends RecurError {
+  constructor(readonly code: number, message = '') {
+    super(message);
+  }
+}

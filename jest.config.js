@@ -1,0 +1,21 @@
+/**
+ * Test tiers are named by what they touch. `unit` needs nothing running; `integration` runs
+ * against the real embedded stack (Kafka, Temporal, Jupyter) that its globalSetup starts.
+ */
+const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
+const shared = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/tests/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/tests/helpers/global-setup.ts',
+      globalTeardown: '<rootDir>/tests/helpers/global-teardown.ts',
+      slowTestThreshold: 30,
+    },
+  ],
+  testTimeout: 120000,
+};

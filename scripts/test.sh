@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# `npm test`: installs what is missing, then runs every jest tier; the integration tier starts
+# its own stack (tests/helpers/global-setup.ts). Extra arguments go to jest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+node dist/services/cli/main.js setup
+mkdir -p reports
+exec npx jest --json --outputFile=reports/jest.json "$@"

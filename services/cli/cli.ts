@@ -1,0 +1,90 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CONFIG_ENV_VARS } from '../../config';
+import { ExitError } from '../../errors';
+
+export interface CommandContext {
+  args: string[];
+  flags: Record<string, string | boolean | undefined>;
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+interface Command {
+  summary: string;
+  usage: string;
+  options?: ParseArgsConfig['options'];
+  load: () => Promise<(ctx: CommandContext) => Promise<number>>;
+}
+
+/** The command table. Each command lives in commands/<name>.ts and is loaded only when run. */
+const COMMANDS: Record<string, Command> = {
+  demo: {
+    summary: "Recur's main job on the embedded default: start the local stack and show it healthy",
+    usage: 'recur demo',
+    load: async () => (await import('./commands/demo')).demo,
+  },
+  up: {
+    summary: 'install what is missing and start the embedded stack (Kafka, Temporal, Jupyter)',
+    usage: 'recur up',
+    load: async () => (await import('./commands/up')).up,
+  },
+  down: {
+    summary: 'stop everything `recur up` started',
+    usage: 'recur down',
+    load: async () => (await import('./commands/down')).down,
+  },
+  status: {
+    summary: 'show each service of the stack; exit 1 unless all are healthy',
+    usage: 'recur status [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/status')).status,
+  },
+  setup: {
+    summary: "install Recur's tools (Python venv, Temporal CLI, Kafka jars) without starting anything",
+    usage: 'recur setup [--force]',
+    options: { force: { type: 'boolean' } },
+    load: async () => (await import('./commands/setup')).setup,
+  },
+};
+
+function help(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
+  return [
+    'recur — durable, event-sourced runtime for recursive language-model agents',
+    '',
+    'Commands:',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Examples:',
+    '  recur up && recur status',
+    '  recur status --json',
+    '',
+    `Configuration (environment): ${CONFIG_ENV_VARS.join(', ')}`,
+    'or <RECUR_HOME>/config.json.',
+  ].join('\n');
+}
+
+export async function runCli(argv: string[], io = { out: console.log, err: console.error }): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.out(help());
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.err(`recur: unknown command "${name}"\n\n${help()}`);
+    return 2;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+  } catch (e) {
+    throw new ExitError(2, `${(e as Error).message}\nusage: ${command.usage}`);
+  }
+  if (parsed.values.help) {
+    io.out(`usage: ${command.usage}\n\n${command.summary}`);
+    return 0;
+  }
+  const run = await command.load();
+  return run({ args: parsed.positionals, flags: parsed.values, ...io });
+}

@@ -1,0 +1,20 @@
+import { ExitError, RecurError } from '../../errors';
+import { runCli } from './cli';
+
+/** The only place Recur calls process.exit. */
+runCli(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    if (e instanceof ExitError) {
+      if (e.message) console.error(`recur: ${e.message}`);
+      process.exit(e.code);
+    }
+    if (e instanceof RecurError) {
+      console.error(`recur: ${e.message}${e.hint ? `\n  → ${e.hint}` : ''}`);
+      process.exit(1);
+    }
+    console.error('recur: internal error — this is a bug, please report it with the output below.');
+    console.error(e);
+    process.exit(70);
+  },
+);

@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { jupyterConnection, stackPaths } from './paths';
+import { repoRoot } from './repo-root';
+import { baseEnv, type ServiceDef } from './service';
+
+/**
+ * Jupyter Server for agent kernels. Kernels inherit its environment, so it gets a scrubbed one:
+ * no provider keys, no user IPython/Jupyter config. The token lives in a 0600 config file rather
+ * than argv or the environment, where every kernel could read it.
+ */
+export const jupyterService: ServiceDef = {
+  name: 'jupyter',
+  startTimeoutSeconds: 60,
+  ports: (c) => [{ setting: 'RECUR_JUPYTER_PORT', port: c.ports.jupyter }],
+  url: (c) => `http://${c.host}:${c.ports.jupyter}/`,
+  prepare(config) {
+    const p = stackPaths(config);
+    const dirs = {
+      config: join(p.jupyterRoot, 'config'),
+      data: join(p.jupyterRoot, 'data'),
+      ipython: join(p.jupyterRoot, 'ipython'),
+      work: join(p.jupyterRoot, 'work'),
+      runtime: join(p.run, 'jupyter-runtime'),
+    };
+    for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
+    const token = randomBytes(24).toString('hex');
+    writeFileSync(p.jupyterToken, token, { mode: 0o600 });
+    const serverConfig = {
+      ServerApp: {
+        ip: config.host,
+        port: config.ports.jupyter,
+        port_retries: 0,
+        open_browser: false,
+        allow_root: true,
+        terminals_enabled: false,
+        root_dir: dirs.work,
+        jpserver_extensions: { recur_jupyter: true },
+      },
+      IdentityProvider: { token },
+    };
+    writeFileSync(join(dirs.config, 'jupyter_server_config.json'), JSON.stringify(serverConfig, null, 2), { mode: 0o600 });
+    return {
+      cmd: join(p.venv, 'bin', 'jupyter-server'),
+      args: [`--config=${join(dirs.config, 'jupyter_server_config.json')}`],
+      env: baseEnv({
+        PYTHONPATH: join(repoRoot(), 'kernel'),
+        JUPYTER_CONFIG_DIR: dirs.config,
+        JUPYTER_DATA_DIR: dirs.data,
+        JUPYTER_RUNTIME_DIR: dirs.runtime,
+        IPYTHONDIR: dirs.ipython,
+        JUPYTER_PLATFORM_DIRS: '1',
+        PYDEVD_DISABLE_FILE_VALIDATION: '1',
+      }),
+      marker: dirs.config,
+    };
+  },
+  async healthy(config) {
+    if (!existsSync(stackPaths(config).jupyterToken)) return false;
+    const { baseUrl, token } = jupyterConnection(config);
+    try {
+      const res = await fetch(`${baseUrl}api/status`, {
+        headers: { Authorization: `token ${token}` },
+        signal: AbortSignal.timeout(1000),
+      });
+      return res.ok;
+    } catch {
+      return false;
+    }
+  },
+};
+

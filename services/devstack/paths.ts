@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RecurConfig } from '../../config';
+
+/** Where the embedded stack keeps things. Tools are shared between homes; data and pids are not. */
+export function stackPaths(config: RecurConfig) {
+  const run = join(config.home, 'run');
+  return {
+    run,
+    logs: join(config.home, 'logs'),
+    blobs: join(config.home, 'blobs'),
+    kafkaData: join(config.home, 'kafka'),
+    temporalDb: join(config.home, 'temporal', 'dev.db'),
+    jupyterRoot: join(config.home, 'jupyter'),
+    jupyterToken: join(run, 'jupyter.token'),
+    venv: join(config.toolsDir, 'venv'),
+    python: join(config.toolsDir, 'venv', 'bin', 'python'),
+    temporalBin: join(config.toolsDir, 'venv', 'bin', 'temporal'),
+    kafkaLib: join(config.toolsDir, 'kafka', 'lib'),
+  };
+}
+
+export interface JupyterConnection {
+  baseUrl: string;
+  wsUrl: string;
+  token: string;
+}
+
+/** How to reach the Jupyter server that `recur up` started (its token is random per start). */
+export function jupyterConnection(config: RecurConfig): JupyterConnection {
+  const token = readFileSync(stackPaths(config).jupyterToken, 'utf8').trim();
+  const base = `${config.host}:${config.ports.jupyter}`;
+  return { baseUrl: `http://${base}/`, wsUrl: `ws://${base}/`, token };
+}
+
+export function kafkaBrokers(config: RecurConfig): string[] {
+  return [`${config.host}:${config.ports.kafka}`];
+}
+
+export function temporalAddress(config: RecurConfig): string {
+  return `${config.host}:${config.ports.temporal}`;
+}

@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RecurConfig } from '../../config';
+import { StackError } from '../../errors';
+import { ensureTools } from './install';
+import { jupyterService } from './jupyter';
+import { kafkaService } from './kafka';
+import { stackPaths } from './paths';
+import { portFree } from './ports';
+import { liveProcess, startDetached, stopProcess } from './process';
+import type { ServiceDef } from './service';
+import { temporalService } from './temporal';
+
+export const SERVICES: ServiceDef[] = [kafkaService, temporalService, jupyterService];
+
+export interface ServiceStatus {
+  name: string;
+  pid: number | null;
+  url: string;
+  healthy: boolean;
+}
+
+type Log = (line: string) => void;
+
+const pidFile = (config: RecurConfig, s: ServiceDef) => join(stackPaths(config).run, `${s.name}.pid`);
+const logFile = (config: RecurConfig, s: ServiceDef) => join(stackPaths(config).logs, `${s.name}.log`);
+
+function logTail(file: string, lines = 12): string {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Which services need starting; a sick one of ours is stopped first. Fails before anything starts if a port is taken. */
+async function plan(config: RecurConfig): Promise<ServiceDef[]> {
+  const todo: ServiceDef[] = [];
+  for (const s of SERVICES) {
+    const running = liveProcess(pidFile(config, s));
+    if (running && (await s.healthy(config))) continue;
+    if (running) await stopProcess(running);
+    todo.push(s);
+  }
+  for (const s of todo) {
+    for (const { setting, port } of s.ports(config)) {
+      if (!(await portFree(config.host, port))) {
+        throw new StackError(s.name, `port ${port} on ${config.host} is already in use by another process`,
+          `stop that process or choose another port with ${setting}=<port>`);
+      }
+    }
+  }
+  return todo;
+}
+
+async function startOne(config: RecurConfig, s: ServiceDef, log: Log): Promise<void> {
+  const spec = s.prepare(config);
+  const rec = startDetached({ ...spec, logFile: logFile(config, s), pidFile: pidFile(config, s) });
+  log(`${s.name}: started (pid ${rec.pid}), waiting for it to be healthy…`);
+  const deadline = Date.now() + s.startTimeoutSeconds * 1000;
+  while (Date.now() < deadline) {
+    if (await s.healthy(config)) return;
+    if (!liveProcess(pidFile(config, s))) {
+      throw new StackError(s.name, `exited during start-up; last lines of ${logFile(config, s)}:\n${logTail(logFile(config, s))}`,
+        'fix the cause shown above and run `recur up` again');
+    }
+    await sleep(250);
+  }
+  throw new StackError(s.name, `not healthy after ${s.startTimeoutSeconds}s; see ${logFile(config, s)}`,
+    'run `recur down` and `recur up` again');
+}
+
+/** Installs what is missing, starts every service not already healthy, and waits for all of them. */
+export async function up(config: RecurConfig, log: Log = () => undefined): Promise<ServiceStatus[]> {
+  ensureTools(config, log);
+  const todo = await plan(config);
+  const results = await Promise.allSettled(todo.map((s) => startOne(config, s, log)));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return status(config);
+}
+
+/** Stops what this home's `up` started, and nothing else. */
+export async function down(config: RecurConfig, log: Log = () => undefined): Promise<string[]> {
+  const stopped: string[] = [];
+  await Promise.all(SERVICES.map(async (s) => {
+    const rec = liveProcess(pidFile(config, s));
+    if (!rec) return;
+    await stopProcess(rec);
+    log(`${s.name}: stopped (pid ${rec.pid})`);
+    stopped.push(s.name);
+  }));
+  return stopped;
+}
+
+export async function status(config: RecurConfig): Promise<ServiceStatus[]> {
+  return Promise.all(SERVICES.map(async (s) => {
+    const rec = liveProcess(pidFile(config, s));
+    return { name: s.name, pid: rec?.pid ?? null, url: s.url(config), healthy: rec !== null && (await s.healthy(config)) };
+  }));
+}

@@ -1,0 +1,15 @@
+import { rmSync } from 'node:fs';
+import { loadConfig } from '../../config';
+import { down, up } from '../../services/devstack';
+import { testStackEnv } from './test-stack';
+
+/** Starts the real stack for the integration tier; test workers inherit the environment set here. */
+export default async function globalSetup(): Promise<void> {
+  Object.assign(process.env, testStackEnv());
+  const config = loadConfig();
+  await down(config);
+  rmSync(config.home, { recursive: true, force: true });
+  const t0 = Date.now();
+  await up(config, (line) => process.stderr.write(`[stack] ${line}\n`));
+  process.stderr.write(`[stack] up in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`);
+}

@@ -1,0 +1,22 @@
+import { join } from 'node:path';
+import { parseConfig } from '../../config';
+import { repoRoot } from '../../services/devstack';
+
+/**
+ * The integration tier's own stack: its own home (wiped each run) and its own port block, so
+ * `npm test` never touches a stack the user started with `recur up`. Tools are shared.
+ */
+export function testStackEnv(base: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return {
+    RECUR_HOME: join(repoRoot(), '.recur', 'test-home'),
+    RECUR_TOOLS_DIR: parseConfig(base).config.toolsDir,
+    RECUR_KAFKA_PORT: '29192',
+    RECUR_KAFKA_CONTROLLER_PORT: '29193',
+    RECUR_TEMPORAL_PORT: '27233',
+    RECUR_TEMPORAL_HTTP_PORT: '27243',
+    RECUR_TEMPORAL_METRICS_PORT: '27253',
+    RECUR_JUPYTER_PORT: '28988',
+    RECUR_DAEMON_PORT: '27300',
+    KAFKAJS_NO_PARTITIONER_WARNING: '1',
+  };
+}
