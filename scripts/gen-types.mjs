@@ -48,7 +48,7 @@ function checkSchema(s, where) {
     for (const f of s.fields) {
       const at = `${where}.${f.name}`;
       if (typeof f.doc !== 'string' || !f.doc.trim()) fail(at, 'field has no doc');
-      if (Array.isArray(f.type) && 'default' in f && f.default !== null) fail(at, 'a nullable field defaults to null');
+      if (Array.isArray(f.type) && f.default !== null) fail(at, 'a nullable field must have "default": null');
       checkSchema(f.type, at);
     }
   } else if (s.type === 'array') checkSchema(s.items, where);

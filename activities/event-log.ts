@@ -1,0 +1,136 @@
+import { Partitioners, type Admin, type Kafka, type Message, type Producer } from 'kafkajs';
+import { EventLogError } from '../errors';
+import { encodeEventBatch, type EventBatchInput } from '../schemas';
+
+export type AppendEventsInput = EventBatchInput;
+
+export interface AppendEventsResult {
+  /** seq the session's next event must have. */
+  nextSeq: number;
+  /** Hash of the last event appended (the input prevHash when `events` was empty). */
+  headHash: string;
+  eventIds: string[];
+}
+
+export interface EventLogActivities {
+  appendEvents(input: AppendEventsInput): Promise<AppendEventsResult>;
+}
+
+/**
+ * The producer settings the log relies on: idempotent with acks=all so a broker-side retry never
+ * duplicates or reorders a session's records (kafkajs requires one request in flight for that).
+ */
+export function createEventLogProducer(kafka: Kafka): Producer {
+  return kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
+}
+
+/** Kafka errors that repeating the same append cannot fix. */
+const PERMANENT = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_TOPIC_EXCEPTION', 'TOPIC_AUTHORIZATION_FAILED']);
+/** Records per produce request stay under Kafka's default 1 MiB batch limit. */
+const MAX_REQUEST_BYTES = 768 * 1024;
+
+/**
+ * `appendEvents` encodes a batch of one session's events and writes them keyed by sessionId.
+ * Encoding is pure and Kafka record timestamps are the events' own `ts`, so a retried activity
+ * writes byte-identical records, which readers drop as duplicates by eventId.
+ * Pass `producer` (from createEventLogProducer) to own its lifecycle; otherwise one is created
+ * on first use and lives as long as the process.
+ */
+export function createEventLogActivities(deps: { kafka: Kafka; topic: string; producer?: Producer }): EventLogActivities {
+  const producer = deps.producer ?? createEventLogProducer(deps.kafka);
+  let connected: Promise<void> | undefined;
+  const connect = (): Promise<void> => {
+    connected ??= producer.connect().catch((err: unknown) => {
+      connected = undefined;
+      throw err;
+    });
+    return connected;
+  };
+
+  return {
+    async appendEvents(input) {
+      const batch = encodeEventBatch(input);
+      const eventIds = batch.records.map((r) => r.eventId);
+      const messages: Message[] = batch.values.map((value, i) => ({
+        key: input.sessionId,
+        value,
+        timestamp: String(batch.records[i].ts),
+      }));
+      try {
+        if (messages.length > 0) await connect();
+        for (const chunk of chunkBySize(messages)) {
+          await producer.send({ topic: deps.topic, acks: -1, messages: chunk });
+        }
+      } catch (cause) {
+        throw new EventLogError(`append of ${eventIds.join(', ')} to ${deps.topic} failed: ${(cause as Error).message}`, {
+          cause,
+          retryable: !isPermanent(cause),
+        });
+      }
+      return { nextSeq: batch.nextSeq, headHash: batch.headHash, eventIds };
+    },
+  };
+}
+
+function chunkBySize(messages: Message[]): Message[][] {
+  const chunks: Message[][] = [];
+  let current: Message[] = [];
+  let size = 0;
+  for (const m of messages) {
+    const bytes = (m.value as Buffer).length;
+    if (current.length > 0 && size + bytes > MAX_REQUEST_BYTES) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(m);
+    size += bytes;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+/** kafkajs wraps the broker's error (retries exhausted, non-retriable) a level or two deep. */
+function isPermanent(err: unknown): boolean {
+  let e = err as { type?: string; cause?: unknown; originalError?: unknown } | undefined;
+  for (let depth = 0; e && depth < 4; depth++) {
+    if (e.type && PERMANENT.has(e.type)) return true;
+    e = (e.originalError ?? e.cause) as typeof e;
+  }
+  return false;
+}
+
+/**
+ * Creates the event topic if it does not exist: delete policy with no time or size limit,
+ * because the log is the system of record and must never be compacted or expire.
+ * Throws when an existing topic has fewer partitions than asked for.
+ */
+export async function ensureTopic(admin: Admin, topic: string, partitions: number): Promise<void> {
+  // Look first: kafkajs logs TOPIC_ALREADY_EXISTS as an error even though it only returns false.
+  if (!(await admin.listTopics()).includes(topic)) {
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [
+        {
+          topic,
+          numPartitions: partitions,
+          configEntries: [
+            { name: 'cleanup.policy', value: 'delete' },
+            { name: 'retention.ms', value: '-1' },
+            { name: 'retention.bytes', value: '-1' },
+          ],
+        },
+      ],
+    });
+  }
+  const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+  const have = topics[0]?.partitions.length ?? 0;
+  if (have < partitions) {
+    throw new EventLogError(`topic ${topic} has ${have} partitions, expected at least ${partitions}`);
+  }
+}

@@ -1,0 +1,61 @@
+import { ProviderError } from '../../errors';
+import { createAnthropicProvider } from './anthropic';
+import { createOpenAIProvider } from './openai';
+import { PROVIDERS, type ProviderName, type ProviderPreset } from './providers';
+import { createScriptedModel, loadScript } from './scripted';
+import type { ProviderOptions } from './streaming-call';
+import type { Model, ModelProvider } from './types';
+
+export type ModelSpec = { provider: 'scripted'; path: string } | { provider: ProviderName; model: string };
+
+export type Env = Record<string, string | undefined>;
+
+const KNOWN = `${Object.keys(PROVIDERS).join(', ')} (as <provider>/<model>) and scripted:<file.json>`;
+
+/**
+ * `openai/gpt-4o`, `anthropic/claude-sonnet-4-5`, `ollama/llama3.1:8b`, `scripted:replies.json`.
+ * Only the first `/` splits, since model names may hold more (`openrouter/meta-llama/llama-3-8b`).
+ */
+export function parseModelSpec(spec: string): ModelSpec {
+  if (spec.startsWith('scripted:')) {
+    const path = spec.slice('scripted:'.length);
+    if (!path) throw specError(spec, 'scripted: needs a file, as in scripted:replies.json');
+    return { provider: 'scripted', path };
+  }
+  const slash = spec.indexOf('/');
+  if (slash <= 0 || slash === spec.length - 1) throw specError(spec, `expected <provider>/<model>; known: ${KNOWN}`);
+  const provider = spec.slice(0, slash);
+  if (!Object.hasOwn(PROVIDERS, provider)) throw specError(spec, `unknown provider "${provider}"; known: ${KNOWN}`);
+  return { provider: provider as ProviderName, model: spec.slice(slash + 1) };
+}
+
+/**
+ * A model bound to `spec`. Keys and base-URL overrides come from `env` (pass `process.env`);
+ * a missing key fails here, naming the variable, not at the first call. A scripted file is
+ * read and checked here too.
+ */
+export function createModel(spec: string, env: Env, options: ProviderOptions = {}): Model {
+  const parsed = parseModelSpec(spec);
+  if (parsed.provider === 'scripted') {
+    return bind(createScriptedModel(loadScript(parsed.path), parsed.path), parsed.path);
+  }
+  const preset: ProviderPreset = PROVIDERS[parsed.provider];
+  const apiKey = env[preset.keyEnv] || undefined;
+  if (preset.keyRequired && !apiKey) {
+    throw new ProviderError(parsed.provider, `${preset.keyEnv} is not set; model ${spec} needs it`, undefined, { retryable: false });
+  }
+  const baseUrl = env[preset.baseUrlEnv] || preset.baseUrl;
+  const provider =
+    preset.wire === 'anthropic'
+      ? createAnthropicProvider({ ...options, baseUrl, apiKey: apiKey ?? '' })
+      : createOpenAIProvider({ ...options, name: parsed.provider, baseUrl, apiKey, maxTokensField: preset.maxTokensField });
+  return bind(provider, parsed.model);
+}
+
+function bind(provider: ModelProvider, model: string): Model {
+  return { provider: provider.name, model, complete: (call) => provider.complete({ ...call, model }) };
+}
+
+function specError(spec: string, problem: string): ProviderError {
+  return new ProviderError('model spec', `"${spec}": ${problem}`, undefined, { retryable: false });
+}

@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ProviderError, ScriptExhaustedError } from '../../errors';
+import { extractFencedPython } from './extract-code';
+import type { ModelProvider, ModelRequest, ModelResponse } from './types';
+
+/** `{ "agents": { "root": ["reply 1", …], "<child name>": […] } }`: each agent's replies in call order. */
+export interface Script {
+  agents: Record<string, string[]>;
+}
+
+/**
+ * A deterministic model for tests and demos. The answer depends only on (agent, callIndex), never
+ * on a counter here, so a retried or replayed call gets the same reply.
+ */
+export function createScriptedModel(script: Script, source = 'in-memory script'): ModelProvider {
+  return {
+    name: 'scripted',
+    complete: async (request) => reply(script, source, request),
+  };
+}
+
+/** Reads and checks a script file; a relative path is taken from the current directory. */
+export function loadScript(path: string): Script {
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw scriptError(file, `cannot read: ${(err as Error).message}`, err);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw scriptError(file, `not valid JSON: ${(err as Error).message}`, err);
+  }
+  return validateScript(json, file);
+}
+
+export function validateScript(json: unknown, source: string): Script {
+  const agents = (json as { agents?: unknown } | null)?.agents;
+  if (typeof agents !== 'object' || agents === null || Array.isArray(agents)) {
+    throw scriptError(source, 'expected {"agents": {"<agent name>": ["reply", …]}}');
+  }
+  for (const [name, replies] of Object.entries(agents)) {
+    if (!Array.isArray(replies) || !replies.every((r) => typeof r === 'string')) {
+      throw scriptError(source, `agents.${name} must be an array of strings`);
+    }
+  }
+  return { agents: agents as Record<string, string[]> };
+}
+
+function reply(script: Script, source: string, request: ModelRequest): ModelResponse {
+  const replies = Object.hasOwn(script.agents, request.agent) ? script.agents[request.agent] : undefined;
+  if (!replies) {
+    const err = new ScriptExhaustedError(request.agent, 0);
+    const known = Object.keys(script.agents).join(', ') || 'none';
+    err.message = `scripted model: ${source} has no replies for agent "${request.agent}" (agents: ${known})`;
+    throw err;
+  }
+  const text = replies[request.callIndex];
+  if (text === undefined) throw new ScriptExhaustedError(request.agent, replies.length);
+  const prompt = request.system + request.messages.map((m) => m.content + (m.code ?? '')).join('');
+  return {
+    text,
+    code: extractFencedPython(text),
+    usage: { inputTokens: roughTokens(prompt), outputTokens: roughTokens(text) },
+    costUsd: 0,
+    latencyMs: 0,
+    attempts: 0,
+    model: request.model,
+    provider: 'scripted',
+    stopReason: 'end',
+    rawStopReason: null,
+  };
+}
+
+/** About four characters a token, as for English text: enough to exercise token budgets. */
+function roughTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function scriptError(source: string, problem: string, cause?: unknown): ProviderError {
+  return new ProviderError('scripted', `${source}: ${problem}`, undefined, { retryable: false, cause });
+}

@@ -1,0 +1,81 @@
+/**
+ * The provider-neutral shape of one model call. Every provider (OpenAI-compatible, Anthropic,
+ * scripted) takes a `ModelRequest` and returns a `ModelResponse`; the wire formats live in the
+ * provider files only.
+ */
+
+/**
+ * One transcript entry. An assistant turn that ran Python keeps its `code`; a native tool call
+ * also keeps `toolCallId`, and the `tool` message answering it carries the same id. A fenced
+ * ```python turn has `code` but no id, and its result is a `tool` message without an id (sent to
+ * the model as a user turn).
+ */
+export interface ChatMessage {
+  role: 'user' | 'assistant' | 'tool';
+  content: string;
+  toolCallId?: string;
+  code?: string;
+}
+
+export interface ModelRequest {
+  /** Provider-specific model name, e.g. `gpt-4o` or `claude-sonnet-4-5`. */
+  model: string;
+  system: string;
+  messages: ChatMessage[];
+  /** `python` offers the one native tool; `none` offers nothing (native calls in history are sent as fenced code). */
+  tools: 'python' | 'none';
+  maxTokens?: number;
+  temperature?: number;
+  signal?: AbortSignal;
+  /** The calling agent's name: `root` or the child's name. */
+  agent: string;
+  /**
+   * 0-based index of this agent's model call, chosen by the caller so that a retried or replayed
+   * call is the same call (the scripted model answers by it).
+   */
+  callIndex: number;
+}
+
+/** A request as `createModel` takes it: the model name comes from the spec. */
+export type ModelCall = Omit<ModelRequest, 'model'>;
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** `end`: the model finished its turn; `tool_call`: it called `python`; `max_tokens`: cut off. */
+export type StopReason = 'end' | 'tool_call' | 'max_tokens' | 'other';
+
+export interface ModelResponse {
+  text: string;
+  /** The Python to run: a native call's `code`, else the fenced ```python blocks joined; null when none. */
+  code: string | null;
+  /** Set only for a native tool call; the tool result must echo it. */
+  toolCallId?: string;
+  usage: Usage;
+  /** 0 for models without a known price; always present. */
+  costUsd: number;
+  /** Wall time of the whole call, retries included. */
+  latencyMs: number;
+  /** HTTP attempts made (1 when the first one succeeded; 0 for the scripted model). */
+  attempts: number;
+  model: string;
+  provider: string;
+  stopReason: StopReason;
+  /** The provider's own stop reason (`stop`, `tool_use`, `content_filter`, …), for audit. */
+  rawStopReason: string | null;
+}
+
+export interface ModelProvider {
+  /** Provider name as in the spec: `openai`, `anthropic`, `groq`, `scripted`, … */
+  readonly name: string;
+  complete(request: ModelRequest): Promise<ModelResponse>;
+}
+
+/** A provider bound to one model by `createModel(spec)`. */
+export interface Model {
+  readonly provider: string;
+  readonly model: string;
+  complete(call: ModelCall): Promise<ModelResponse>;
+}

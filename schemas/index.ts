@@ -1,0 +1,13 @@
+export * from './generated/events';
+export { ZERO_HASH, MAX_EVENT_BYTES } from './log-constants';
+export { encodeEvent, decodeEvent, computeEventHash } from './codec';
+export type { StoredEvent, EncodeEventInput } from './codec';
+export { encodeEventBatch } from './event-batch';
+export type { EventBatchInput, EncodedBatch } from './event-batch';
+export { verifyChain } from './chain';
+export type { ChainFault, ChainHead, ChainVerdict } from './chain';
+export { eventIdOf, isInSessionTree, isValidSessionId, sessionParent, sessionRoot, SESSION_SEPARATOR } from './session-ids';
+export { SOE_MAGIC, SchemaSet, encodeSingleObject, soeSchema } from './single-object';
+export type { SoeSchema } from './single-object';
+export { parsingCanonicalForm } from './canonical-form';
+export { crc64Avro, fingerprintBytes } from './crc64';

@@ -1,0 +1,13 @@
+import type { EventType } from './generated/events';
+import { ENVELOPE_SCHEMA, EVENT_SCHEMAS } from './generated/schemas';
+import { SchemaSet, soeSchema, type SoeSchema } from './single-object';
+
+/** Parsed once per process: the envelope and the current writer schema of each event type. */
+export const ENVELOPE: SoeSchema = soeSchema(ENVELOPE_SCHEMA);
+
+export const EVENT_SCHEMA: Readonly<Record<EventType, SoeSchema>> = Object.fromEntries(
+  Object.entries(EVENT_SCHEMAS).map(([type, schema]) => [type, soeSchema(schema)]),
+) as Record<EventType, SoeSchema>;
+
+export const ENVELOPE_SCHEMAS = new SchemaSet([ENVELOPE]);
+export const EVENT_SCHEMAS_BY_FINGERPRINT = new SchemaSet(Object.values(EVENT_SCHEMA));

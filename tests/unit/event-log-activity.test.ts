@@ -1,0 +1,88 @@
+import type { Kafka, Producer, ProducerRecord } from 'kafkajs';
+import { createEventLogActivities, type AppendEventsInput } from '../../activities/event-log';
+import { EventLogError } from '../../errors';
+import { ZERO_HASH, decodeEvent, verifyChain } from '../../schemas';
+import { SAMPLE_EVENTS } from './event-samples';
+
+function fakeProducer(fail?: Error) {
+  const sent: ProducerRecord[] = [];
+  const producer = {
+    connect: jest.fn(async () => undefined),
+    send: jest.fn(async (record: ProducerRecord) => {
+      if (fail) throw fail;
+      sent.push(record);
+      return [];
+    }),
+  };
+  return { producer: producer as unknown as Producer, sent, connect: producer.connect };
+}
+
+const input: AppendEventsInput = {
+  sessionId: 'r1', rootId: 'r1', parentId: null, fromSeq: 0, prevHash: ZERO_HASH,
+  events: SAMPLE_EVENTS.map((event, i) => ({ ts: 1_700_000_000_000 + i, event })),
+};
+const kafka = {} as Kafka;
+
+describe('appendEvents activity', () => {
+  test('writes each event keyed by session with acks=all and the event ts as record timestamp', async () => {
+    const fake = fakeProducer();
+    const { appendEvents } = createEventLogActivities({ kafka, topic: 'events', producer: fake.producer });
+    const result = await appendEvents(input);
+    expect(result.eventIds).toEqual(['r1/0', 'r1/1', 'r1/2', 'r1/3', 'r1/4', 'r1/5']);
+    expect(result.nextSeq).toBe(6);
+    const [record] = fake.sent;
+    expect(record).toMatchObject({ topic: 'events', acks: -1 });
+    expect(record.messages.map((m) => [m.key, m.timestamp])).toEqual(input.events.map((e) => ['r1', String(e.ts)]));
+    const decoded = record.messages.map((m) => decodeEvent(m.value as Buffer));
+    expect(verifyChain(decoded)).toEqual({ ok: true, heads: { r1: { nextSeq: 6, headHash: result.headHash } } });
+  });
+
+  test('a retried call writes byte-identical records and connects once', async () => {
+    const fake = fakeProducer();
+    const { appendEvents } = createEventLogActivities({ kafka, topic: 'events', producer: fake.producer });
+    await appendEvents(input);
+    await appendEvents(structuredClone(input));
+    const [a, b] = fake.sent;
+    expect(b.messages.map((m) => m.value)).toEqual(a.messages.map((m) => m.value));
+    expect(fake.connect).toHaveBeenCalledTimes(1);
+  });
+
+  test('continues a chain from fromSeq and prevHash, and an empty batch writes nothing', async () => {
+    const fake = fakeProducer();
+    const { appendEvents } = createEventLogActivities({ kafka, topic: 'events', producer: fake.producer });
+    const first = await appendEvents({ ...input, events: input.events.slice(0, 2) });
+    const rest = await appendEvents({ ...input, fromSeq: first.nextSeq, prevHash: first.headHash, events: input.events.slice(2) });
+    expect(await appendEvents({ ...input, fromSeq: rest.nextSeq, prevHash: rest.headHash, events: [] })).toEqual({
+      nextSeq: 6, headHash: rest.headHash, eventIds: [],
+    });
+    const all = fake.sent.flatMap((r) => r.messages.map((m) => decodeEvent(m.value as Buffer)));
+    expect(verifyChain(all).ok).toBe(true);
+  });
+
+  test('splits a batch too big for one request, keeping order', async () => {
+    const fake = fakeProducer();
+    const { appendEvents } = createEventLogActivities({ kafka, topic: 'events', producer: fake.producer });
+    const big = { type: 'SessionCompleted' as const, answer: 'x'.repeat(300 * 1024) };
+    await appendEvents({ ...input, events: [0, 1, 2, 3].map((i) => ({ ts: i, event: i === 0 ? SAMPLE_EVENTS[0] : big })) });
+    expect(fake.sent.length).toBeGreaterThan(1);
+    expect(fake.sent.flatMap((r) => r.messages.map((m) => decodeEvent(m.value as Buffer).seq))).toEqual([0, 1, 2, 3]);
+  });
+
+  test('Kafka failures are retryable EventLogErrors, except ones a retry cannot fix', async () => {
+    const transient = Object.assign(new Error('leader not available'), { type: 'LEADER_NOT_AVAILABLE' });
+    const tooLarge = Object.assign(new Error('retries exhausted'), { originalError: Object.assign(new Error('too large'), { type: 'MESSAGE_TOO_LARGE' }) });
+    for (const [err, retryable] of [[transient, true], [tooLarge, false]] as const) {
+      const { appendEvents } = createEventLogActivities({ kafka, topic: 'events', producer: fakeProducer(err).producer });
+      const failure = await appendEvents(input).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(EventLogError);
+      expect(failure).toMatchObject({ retryable });
+    }
+  });
+
+  test('an invalid event fails before anything is sent, and not as retryable', async () => {
+    const fake = fakeProducer();
+    const { appendEvents } = createEventLogActivities({ kafka, topic: 'events', producer: fake.producer });
+    await expect(appendEvents({ ...input, parentId: 'nobody' })).rejects.toMatchObject({ name: 'EventLogError', retryable: false });
+    expect(fake.sent).toEqual([]);
+  });
+});

@@ -1,0 +1,80 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ProviderError, ScriptExhaustedError } from '../../errors';
+import { createScriptedModel, loadScript } from '../../activities/model/scripted';
+import type { ModelRequest } from '../../activities/model/types';
+
+const dir = mkdtempSync(join(tmpdir(), 'recur-scripted-'));
+
+function scriptFile(name: string, content: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, content);
+  return file;
+}
+
+function call(agent: string, callIndex: number): ModelRequest {
+  return { model: 'script', system: 'sys', messages: [{ role: 'user', content: 'x'.repeat(40) }], tools: 'python', agent, callIndex };
+}
+
+const model = createScriptedModel({
+  agents: {
+    root: ['I will delegate.\n```python\nh = rlm("count")\n```', 'The answer is 42.'],
+    counter: ['```python\nprint(6 * 7)\n```'],
+  },
+});
+
+describe('scripted model', () => {
+  test('each agent gets its replies in call order, with fenced code extracted', async () => {
+    const first = await model.complete(call('root', 0));
+    expect(first).toMatchObject({ text: 'I will delegate.\n```python\nh = rlm("count")\n```', code: 'h = rlm("count")', costUsd: 0, provider: 'scripted' });
+    expect(first.toolCallId).toBeUndefined();
+    expect(await model.complete(call('counter', 0))).toMatchObject({ code: 'print(6 * 7)' });
+    expect(await model.complete(call('root', 1))).toMatchObject({ text: 'The answer is 42.', code: null });
+  });
+
+  test('the reply depends only on the call index, so a retried call gets the same reply', async () => {
+    const a = await model.complete(call('root', 1));
+    const b = await model.complete(call('root', 1));
+    expect(b).toEqual(a);
+  });
+
+  test('usage is counted roughly as characters / 4', async () => {
+    const res = await model.complete(call('root', 1));
+    // 'sys' + 40 x's = 43 chars -> 11 tokens; 'The answer is 42.' = 17 chars -> 5 tokens.
+    expect(res.usage).toEqual({ inputTokens: 11, outputTokens: 5 });
+  });
+
+  test('running out of replies is a non-retryable ScriptExhaustedError', async () => {
+    const err = await model.complete(call('counter', 1)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ScriptExhaustedError);
+    expect(err).toMatchObject({ agent: 'counter', calls: 1, retryable: false });
+  });
+
+  test('an agent the script does not name gets a ScriptExhaustedError listing the known agents', async () => {
+    const err = await model.complete(call('stranger', 0)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ScriptExhaustedError);
+    expect((err as Error).message).toMatch(/no replies for agent "stranger" \(agents: root, counter\)/);
+    await expect(model.complete(call('toString', 0))).rejects.toBeInstanceOf(ScriptExhaustedError);
+  });
+
+  test('a script file is read and validated', () => {
+    const file = scriptFile('ok.json', JSON.stringify({ agents: { root: ['hi'] } }));
+    expect(loadScript(file)).toEqual({ agents: { root: ['hi'] } });
+  });
+
+  test.each([
+    ['bad.json', '{"agents": ', /bad\.json: not valid JSON/],
+    ['shape.json', '{"root": ["hi"]}', /shape\.json: expected \{"agents"/],
+    ['array.json', '{"agents": {"root": "hi"}}', /array\.json: agents\.root must be an array of strings/],
+    ['numbers.json', '{"agents": {"root": [1]}}', /numbers\.json: agents\.root must be an array of strings/],
+  ])('%s is rejected with an error naming the file', (name, content, message) => {
+    const file = scriptFile(name, content);
+    expect(() => loadScript(file)).toThrow(ProviderError);
+    expect(() => loadScript(file)).toThrow(message);
+  });
+
+  test('a missing file is an error naming it', () => {
+    expect(() => loadScript(join(dir, 'absent.json'))).toThrow(/absent\.json: cannot read/);
+  });
+});

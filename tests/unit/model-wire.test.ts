@@ -1,0 +1,71 @@
+import { extractFencedPython } from '../../activities/model/extract-code';
+import { costUsd, priceOf } from '../../activities/model/pricing';
+import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelayMs } from '../../activities/model/retry';
+import { SseParser } from '../../activities/model/sse';
+
+describe('SSE parser', () => {
+  const bytes = (s: string) => new TextEncoder().encode(s);
+
+  test('events split anywhere, CRLF or LF, comments and multi-line data', () => {
+    const stream = 'event: a\r\ndata: {"x":\r\ndata: 1}\r\n\r\n: ping\n\ndata: é\n\n';
+    const encoded = bytes(stream);
+    const parser = new SseParser();
+    const events = [];
+    for (let i = 0; i < encoded.length; i++) events.push(...parser.push(encoded.subarray(i, i + 1)));
+    expect(events).toEqual([
+      { event: 'a', data: '{"x":\n1}' },
+      { event: '', data: 'é' },
+    ]);
+  });
+
+  test('an event without its closing blank line is not emitted', () => {
+    expect(new SseParser().push(bytes('data: half'))).toEqual([]);
+  });
+});
+
+describe('fenced python extraction', () => {
+  test.each([
+    ['no code here', null],
+    ['```python\na = 1\n```', 'a = 1'],
+    ['```Python3\r\na = 1\r\n```', 'a = 1'],
+    ['```js\nx\n```\n```python\nb = 2\n```', 'b = 2'],
+    ['cut off:\n```python\nprint(', null],
+    ['inline ```python x``` is not a block', null],
+  ])('%j → %j', (text, code) => {
+    expect(extractFencedPython(text)).toBe(code);
+  });
+});
+
+describe('retry timing', () => {
+  const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 5000 };
+
+  test('backoff doubles per attempt within [half, full] of its ceiling, capped', () => {
+    expect(retryDelayMs(1, undefined, policy, () => 0)).toBe(50);
+    expect(retryDelayMs(1, undefined, policy, () => 1)).toBe(100);
+    expect(retryDelayMs(3, undefined, policy, () => 1)).toBe(400);
+    expect(retryDelayMs(10, undefined, policy, () => 1)).toBe(1000);
+  });
+
+  test('a retry-after is used as given, up to the cap', () => {
+    expect(retryDelayMs(1, 1000, policy)).toBe(1000);
+    expect(retryDelayMs(1, 120_000, policy)).toBe(5000);
+  });
+
+  test('retry-after headers: ms, seconds, HTTP date, garbage', () => {
+    const now = Date.parse('2025-01-01T00:00:00Z');
+    expect(parseRetryAfter(new Headers({ 'retry-after-ms': '250', 'retry-after': '9' }))).toBe(250);
+    expect(parseRetryAfter(new Headers({ 'retry-after': '3' }))).toBe(3000);
+    expect(parseRetryAfter(new Headers({ 'retry-after': 'Wed, 01 Jan 2025 00:00:10 GMT' }), now)).toBe(10_000);
+    expect(parseRetryAfter(new Headers({ 'retry-after': 'soon' }))).toBeUndefined();
+    expect(parseRetryAfter(new Headers())).toBeUndefined();
+  });
+});
+
+describe('pricing', () => {
+  test('a dated snapshot is priced as its model; an unknown model costs 0', () => {
+    expect(priceOf('openai', 'gpt-4o-2024-08-06')).toEqual(priceOf('openai', 'gpt-4o'));
+    expect(priceOf('anthropic', 'claude-sonnet-4-5-20250929')).toEqual({ inputPerMTok: 3, outputPerMTok: 15 });
+    expect(costUsd('openai', 'gpt-4o-mini', { inputTokens: 2_000_000, outputTokens: 1_000_000 })).toBeCloseTo(0.9, 10);
+    expect(costUsd('vllm', 'my-finetune', { inputTokens: 5_000, outputTokens: 5_000 })).toBe(0);
+  });
+});
