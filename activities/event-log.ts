@@ -1,6 +1,6 @@
 import { Partitioners, type Admin, type Kafka, type Message, type Producer } from 'kafkajs';
 import { EventLogError } from '../errors';
-import { encodeEventBatch, type EventBatchInput } from '../schemas';
+import { encodeEventBatch, type EventBatchInput, type StoredEvent } from '../schemas';
 
 export type AppendEventsInput = EventBatchInput;
 
@@ -41,7 +41,13 @@ const MAX_REQUEST_BYTES = 768 * 1024;
  * Pass `producer` (from createEventLogProducer) to own its lifecycle; otherwise one is created
  * on first use and lives as long as the process.
  */
-export function createEventLogActivities(deps: { kafka: Kafka; topic: string; producer?: Producer }): EventLogActivities {
+export function createEventLogActivities(deps: {
+  kafka: Kafka;
+  topic: string;
+  producer?: Producer;
+  /** Told of every batch once Kafka has acknowledged it (the worker's transcript cache listens). */
+  onAppended?: (records: readonly StoredEvent[]) => void;
+}): EventLogActivities {
   const producer = deps.producer ?? createEventLogProducer(deps.kafka);
   let connected: Promise<void> | undefined;
   const connect = (): Promise<void> => {
@@ -72,6 +78,7 @@ export function createEventLogActivities(deps: { kafka: Kafka; topic: string; pr
           retryable: !isPermanent(cause),
         });
       }
+      deps.onAppended?.(batch.records);
       return { nextSeq: batch.nextSeq, headHash: batch.headHash, eventIds };
     },
   };

@@ -64,6 +64,13 @@ export class ScriptExhaustedError extends RecurError {
   }
 }
 
+/** A sub-agent the caller waited on ended without an answer. */
+export class SubagentFailedError extends RecurError {
+  constructor(readonly childId: string, readonly status: string, reason: string) {
+    super(`sub-agent ${childId} ${status}: ${reason}`);
+  }
+}
+
 /** A kernel asked for something its session may not do (non-family message, other session's token). */
 export class ScopeError extends RecurError {}
 

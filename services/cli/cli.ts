@@ -45,6 +45,41 @@ const COMMANDS: Record<string, Command> = {
     options: { force: { type: 'boolean' } },
     load: async () => (await import('./commands/setup')).setup,
   },
+  run: {
+    summary: 'start a root agent session and stream its events (and its sub-agents\') until it ends',
+    usage: 'recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--detach] [--json]',
+    options: { model: { type: 'string', short: 'm' }, name: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' } },
+    load: async () => (await import('./commands/run')).run,
+  },
+  attach: {
+    summary: 'resume streaming a session from where the last Ctrl-C left it, until it ends',
+    usage: 'recur attach <session-id> [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/attach')).attach,
+  },
+  ls: {
+    summary: 'list root and sub-agent sessions known to Temporal',
+    usage: 'recur ls [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/ls')).ls,
+  },
+  logs: {
+    summary: "print a session tree's events logged so far (does not follow)",
+    usage: 'recur logs <session-id> [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/logs')).logs,
+  },
+  send: {
+    summary: 'send a message to a running session (it reads it before its next model call)',
+    usage: 'recur send <session-id> "<text>" [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/send')).send,
+  },
+  kill: {
+    summary: 'cancel a session and its sub-agents',
+    usage: 'recur kill <session-id>',
+    load: async () => (await import('./commands/kill')).kill,
+  },
 };
 
 function help(): string {

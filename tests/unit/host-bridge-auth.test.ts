@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { type HostBridge, startHostBridge } from '../../services/host-bridge';
 
 async function post(bridge: HostBridge, body: unknown, headers: Record<string, string> = {}) {
@@ -59,6 +60,20 @@ describe('host bridge authentication', () => {
     const token = bridge.registerSession('s');
     const r = await post(bridge, { op: 'whoami', args: { blob: 'x'.repeat(5000) } }, bearer(token));
     expect(r).toEqual({ status: 413, body: { error: { name: 'PayloadTooLargeError', message: 'request body over 4096 bytes' } } });
+  });
+
+  test('a chunked body that grows over the limit is 413 too', async () => {
+    const token = bridge.registerSession('s');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${bridge.url}/rpc`, { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      for (let i = 0; i < 10; i++) req.write('x'.repeat(1000));
+      req.end();
+    });
+    expect(status).toBe(413);
   });
 
   test('only POST /rpc with a JSON content type is served', async () => {

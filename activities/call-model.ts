@@ -1,0 +1,77 @@
+import { Context } from '@temporalio/activity';
+import type { ModelCalled } from '../schemas/generated/events';
+import { inlineOrBlob, type BlobStore } from './blob-store';
+import { createModel, type Model } from './model/index';
+import { buildPrompt } from './prompt/build-prompt';
+import type { TranscriptCache } from './transcript-cache';
+
+export interface CallModelInput {
+  sessionId: string;
+  /** The agent's name ('root' or its spawn name); the scripted model keys replies by it. */
+  agent: string;
+  model: string;
+  /** This session's 0-based model-call index: a retried call is the same call. */
+  callIndex: number;
+  /** The prompt is rebuilt from the session's events 0..throughSeq. */
+  throughSeq: number;
+}
+
+export interface CallModelResult {
+  /** The reply's text when it carries no code: the session's answer. Null otherwise (it is in `event`). */
+  answer: string | null;
+  code: string | null;
+  toolCallId: string | null;
+  /** The ModelCalled event's fields, but for `turn`, which the workflow owns. */
+  event: Omit<ModelCalled, 'type' | 'turn'>;
+}
+
+
+/** A response longer than this keeps a preview in its event and the whole in the blob store. */
+const INLINE_RESPONSE_CHARS = 32 * 1024;
+
+export function createModelActivities(deps: { transcripts: TranscriptCache; blobs: BlobStore; env: NodeJS.ProcessEnv }) {
+  const models = new Map<string, Model>();
+  const modelFor = (spec: string) => {
+    let m = models.get(spec);
+    if (!m) models.set(spec, (m = createModel(spec, deps.env)));
+    return m;
+  };
+
+  return {
+    async callModel(input: CallModelInput): Promise<CallModelResult> {
+      const ctx = Context.current();
+      const prompt = buildPrompt(await deps.transcripts.load(input.sessionId, input.throughSeq));
+      const beat = setInterval(() => ctx.heartbeat(), 5_000);
+      let res;
+      try {
+        res = await modelFor(input.model).complete({
+          ...prompt, tools: 'python', agent: input.agent, callIndex: input.callIndex, signal: ctx.cancellationSignal,
+        });
+      } finally {
+        clearInterval(beat);
+      }
+      const response = await inlineOrBlob(deps.blobs, res.text, INLINE_RESPONSE_CHARS);
+      const toolCallId = res.toolCallId ?? null;
+      return {
+        answer: res.code === null ? res.text : null,
+        code: res.code,
+        toolCallId,
+        event: {
+          model: res.model,
+          provider: res.provider,
+          tokensIn: res.usage.inputTokens,
+          tokensOut: res.usage.outputTokens,
+          costUsd: res.costUsd,
+          latencyMs: res.latencyMs,
+          response: response.preview,
+          responseBlob: response.blob,
+          toolCalls: toolCallId && res.code !== null
+            ? [{ id: toolCallId, name: 'python', arguments: JSON.stringify({ code: res.code }) }]
+            : [],
+          stopReason: res.stopReason,
+          requestBlob: null,
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import type { Kernel } from '@jupyterlab/services';
+import { KernelLostError, StackError } from '../../errors';
+import { BINDING_INFO_EXPRESSION, type BootstrapParams, bootstrapCode } from './bootstrap-code';
+import { stripAnsi } from './strip-ansi';
+
+export interface BindingInfo {
+  session_id: string;
+  /** The bind just made was the first in this kernel process: the namespace is new. */
+  fresh: boolean;
+  pid: number;
+}
+
+/**
+ * Runs the bootstrap silently (no history, no execution count, no output to the model) and
+ * reads the kernel's binding back. Safe to repeat: a reattaching worker rebinds with its own
+ * bridge URL and token.
+ */
+export async function bindKernel(kernel: Kernel.IKernelConnection, params: BootstrapParams, timeoutMs = 60_000): Promise<BindingInfo> {
+  const future = kernel.requestExecute({
+    code: bootstrapCode(params),
+    silent: true,
+    store_history: false,
+    allow_stdin: false,
+    stop_on_error: false,
+    user_expressions: { recur: BINDING_INFO_EXPRESSION },
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      future.dispose();
+      reject(new KernelLostError(params.sessionId, kernel.id, `kernel did not answer its bootstrap within ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  const done = future.done.catch((err: Error) => {
+    throw new KernelLostError(params.sessionId, kernel.id, `kernel lost during bootstrap: ${err.message}`);
+  });
+  const { content } = await Promise.race([done, timeout]).finally(() => clearTimeout(timer));
+  if (content.status === 'error') {
+    throw new StackError(
+      'jupyter',
+      `kernel bootstrap failed: ${content.ename}: ${stripAnsi(content.evalue)}`,
+      'the Jupyter server must run with PYTHONPATH including <repo>/kernel, or pass pythonPath to createKernelClient',
+    );
+  }
+  const expr = content.status === 'ok' ? (content.user_expressions.recur as Record<string, unknown>) : undefined;
+  const info = (expr?.data as Record<string, unknown> | undefined)?.['application/json'] as BindingInfo | undefined;
+  if (!info || info.session_id !== params.sessionId) {
+    throw new StackError('jupyter', `kernel bootstrap did not report a binding for ${params.sessionId}: ${JSON.stringify(expr)}`);
+  }
+  return info;
+}

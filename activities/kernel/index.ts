@@ -1,0 +1,4 @@
+export { createKernelClient, type KernelClient, type KernelClientOptions, type KernelBridge } from './kernel-client';
+export type { ExecuteResult, CellError, MimeBundle, KernelSessionInfo } from './types';
+export { stripAnsi } from './strip-ansi';
+export { sessionPath } from './jupyter-sessions';

@@ -1,0 +1,171 @@
+import { type Kernel, KernelAPI, KernelConnection, ServerConnection } from '@jupyterlab/services';
+import { KernelLostError, RecurError } from '../../errors';
+import { bindKernel } from './bind-kernel';
+import { createJupyterSessions } from './jupyter-sessions';
+import { type CellLoss, runCell } from './run-cell';
+import type { ExecuteResult, KernelSessionInfo } from './types';
+
+/** The part of the host bridge a kernel client needs: where kernels call, and their tokens. */
+export interface KernelBridge {
+  readonly url: string;
+  registerSession(sessionId: string): string;
+  revokeSession(sessionId: string): void;
+}
+
+export interface KernelClientOptions {
+  baseUrl: string;
+  wsUrl: string;
+  token: string;
+  /** Without a bridge, kernels start unbound to a host: `rlm()` etc. raise when called. */
+  bridge?: KernelBridge;
+  /** Prepended to the kernel's sys.path before `import recur_kernel` (the repo's `kernel/` dir). */
+  pythonPath?: string;
+  kernelName?: string;
+  defaultTimeoutMs?: number;
+  maxOutputChars?: number;
+  interruptGraceMs?: number;
+}
+
+export interface KernelClient {
+  /** The session's kernel: reused if alive, reattached after a worker restart, else started. Binds it to the session. */
+  start(sessionId: string, opts?: { env?: Record<string, string> }): Promise<KernelSessionInfo>;
+  /** Runs one cell. Throws KernelLostError if the kernel died mid-cell or its namespace was reset since `start`. */
+  execute(sessionId: string, code: string, opts?: { timeoutMs?: number }): Promise<ExecuteResult>;
+  interrupt(sessionId: string): Promise<void>;
+  shutdown(sessionId: string): Promise<void>;
+  isAlive(sessionId: string): Promise<boolean>;
+  /** The kernel id the Jupyter server holds for this session, if any. */
+  kernelIdOf(sessionId: string): Promise<string | undefined>;
+  /** Closes this client's connections; kernels keep running for the next worker. */
+  dispose(): void;
+}
+
+interface Entry {
+  kernel: Kernel.IKernelConnection;
+  bound: boolean;
+  /** The namespace is new and the caller has not yet been told (via `start`). */
+  freshPending: boolean;
+  env?: Record<string, string>;
+}
+
+export function createKernelClient(options: KernelClientOptions): KernelClient {
+  const settings = ServerConnection.makeSettings({ baseUrl: options.baseUrl, wsUrl: options.wsUrl, token: options.token });
+  const sessions = createJupyterSessions(settings, options.kernelName ?? 'python3');
+  const entries = new Map<string, Entry>();
+  const locks = new Map<string, Promise<unknown>>();
+  const maxOutputChars = options.maxOutputChars ?? 2_000_000;
+  const interruptGraceMs = options.interruptGraceMs ?? 10_000;
+
+  /** One operation per session at a time: a cell never overlaps a bootstrap or another cell. */
+  function serialized<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    const run = (locks.get(sessionId) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.catch(() => undefined);
+    locks.set(sessionId, tail);
+    void tail.then(() => locks.get(sessionId) === tail && locks.delete(sessionId));
+    return run;
+  }
+
+  /**
+   * A bare KernelConnection, not KernelManager.connectTo: the manager's poll leaves a 10 s
+   * timer behind after dispose (lumino Poll), and liveness comes from REST calls here anyway.
+   */
+  function attach(sessionId: string, model: Kernel.IModel, env?: Record<string, string>): Entry {
+    const kernel = new KernelConnection({ model, serverSettings: settings, handleComms: false });
+    const entry: Entry = { kernel, bound: false, freshPending: false, env };
+    kernel.statusChanged.connect((_, status) => {
+      if (status === 'restarting' || status === 'autorestarting') entry.bound = false;
+    });
+    kernel.disposed.connect(() => entries.get(sessionId) === entry && entries.delete(sessionId));
+    entries.set(sessionId, entry);
+    return entry;
+  }
+
+  async function ensureBound(sessionId: string, create: boolean, env?: Record<string, string>): Promise<Entry> {
+    let entry = entries.get(sessionId);
+    // Before rebinding, or on a websocket that is not up, check the kernel was not deleted behind us.
+    const suspect = entry && (!entry.bound || entry.kernel.connectionStatus !== 'connected');
+    if (suspect && !(await KernelAPI.getKernelModel(entry!.kernel.id, settings))) entry!.kernel.dispose();
+    if (entry?.kernel.connectionStatus === 'disconnected') entry.kernel.dispose();
+    if (!entry || entry.kernel.isDisposed) {
+      const model = create ? await sessions.ensure(sessionId) : await sessions.find(sessionId);
+      if (!model?.kernel) throw new KernelLostError(sessionId, '', 'no kernel for this session on the Jupyter server');
+      entry = attach(sessionId, model.kernel, env);
+    }
+    if (env) entry.env = env;
+    if (!entry.bound) {
+      const token = options.bridge?.registerSession(sessionId) ?? null;
+      const info = await bindKernel(entry.kernel, {
+        sessionId,
+        hostUrl: options.bridge?.url ?? null,
+        token,
+        env: entry.env,
+        pythonPath: options.pythonPath,
+      });
+      entry.bound = true;
+      entry.freshPending ||= info.fresh;
+    }
+    return entry;
+  }
+
+  /**
+   * After a loss the next call rebinds (a restarted kernel reports a fresh namespace). A
+   * connection the server restarted is kept: it is reconnecting itself, and disposing it
+   * mid-reconnect leaves @jupyterlab/services with an unhandled rejection.
+   */
+  async function lose(sessionId: string, entry: Entry, loss: CellLoss): Promise<never> {
+    const kernelId = entry.kernel.id;
+    entry.bound = false;
+    if (entry.kernel.connectionStatus === 'disconnected') entry.kernel.dispose();
+    let suffix = '';
+    if (loss.lost === 'stuck') {
+      suffix = '; kernel restarted, namespace lost';
+      await KernelAPI.restartKernel(kernelId, settings).catch(() => sessions.remove(sessionId));
+    }
+    throw new KernelLostError(sessionId, kernelId, `cell did not complete: ${loss.reason}${suffix}`);
+  }
+
+  return {
+    start: (sessionId, opts = {}) =>
+      serialized(sessionId, async () => {
+        const entry = await ensureBound(sessionId, true, opts.env);
+        const fresh = entry.freshPending;
+        entry.freshPending = false;
+        return { sessionId, kernelId: entry.kernel.id, fresh };
+      }),
+    execute: (sessionId, code, opts = {}) =>
+      serialized(sessionId, async () => {
+        const entry = await ensureBound(sessionId, false);
+        if (entry.freshPending) {
+          throw new KernelLostError(sessionId, entry.kernel.id, 'kernel namespace was reset; call start() and restore it');
+        }
+        const outcome = await runCell(entry.kernel, code, {
+          timeoutMs: opts.timeoutMs ?? options.defaultTimeoutMs ?? 600_000,
+          maxOutputChars,
+          interruptGraceMs,
+          interrupt: () => entry.kernel.interrupt(),
+        });
+        return 'lost' in outcome ? lose(sessionId, entry, outcome) : outcome;
+      }),
+    async interrupt(sessionId) {
+      const kernelId = entries.get(sessionId)?.kernel.id ?? (await sessions.find(sessionId))?.kernel?.id;
+      if (!kernelId) throw new RecurError(`no kernel for session ${sessionId}`);
+      await KernelAPI.interruptKernel(kernelId, settings);
+    },
+    shutdown: (sessionId) =>
+      serialized(sessionId, async () => {
+        entries.get(sessionId)?.kernel.dispose();
+        entries.delete(sessionId);
+        options.bridge?.revokeSession(sessionId);
+        await sessions.remove(sessionId);
+      }),
+    async isAlive(sessionId) {
+      const kernel = (await sessions.find(sessionId))?.kernel;
+      return !!kernel && kernel.execution_state !== 'dead';
+    },
+    kernelIdOf: async (sessionId) => (await sessions.find(sessionId))?.kernel?.id,
+    dispose() {
+      for (const entry of entries.values()) entry.kernel.dispose();
+      entries.clear();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import type { ChatMessage } from '../model/types';
+import { extractFencedPython } from '../model/extract-code';
+import type { StoredEvent } from '../../schemas';
+import { BASE_SYSTEM_PROMPT } from './system-prompt';
+
+export interface Prompt {
+  system: string;
+  messages: ChatMessage[];
+}
+
+function taskText(e: Extract<StoredEvent['event'], { type: 'SessionStarted' }>, sessionId: string): string {
+  if (!e.parentId) return e.task;
+  return `You are sub-agent "${e.name}" (session ${sessionId}), started by ${e.parentId}. Your task:\n\n${e.task}`;
+}
+
+function cellResultText(e: Extract<StoredEvent['event'], { type: 'CellExecuted' }>): string {
+  const parts: string[] = [];
+  if (e.outputs) parts.push(e.outputs);
+  if (e.status === 'error') parts.push(e.traceback ?? `${e.errorName}: ${e.errorValue}`);
+  if (e.status === 'timeout') parts.push('[the cell hit its time limit and was interrupted; the kernel and its variables are intact]');
+  if (e.status === 'interrupted' && !e.outputs) parts.push('[the cell was interrupted and not re-run]');
+  return parts.join('\n') || '[no output]';
+}
+
+/**
+ * Rebuilds the conversation a session's model sees from the session's own log, so nothing but
+ * event references passes through the workflow. Pure: the same events give the same prompt.
+ */
+export function buildPrompt(events: readonly StoredEvent[]): Prompt {
+  const messages: ChatMessage[] = [];
+  const toolCallOf = new Map<string, string | undefined>();
+  const push = (m: ChatMessage) => {
+    const last = messages[messages.length - 1];
+    if (m.role === 'user' && last?.role === 'user') last.content += `\n\n${m.content}`;
+    else messages.push(m);
+  };
+  for (const { event: e, eventId, sessionId } of events) {
+    switch (e.type) {
+      case 'SessionStarted':
+        push({ role: 'user', content: taskText(e, sessionId) });
+        break;
+      case 'ModelCalled': {
+        const call = e.toolCalls.find((t) => t.name === 'python');
+        const code = call ? (JSON.parse(call.arguments) as { code: string }).code : extractFencedPython(e.response);
+        push({ role: 'assistant', content: e.response, ...(code !== null && { code }), ...(call && { toolCallId: call.id }) });
+        break;
+      }
+      case 'CellRequested':
+        toolCallOf.set(eventId, e.toolCallId ?? undefined);
+        break;
+      case 'CellExecuted': {
+        const toolCallId = toolCallOf.get(e.requestId);
+        push({ role: 'tool', content: cellResultText(e), ...(toolCallId && { toolCallId }) });
+        break;
+      }
+      case 'MessageDelivered':
+        if (e.via === 'prompt') push({ role: 'user', content: `[message from ${e.from}] ${e.text}` });
+        break;
+      default:
+        break;
+    }
+  }
+  return { system: BASE_SYSTEM_PROMPT, messages };
+}

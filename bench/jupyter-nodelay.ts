@@ -1,0 +1,130 @@
+/**
+ * Cell round trip through Jupyter with and without TCP_NODELAY on the kernel websocket
+ * (kernel/recur_jupyter), plus the kernel → host bridge call latency.
+ *
+ *   npx tsc -p tsconfig.build.json && node dist/bench/jupyter-nodelay.js [--python P] [--cells N] [--out F]
+ *
+ * P defaults to $RECUR_BENCH_PYTHON, then the Recur venv's python; it needs jupyter-server
+ * and ipykernel. Starts two throwaway servers on free ports and writes medians to F
+ * (default reports/jupyter-nodelay.json).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createKernelClient } from '../activities/kernel';
+import { loadConfig } from '../config';
+import { repoRoot, stackPaths } from '../services/devstack';
+import { startHostBridge } from '../services/host-bridge';
+
+const REPO = repoRoot();
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => ok(port));
+    });
+    srv.on('error', fail);
+  });
+}
+
+interface Server {
+  baseUrl: string;
+  wsUrl: string;
+  token: string;
+  stop(): Promise<void>;
+}
+
+async function startJupyter(python: string, nodelay: boolean): Promise<Server> {
+  const port = await freePort();
+  const token = randomBytes(16).toString('hex');
+  const dir = mkdtempSync(join(tmpdir(), 'recur-bench-'));
+  const args = ['-m', 'jupyter_server', '--no-browser', '--ServerApp.allow_root=True', '--ServerApp.ip=127.0.0.1', `--ServerApp.port=${port}`,
+    `--ServerApp.root_dir=${dir}`, '--ServerApp.jpserver_extensions=recur_jupyter=True'];
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, PYTHONPATH: join(REPO, 'kernel'), JUPYTER_TOKEN: token,
+    JUPYTER_CONFIG_DIR: join(dir, 'config'), JUPYTER_RUNTIME_DIR: join(dir, 'runtime'), RECUR_JUPYTER_NODELAY: nodelay ? '1' : '0',
+  };
+  const child: ChildProcess = spawn(python, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+  const baseUrl = `http://127.0.0.1:${port}/`;
+  for (let i = 0; ; i++) {
+    const up = await fetch(`${baseUrl}api/status`, { headers: { authorization: `token ${token}` } }).then((r) => r.ok, () => false);
+    if (up) break;
+    if (i > 300 || child.exitCode !== null) throw new Error(`jupyter (${python}) did not start:\n${log.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  if (!log.includes(nodelay ? 'TCP_NODELAY on' : 'TCP_NODELAY left off')) throw new Error(`recur_jupyter did not load:\n${log.slice(-2000)}`);
+  return {
+    baseUrl, wsUrl: `ws://127.0.0.1:${port}/`, token,
+    stop: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)];
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+async function measure(python: string, nodelay: boolean, cells: number) {
+  const server = await startJupyter(python, nodelay);
+  const bridge = await startHostBridge();
+  bridge.handle('echo', async (_s, args) => args);
+  const client = createKernelClient({ ...server, bridge });
+  const session = `bench-${nodelay ? 'nodelay' : 'nagle'}`;
+  try {
+    await client.start(session);
+    for (let i = 0; i < 10; i++) await client.execute(session, '1+1');
+    const wall: number[] = [];
+    for (let i = 0; i < cells; i++) {
+      const t0 = performance.now();
+      const r = await client.execute(session, '1+1');
+      wall.push(performance.now() - t0);
+      if (r.result !== '2') throw new Error(`unexpected cell result ${JSON.stringify(r)}`);
+    }
+    const rpc = await client.execute(session, [
+      'import json, time, recur_kernel',
+      'ts = []',
+      'for i in range(300):',
+      '    t0 = time.perf_counter(); recur_kernel.call("echo", {"i": i}); ts.append((time.perf_counter() - t0) * 1000)',
+      'ts.sort(); print(json.dumps({"median": ts[len(ts) // 2], "p90": ts[int(len(ts) * 0.9)]}))',
+    ].join('\n'));
+    const bridgeMs = JSON.parse(rpc.stdout) as { median: number; p90: number };
+    return { nodelay, cells, cellMedianMs: round(median(wall)), cellP90Ms: round(p90(wall)), bridgeCallMedianMs: round(bridgeMs.median), bridgeCallP90Ms: round(bridgeMs.p90) };
+  } finally {
+    await client.shutdown(session).catch(() => undefined);
+    client.dispose();
+    await bridge.close();
+    await server.stop();
+  }
+}
+
+async function main() {
+  const python = arg('python') ?? process.env.RECUR_BENCH_PYTHON ?? stackPaths(loadConfig()).python;
+  const cells = Number(arg('cells') ?? 200);
+  const out = resolve(arg('out') ?? join(REPO, 'reports', 'jupyter-nodelay.json'));
+  const withNodelay = await measure(python, true, cells);
+  const withoutNodelay = await measure(python, false, cells);
+  const report = { python, measuredAt: new Date().toISOString(), withNodelay, withoutNodelay };
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
+  console.log(JSON.stringify(report, null, 2));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,99 @@
+"""The kernel's client for the host bridge: one JSON POST to ``{url}/rpc`` per call.
+
+Uses ``http.client`` rather than ``urllib`` so each thread keeps one connection alive (0.4 ms
+per call instead of 0.8 ms). A connection idle longer than ``_REUSE_IDLE_S`` is replaced
+before use, well inside the bridge's keep-alive timeout, so a kept-alive socket is never
+closed by the host mid-request and a non-idempotent op is never sent twice.
+"""
+
+import http.client
+import json
+import os
+import threading
+import time
+import urllib.parse
+
+from ._errors import HostUnavailableError, error_for
+
+DEFAULT_TIMEOUT_S = 60.0
+_REUSE_IDLE_S = 10.0
+
+
+class HostClient:
+    """Calls ops on the host as one session, authenticated by that session's bearer token."""
+
+    def __init__(self, url, session_id, token):
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ValueError(f"host url must be http://host:port, got {url!r}")
+        self.url = url
+        self.session_id = session_id
+        self._host = parts.hostname
+        self._port = parts.port or 80
+        self._path = parts.path.rstrip("/") + "/rpc"
+        self._headers = {
+            "Content-Type": "application/json",
+            "Authorization": f"Bearer {token}",
+        }
+        self._local = threading.local()
+
+    def call(self, op, args=None, timeout=DEFAULT_TIMEOUT_S):
+        """Run ``op`` on the host and return its result; raise a HostError subclass on refusal."""
+        body = json.dumps(
+            {"op": op, "args": args or {}, "session": self.session_id, "rid": os.urandom(8).hex()},
+            allow_nan=False,
+        ).encode()
+        status, raw = self._post(body, timeout)
+        try:
+            reply = json.loads(raw) if raw else {}
+        except ValueError:
+            raise HostUnavailableError(f"{op}: host sent a non-JSON reply (HTTP {status})", op=op)
+        if status == 200:
+            return reply.get("result")
+        err = reply.get("error") if isinstance(reply, dict) else None
+        if not isinstance(err, dict):
+            err = {"name": "HostError", "message": f"HTTP {status}"}
+        raise error_for(status, err.get("name"), f"{op}: {err.get('message', '')}", op=op)
+
+    def close(self):
+        """Close this thread's kept-alive connection."""
+        self._drop()
+
+    def _post(self, body, timeout):
+        conn = self._connection(timeout)
+        try:
+            conn.request("POST", self._path, body=body, headers=self._headers)
+            resp = conn.getresponse()
+            raw = resp.read()
+        except (OSError, http.client.HTTPException) as e:
+            self._drop()
+            raise HostUnavailableError(f"host bridge at {self.url} unreachable: {e}") from e
+        except BaseException:
+            # KeyboardInterrupt mid-request leaves the socket in an unknown state.
+            self._drop()
+            raise
+        self._local.last_used = time.monotonic()
+        if resp.will_close:
+            self._drop()
+        return resp.status, raw
+
+    def _connection(self, timeout):
+        conn = getattr(self._local, "conn", None)
+        idle = time.monotonic() - getattr(self._local, "last_used", 0.0)
+        if conn is not None and idle > _REUSE_IDLE_S:
+            self._drop()
+            conn = None
+        if conn is None:
+            conn = http.client.HTTPConnection(self._host, self._port, timeout=timeout)
+            self._local.conn = conn
+        else:
+            conn.timeout = timeout
+            if conn.sock is not None:
+                conn.sock.settimeout(timeout)
+        return conn
+
+    def _drop(self):
+        conn = getattr(self._local, "conn", None)
+        self._local.conn = None
+        if conn is not None:
+            conn.close()

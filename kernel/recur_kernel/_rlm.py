@@ -1,0 +1,70 @@
+"""``rlm(task)``: spawn a sub-agent on the host and get a handle to its result.
+
+Each method is one RPC; the host implements the semantics (child workflows, naming, depth).
+Waiting is a loop of bounded long polls, so a long wait never pins one HTTP request.
+"""
+
+import asyncio
+import time
+
+from . import _session
+
+# The host holds each ``rlm.result`` request at most this long before answering ``done: false``.
+LONG_POLL_S = 30.0
+_HTTP_SLACK_S = 30.0
+
+
+class RlmHandle:
+    """A spawned sub-agent. ``h.result()`` blocks; ``await h`` waits without blocking other tasks."""
+
+    def __init__(self, id, name):
+        self.id = id
+        self.name = name
+
+    def status(self):
+        """The host's status string for this sub-agent (e.g. ``running``, ``completed``, ``failed``)."""
+        return _session.call("rlm.status", {"id": self.id})["status"]
+
+    def result(self, timeout=None):
+        """Wait for the sub-agent's final answer; raise TimeoutError after ``timeout`` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = LONG_POLL_S if deadline is None else deadline - time.monotonic()
+            wait = max(0.0, min(LONG_POLL_S, left))
+            reply = _session.call(
+                "rlm.result", {"id": self.id, "wait": wait}, timeout=wait + _HTTP_SLACK_S
+            )
+            if reply.get("done"):
+                return reply.get("value")
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"sub-agent {self.name!r} not finished after {timeout} s")
+
+    def __await__(self):
+        loop = asyncio.get_running_loop()
+        return loop.run_in_executor(None, self.result).__await__()
+
+    def __repr__(self):
+        return f"<rlm {self.name!r} id={self.id!r}>"
+
+
+class Rlm:
+    """Callable ``rlm(task, name=None, model=None, spec=None)`` plus ``rlm.list()`` and ``rlm.delete(name)``."""
+
+    def __call__(self, task, name=None, model=None, spec=None):
+        if not isinstance(task, str) or not task.strip():
+            raise ValueError("rlm(task): task must be a non-empty string")
+        reply = _session.call(
+            "rlm.spawn", {"task": task, "name": name, "model": model, "spec": spec}
+        )
+        return RlmHandle(reply["id"], reply["name"])
+
+    def list(self):
+        """This session's sub-agents as the host reports them: ``[{id, name, status}, ...]``."""
+        return _session.call("rlm.list", {})
+
+    def delete(self, name):
+        """Stop and forget the sub-agent called ``name``; its log is kept."""
+        return _session.call("rlm.delete", {"name": name})
+
+    def __repr__(self):
+        return "<rlm: rlm(task, name=None, model=None, spec=None) -> handle; rlm.list(); rlm.delete(name)>"

@@ -1,0 +1,35 @@
+"""Which session this kernel process acts for. Set by ``bind`` at bootstrap, read by every call."""
+
+import os
+
+from ._host import HostClient
+
+_client = None
+_binds = 0
+_first_session = None
+
+
+def bind_client(url, session_id, token):
+    """Point every later host call at ``url`` as ``session_id``; return whether this is the first bind."""
+    global _client, _binds, _first_session
+    if _first_session is not None and session_id != _first_session:
+        raise RuntimeError(
+            f"kernel {os.getpid()} already belongs to session {_first_session!r}, not {session_id!r}"
+        )
+    _client = HostClient(url, session_id, token) if url else None
+    _first_session = session_id
+    _binds += 1
+    return _binds == 1
+
+
+def session_id():
+    return _first_session
+
+
+def call(op, args=None, timeout=None):
+    """One RPC to the host as this kernel's session."""
+    if _client is None:
+        raise RuntimeError(f"{op}: this kernel is not connected to a Recur host")
+    if timeout is None:
+        return _client.call(op, args)
+    return _client.call(op, args, timeout=timeout)

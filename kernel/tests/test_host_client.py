@@ -1,0 +1,111 @@
+"""Run with: python3 -m unittest discover -s kernel/tests (stdlib only, no Jupyter)."""
+
+import json
+import threading
+import unittest
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import recur_kernel
+from recur_kernel import _rlm, _session
+from recur_kernel._errors import HostError, error_for
+from recur_kernel._host import HostClient
+
+
+class _Bridge(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    calls = []
+    peers = set()
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        _Bridge.calls.append((self.headers["Authorization"], body))
+        _Bridge.peers.add(self.client_address)
+        if body["op"] == "deny":
+            status, reply = 403, {"error": {"name": "ScopeError", "message": "not family"}}
+        else:
+            status, reply = 200, {"result": {"op": body["op"], "args": body["args"]}}
+        data = json.dumps(reply).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+class HostClientTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = ThreadingHTTPServer(("127.0.0.1", 0), _Bridge)
+        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+        cls.url = f"http://127.0.0.1:{cls.server.server_address[1]}"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+        cls.server.server_close()
+
+    def setUp(self):
+        _Bridge.calls.clear()
+        _Bridge.peers.clear()
+
+    def client(self, session="s"):
+        client = HostClient(self.url, session, "tok")
+        self.addCleanup(client.close)
+        return client
+
+    def test_posts_op_args_and_session_with_the_bearer_token(self):
+        client = self.client("root/a")
+        self.assertEqual(client.call("echo", {"x": 1}), {"op": "echo", "args": {"x": 1}})
+        auth, body = _Bridge.calls[0]
+        self.assertEqual(auth, "Bearer tok")
+        self.assertEqual((body["op"], body["session"]), ("echo", "root/a"))
+
+    def test_reuses_one_connection_per_thread(self):
+        client = self.client()
+        for _ in range(5):
+            client.call("echo")
+        self.assertEqual(len(_Bridge.peers), 1)
+
+    def test_an_error_reply_raises_an_exception_named_by_the_host(self):
+        client = self.client()
+        with self.assertRaises(PermissionError) as ctx:
+            client.call("deny")
+        err = ctx.exception
+        self.assertIsInstance(err, HostError)
+        self.assertEqual((type(err).__name__, err.status, str(err)), ("ScopeError", 403, "deny: not family"))
+
+    def test_nan_is_refused_before_sending(self):
+        with self.assertRaises(ValueError):
+            self.client().call("echo", {"x": float("nan")})
+        self.assertEqual(_Bridge.calls, [])
+
+
+class ApiTest(unittest.TestCase):
+    def test_error_classes_follow_the_status(self):
+        self.assertIsInstance(error_for(404, "UnknownOpError", "m"), LookupError)
+        self.assertIsInstance(error_for(400, "BadRequestError", "m"), ValueError)
+        self.assertEqual(type(error_for(500, "not an identifier!", "m")).__name__, "HostError")
+
+    def test_bind_adds_only_the_agent_api(self):
+        ns = {}
+        recur_kernel.bind(None, "test-session", None, user_ns=ns)
+        self.assertEqual(sorted(ns), ["agent_message", "final", "rlm"])
+
+    def test_result_polls_until_done_and_times_out(self):
+        replies = iter([{"done": False}, {"done": True, "value": 7}])
+        original = _session.call
+        _session.call = lambda op, args=None, timeout=None: next(replies)
+        try:
+            self.assertEqual(_rlm.RlmHandle("c1", "n").result(), 7)
+            _session.call = lambda op, args=None, timeout=None: {"done": False}
+            with self.assertRaises(TimeoutError):
+                _rlm.RlmHandle("c1", "n").result(timeout=0)
+        finally:
+            _session.call = original
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,69 @@
+import type { RecurEvent, StoredEvent } from '../../schemas';
+import type { ProblemFrame } from '../daemon/api-types';
+
+/** Longest fact (task, output line, answer...) shown on an event line. */
+const MAX_FACT = 100;
+
+/** A root id's random tail tells roots apart well enough on screen; child names stay whole. */
+export function shortSessionId(id: string): string {
+  if (id === 'user') return id;
+  const [root, ...rest] = id.split('/');
+  return [root.length > 8 ? root.slice(-6) : root, ...rest].join('/');
+}
+
+/** The first non-blank line, cut to `max` characters; `…` marks anything left out. */
+export function firstLine(text: string, max = MAX_FACT): string {
+  const lines = text.split('\n').map((l) => l.trimEnd());
+  const first = lines.find((l) => l.trim() !== '')?.trim() ?? '';
+  const more = lines.filter((l) => l.trim() !== '').length > 1;
+  if (first.length > max) return `${first.slice(0, max - 1)}…`;
+  return more ? `${first} …` : first;
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
+const quoted = (text: string): string => JSON.stringify(firstLine(text));
+
+function facts(e: RecurEvent): string {
+  switch (e.type) {
+    case 'SessionStarted':
+      return `${e.name} ${e.model} depth ${e.depth}: ${quoted(e.task)}`;
+    case 'ModelCalled': {
+      const what = e.toolCalls.length > 0 ? `${e.toolCalls.length} tool call${e.toolCalls.length > 1 ? 's' : ''}` : quoted(e.response);
+      return `turn ${e.turn} ${e.provider}/${e.model} ${e.tokensIn}+${e.tokensOut} tok $${e.costUsd.toFixed(4)} ${seconds(e.latencyMs)} → ${what}`;
+    }
+    case 'CellRequested':
+      return quoted(e.code);
+    case 'CellExecuted': {
+      const error = e.errorName ? ` ${e.errorName}: ${firstLine(e.errorValue ?? '', 60)}` : '';
+      const output = e.outputs.trim() ? ` → ${quoted(e.outputs)}` : '';
+      return `${e.status} ${seconds(e.durationMs)}${error}${output}`;
+    }
+    case 'SubagentSpawned':
+      return `${e.name} (${e.model}): ${quoted(e.task)}`;
+    case 'SubagentCompleted':
+      return `${shortSessionId(e.childId)} ${e.status}: ${e.status === 'completed' ? quoted(e.answer) : firstLine(e.error ?? '')}`;
+    case 'MessageSent':
+      return `${shortSessionId(e.from)} → ${shortSessionId(e.to)}: ${quoted(e.text)}`;
+    case 'MessageDelivered':
+      return `${shortSessionId(e.from)} → ${shortSessionId(e.to)} via ${e.via}: ${quoted(e.text)}`;
+    case 'MessageRefused':
+      return `${shortSessionId(e.from)} → ${e.to} refused: ${firstLine(e.reason)}`;
+    case 'SessionCompleted':
+      return `answer: ${quoted(e.answer)}`;
+    case 'SessionFailed':
+      return `${e.kind}: ${firstLine(e.reason)}`;
+    default:
+      return ''; // a type newer than this CLI: the line still shows session, seq and type
+  }
+}
+
+/** One readable line per event: `<short session id> #<seq> <Type>  <key facts>`. */
+export function formatEventLine(stored: StoredEvent): string {
+  const detail = facts(stored.event);
+  return `${shortSessionId(stored.sessionId)} #${stored.seq} ${stored.type}${detail ? `  ${detail}` : ''}`;
+}
+
+export function formatProblemLine(p: ProblemFrame): string {
+  const where = p.eventId ?? (p.partition !== undefined ? `partition ${p.partition} offset ${p.offset}` : '');
+  return `problem (${p.problem})${where ? ` at ${where}` : ''}: ${p.reason}`;
+}

@@ -1,0 +1,96 @@
+/**
+ * The daemon's wire protocol (v1), shared by the daemon and its clients. JSON only; every error
+ * reply is `{ error: { name, message } }` with a 4xx/5xx status.
+ */
+import type { ChildInfo, SessionLimits, SessionResult } from '../../workflows/session-types';
+import type { SessionStatusView } from '../../workflows/messages';
+import type { StoredEvent } from '../../schemas';
+
+export interface WorkerState {
+  pid: number | null;
+  /** Unexpected exits the supervisor restarted the worker after, since the daemon started. */
+  restarts: number;
+  alive: boolean;
+}
+
+export interface HealthReply {
+  ok: true;
+  worker: WorkerState;
+}
+
+export interface StartSessionRequest {
+  task: string;
+  /** `provider/model`, or `scripted:<absolute path>`. */
+  model: string;
+  /** Readable prefix of the new session id (`<name>-<time><random>`); `r<time><random>` without it. */
+  name?: string;
+  limits?: Partial<SessionLimits>;
+}
+
+export interface StartSessionReply {
+  sessionId: string;
+}
+
+/** Temporal's execution status of the session's latest run, lower-cased (`running`, `completed`, ...). */
+export type ExecutionStatus = string;
+
+export interface SessionSummary {
+  sessionId: string;
+  status: ExecutionStatus;
+  /** ISO 8601; the start of the session's first run. */
+  startTime: string;
+  closeTime: string | null;
+}
+
+export interface ListSessionsReply {
+  sessions: SessionSummary[];
+}
+
+export interface SessionDetail extends SessionSummary {
+  runId: string;
+  historyLength: number;
+  /** The workflow's own view, from getStatusQuery; null when closed or when no worker answered. */
+  live: SessionStatusView | null;
+  children: ChildInfo[] | null;
+  /** Why `live` is null although the session runs (no worker polling, query timed out). */
+  queryError: string | null;
+  /** The workflow's result once it closed normally (a failed session returns `status: 'failed'` here). */
+  result: SessionResult | null;
+}
+
+export interface SendMessageRequest {
+  text: string;
+}
+
+export interface SendMessageReply {
+  messageId: string;
+}
+
+/** A record of the session tree the reader could not use; it is reported, never dropped silently. */
+export interface ProblemFrame {
+  kind: 'problem';
+  problem: 'undecodable' | 'conflict' | 'error';
+  /** What is wrong, in words. */
+  reason: string;
+  eventId?: string;
+  partition?: number;
+  offset?: string;
+  key?: string | null;
+}
+
+/** One WebSocket text frame of `GET /v1/sessions/:id/events`: a StoredEvent as JSON, or a problem. */
+export type StreamFrame = StoredEvent | ProblemFrame;
+
+export function isProblemFrame(frame: StreamFrame): frame is ProblemFrame {
+  return (frame as ProblemFrame).kind === 'problem';
+}
+
+/** `GET /v1/sessions/:id/log`: the tree's events so far, session by session, each by seq. */
+export interface LogReply {
+  events: StoredEvent[];
+  problems: ProblemFrame[];
+}
+
+export interface ErrorBody {
+  error: { name: string; message: string };
+}

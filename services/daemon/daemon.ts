@@ -1,0 +1,105 @@
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { Kafka, logLevel } from 'kafkajs';
+import type { RecurConfig } from '../../config';
+import { RecurError } from '../../errors';
+import { kafkaBrokers, temporalAddress } from '../devstack/paths';
+import { liveProcess, stopProcess } from '../devstack/process';
+import { followSessionLog } from '../projector';
+import { newDaemonToken, removeDaemonToken, writeDaemonToken } from './auth-token';
+import { createDaemonServer } from './http-server';
+import { readTreeLog } from './read-tree-log';
+import { daemonPaths } from './paths';
+import type { RestartPolicy } from './restart-delay';
+import { createRoutes } from './routes';
+import type { SessionService } from './session-service';
+import { createTemporalSessions } from './temporal-sessions';
+import { streamSessionEvents, type FollowLog } from './event-stream';
+import { createWorkerSupervisor, type WorkerCommand, type WorkerSupervisor } from './worker-supervisor';
+
+export interface DaemonOptions {
+  config: RecurConfig;
+  /** What the supervisor keeps running; the real worker in production, a dummy script in tests. */
+  workerCommand: WorkerCommand;
+  workerEnv?: NodeJS.ProcessEnv;
+  workerGraceMs?: number;
+  restartPolicy?: RestartPolicy;
+  /** Listen here instead of config.ports.daemon (0: any free port). */
+  port?: number;
+  log?: (line: string) => void;
+}
+
+export interface Daemon {
+  url: string;
+  token: string;
+  worker: WorkerSupervisor;
+  /** Stops serving, ends open streams, stops the worker; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * Starts the daemon: the API on loopback, then the token file (only once the port is ours, so
+ * a second daemon never overwrites a running one's token), then the supervised worker.
+ */
+export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
+  const { config } = opts;
+  const log = opts.log ?? (() => undefined);
+  if (!LOOPBACK.has(config.host)) throw new RecurError(`the daemon listens on loopback only, not ${config.host}`, { hint: 'set RECUR_HOST=127.0.0.1' });
+  const paths = daemonPaths(config);
+  const connection = Connection.lazy({ address: temporalAddress(config) });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const sessions: SessionService = createTemporalSessions({ client, taskQueue: config.temporal.taskQueue });
+  const kafka = new Kafka({ clientId: `${config.kafka.clientId}-daemon`, brokers: kafkaBrokers(config), logLevel: logLevel.WARN });
+  const follow: FollowLog = (sessionId, signal) => followSessionLog({ kafka, topic: config.kafka.topic, sessionId, signal });
+  const worker = createWorkerSupervisor({
+    command: opts.workerCommand,
+    env: opts.workerEnv ?? process.env,
+    logFile: paths.workerLog,
+    pidFile: paths.workerPid,
+    graceMs: opts.workerGraceMs,
+    policy: opts.restartPolicy,
+    log,
+  });
+  const token = newDaemonToken();
+  const { server, drain } = createDaemonServer({
+    token,
+    log,
+    handle: createRoutes({ config, sessions, worker: () => worker.state(), readLog: (id) => readTreeLog(kafka, config.kafka.topic, id) }),
+    stream: (ws, sessionId, cursor) => streamSessionEvents(ws, follow, sessionId, cursor),
+  });
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? config.ports.daemon, config.host, resolve);
+    });
+  } catch (err) {
+    await connection.close();
+    throw new RecurError(`cannot listen on ${config.host}:${opts.port ?? config.ports.daemon}: ${(err as Error).message}`, {
+      cause: err, hint: 'is another daemon running? `recur status`, or choose a port with RECUR_DAEMON_PORT',
+    });
+  }
+  writeDaemonToken(paths.token, token);
+  // A worker left behind by a daemon that died would double up with the one started now.
+  const orphan = liveProcess(paths.workerPid);
+  if (orphan) {
+    log(`stopping worker pid ${orphan.pid} left by a previous daemon`);
+    await stopProcess(orphan, opts.workerGraceMs);
+  }
+  worker.start();
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  log(`daemon listening on http://${host}:${port}`);
+
+  let closing: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    removeDaemonToken(paths.token);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await Promise.all([closed, drain(), worker.stop()]);
+    await connection.close();
+  };
+  return { url: `http://${host}:${port}`, token, worker, close: () => (closing ??= close()) };
+}

@@ -1,0 +1,51 @@
+import type { WebSocket } from 'ws';
+import type { FollowItem } from '../projector';
+import type { ProblemFrame, StreamFrame } from './api-types';
+import { isPastCursor, type Cursor } from './cursor';
+import { conflictFrame, undecodableFrame } from './problem-frames';
+
+/** A source of a session tree's log items, history then live, ending when `signal` aborts. */
+export type FollowLog = (sessionId: string, signal: AbortSignal) => AsyncIterable<FollowItem>;
+
+/** The frame for one followed item, or null when the reader has already seen it. */
+export function toFrame(item: FollowItem, cursor: Cursor): StreamFrame | null {
+  switch (item.kind) {
+    case 'event':
+      return isPastCursor(cursor, item.event.sessionId, item.event.seq) ? item.event : null;
+    case 'undecodable':
+      return undecodableFrame(item.record);
+    case 'conflict':
+      return conflictFrame(item.conflict);
+  }
+}
+
+function send(ws: WebSocket, frame: StreamFrame): Promise<void> {
+  // Waiting for each write keeps a slow client from piling the whole log up in the daemon's memory.
+  return new Promise((resolve, reject) => ws.send(JSON.stringify(frame), (err) => (err ? reject(err) : resolve())));
+}
+
+/**
+ * Streams the tree under `sessionId` to `ws`, one JSON text frame per event past `cursor`, until
+ * the client goes away. A failing log read is reported as a problem frame and closes with 1011.
+ */
+export async function streamSessionEvents(ws: WebSocket, follow: FollowLog, sessionId: string, cursor: Cursor): Promise<void> {
+  const stop = new AbortController();
+  const abort = (): void => stop.abort();
+  ws.once('close', abort);
+  ws.once('error', abort);
+  try {
+    for await (const item of follow(sessionId, stop.signal)) {
+      const frame = toFrame(item, cursor);
+      if (frame) await send(ws, frame);
+    }
+  } catch (err) {
+    if (stop.signal.aborted) return;
+    const problem: ProblemFrame = { kind: 'problem', problem: 'error', reason: `reading the event log failed: ${(err as Error).message}` };
+    await send(ws, problem).catch(() => undefined);
+    ws.close(1011, 'event log unavailable');
+  } finally {
+    stop.abort();
+    ws.off('close', abort);
+    ws.off('error', abort);
+  }
+}

@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { parseModelSpec } from '../../activities/model/registry';
+import type { SessionLimits } from '../../workflows/session-types';
+import type { StartSessionRequest } from './api-types';
+import { badRequest } from './http-error';
+
+/** Root ids are one path segment; child ids append `/<agent name>` (names may hold `_`). */
+const ROOT_ID = /^[a-z][a-z0-9-]*$/;
+const SEGMENT = /^[a-z][a-z0-9_-]*$/;
+const NAME = /^[a-z][a-z0-9-]{0,39}$/;
+const MAX_ID_CHARS = 512;
+/** Task and message texts go into events inline, which must stay well under MAX_EVENT_BYTES. */
+export const MAX_TEXT_CHARS = 100_000;
+const LIMIT_KEYS: ReadonlyArray<keyof SessionLimits> = ['maxTurns', 'maxTokens', 'maxSeconds', 'cellTimeoutSeconds', 'maxDepth'];
+
+/** A fresh root session id: `<prefix><base36 ms time><6 hex>`, sortable by start and unguessable enough to never collide. */
+export function newRootSessionId(name?: string, now = Date.now()): string {
+  const id = `${name ? `${name}-` : 'r'}${now.toString(36)}${randomBytes(3).toString('hex')}`;
+  if (!ROOT_ID.test(id)) throw new Error(`generated session id ${id} is malformed`);
+  return id;
+}
+
+/** A session id from a URL: a root id, optionally followed by child names. */
+export function checkSessionId(id: string): string {
+  const segments = id.split('/');
+  if (id.length > MAX_ID_CHARS || !ROOT_ID.test(segments[0]) || !segments.slice(1).every((s) => SEGMENT.test(s))) {
+    throw badRequest(`"${id.slice(0, 80)}" is not a session id (root ids look like r0abc123def456, children root/name)`);
+  }
+  return id;
+}
+
+function objectBody(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('the request body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+function text(body: Record<string, unknown>, key: string): string {
+  const value = body[key];
+  if (typeof value !== 'string' || value.trim() === '') throw badRequest(`${key} must be a non-empty string`);
+  if (value.length > MAX_TEXT_CHARS) throw badRequest(`${key} is ${value.length} characters; the limit is ${MAX_TEXT_CHARS}`);
+  return value;
+}
+
+function checkModel(model: string): string {
+  let spec;
+  try {
+    spec = parseModelSpec(model);
+  } catch (e) {
+    throw badRequest((e as Error).message);
+  }
+  if (spec.provider === 'scripted' && !isAbsolute(spec.path)) {
+    throw badRequest(`model ${model}: the scripted file must be an absolute path (the daemon does not know your working directory)`);
+  }
+  if (spec.provider === 'scripted' && !existsSync(spec.path)) throw badRequest(`model ${model}: no such file`);
+  return model;
+}
+
+function checkLimits(value: unknown): Partial<SessionLimits> {
+  if (value === undefined) return {};
+  const limits = objectBody(value);
+  const out: Partial<SessionLimits> = {};
+  for (const [key, v] of Object.entries(limits)) {
+    if (!LIMIT_KEYS.includes(key as keyof SessionLimits)) throw badRequest(`unknown limit "${key}"; known: ${LIMIT_KEYS.join(', ')}`);
+    const nullable = key === 'maxTokens' || key === 'maxSeconds';
+    if (v === null && nullable) out[key as 'maxTokens'] = null;
+    else if (typeof v === 'number' && Number.isInteger(v) && v > 0) out[key as keyof SessionLimits] = v;
+    else throw badRequest(`limits.${key} must be a positive integer${nullable ? ' or null' : ''}, got ${JSON.stringify(v)}`);
+  }
+  return out;
+}
+
+/** Validates `POST /v1/sessions`; throws a 400 DaemonHttpError naming the first problem. */
+export function parseStartSession(body: unknown): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits'>> & { name?: string } {
+  const b = objectBody(body);
+  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits'].includes(k));
+  if (unknown.length) throw badRequest(`unknown field(s): ${unknown.join(', ')}`);
+  const task = text(b, 'task');
+  const model = checkModel(text(b, 'model'));
+  let name: string | undefined;
+  if (b.name !== undefined) {
+    if (typeof b.name !== 'string' || !NAME.test(b.name)) throw badRequest('name must be 1-40 of a-z, 0-9 and -, starting with a letter');
+    name = b.name;
+  }
+  return { task, model, name, limits: checkLimits(b.limits) };
+}
+
+/** Validates `POST /v1/sessions/:id/messages`. */
+export function parseSendMessage(body: unknown): { text: string } {
+  return { text: text(objectBody(body), 'text') };
+}

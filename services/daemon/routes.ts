@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import type { RecurConfig } from '../../config';
+import type { SessionInput } from '../../workflows/session-types';
+import type { HealthReply, ListSessionsReply, LogReply, SendMessageReply, StartSessionReply, WorkerState } from './api-types';
+import { DaemonHttpError, badRequest, notFound } from './http-error';
+import { checkSessionId, newRootSessionId, parseSendMessage, parseStartSession } from './parse-requests';
+import type { SessionService } from './session-service';
+
+export interface ApiRequest {
+  method: string;
+  /** URL path split on `/` and percent-decoded per segment, so an encoded session id is one segment. */
+  segments: string[];
+  query: URLSearchParams;
+  /** Parsed JSON body; undefined when there was none. */
+  body: unknown;
+}
+
+export interface ApiReply {
+  status: number;
+  body: unknown;
+}
+
+export interface RouteDeps {
+  config: RecurConfig;
+  sessions: SessionService;
+  worker: () => WorkerState;
+  readLog: (sessionId: string) => Promise<LogReply>;
+}
+
+const DEFAULT_LIST = 200;
+const MAX_LIST = 5000;
+
+/** The JSON routes of API v1 (the event stream is a WebSocket, see event-stream.ts). */
+export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiReply> {
+  const ok = (body: unknown, status = 200): ApiReply => ({ status, body });
+
+  async function startSession(body: unknown): Promise<ApiReply> {
+    const req = parseStartSession(body);
+    const { agent } = deps.config;
+    const sessionId = newRootSessionId(req.name);
+    const input: SessionInput = {
+      sessionId,
+      rootId: sessionId,
+      parentId: null,
+      name: 'root',
+      task: req.task,
+      model: req.model,
+      depth: 0,
+      limits: {
+        maxTurns: agent.maxTurns,
+        maxTokens: null,
+        maxSeconds: null,
+        cellTimeoutSeconds: agent.cellTimeoutSeconds,
+        maxDepth: agent.maxDepth,
+        ...req.limits,
+      },
+    };
+    await deps.sessions.start(input);
+    return ok({ sessionId } satisfies StartSessionReply, 201);
+  }
+
+  async function sessionRoute(method: string, id: string, action: string | undefined, req: ApiRequest): Promise<ApiReply> {
+    const sessionId = checkSessionId(id);
+    const route = `${method} ${action ?? ''}`;
+    switch (route) {
+      case 'GET ':
+        return ok(await deps.sessions.describe(sessionId));
+      case 'GET log':
+        return ok(await deps.readLog(sessionId));
+      case 'GET events':
+        throw new DaemonHttpError(426, 'the event stream is a WebSocket: send an upgrade request', 'UpgradeRequiredError');
+      case 'POST messages': {
+        const { text } = parseSendMessage(req.body);
+        const messageId = `user#${randomBytes(8).toString('hex')}`;
+        await deps.sessions.deliverMessage(sessionId, { messageId, from: 'user', text });
+        return ok({ messageId } satisfies SendMessageReply);
+      }
+      case 'POST kill':
+        await deps.sessions.cancel(sessionId);
+        return ok({ sessionId, cancelRequested: true });
+      default:
+        throw notFound(`no route ${method} /v1/sessions/<id>${action ? `/${action}` : ''}`);
+    }
+  }
+
+  return async (req) => {
+    const [version, collection, id, action, ...rest] = req.segments;
+    if (version !== 'v1') throw notFound(`no route ${req.method} /${req.segments.join('/')} (the API is under /v1)`);
+    if (collection === 'health' && id === undefined && req.method === 'GET') {
+      return ok({ ok: true, worker: deps.worker() } satisfies HealthReply);
+    }
+    if (collection === 'sessions' && id === undefined) {
+      if (req.method === 'POST') return startSession(req.body);
+      if (req.method === 'GET') return ok({ sessions: await deps.sessions.list(listLimit(req.query)) } satisfies ListSessionsReply);
+    }
+    if (collection === 'sessions' && id !== undefined && rest.length === 0) return sessionRoute(req.method, id, action, req);
+    throw notFound(`no route ${req.method} /${req.segments.join('/')}`);
+  };
+}
+
+function listLimit(query: URLSearchParams): number {
+  const raw = query.get('limit');
+  if (raw === null) return DEFAULT_LIST;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_LIST) throw badRequest(`limit must be an integer 1-${MAX_LIST}`);
+  return n;
+}

@@ -1,0 +1,16 @@
+import type { InboxMessage, SessionInput } from '../../workflows/session-types';
+import type { SessionDetail, SessionSummary } from './api-types';
+
+/**
+ * What the routes need from Temporal. Implementations throw DaemonHttpError (404 for an unknown
+ * or ended session, 409 for an id in use, 503 when Temporal is unreachable).
+ */
+export interface SessionService {
+  start(input: SessionInput): Promise<void>;
+  list(limit: number): Promise<SessionSummary[]>;
+  describe(sessionId: string): Promise<SessionDetail>;
+  /** Delivers to a running session only. */
+  deliverMessage(sessionId: string, message: InboxMessage): Promise<void>;
+  /** Requests cancellation; the workflow logs SessionFailed kind cancelled and stops its children. */
+  cancel(sessionId: string): Promise<void>;
+}

@@ -1,0 +1,83 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@temporalio/client';
+import { ScopeError, SubagentFailedError } from '../../errors';
+import {
+  deleteChildUpdate, getChildrenQuery, sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate,
+} from '../../workflows/messages';
+import type { HostBridge } from '../host-bridge';
+
+/** Longest a long-poll op (rlm.result, agent_message.recv) holds one request; Python loops past it. */
+const MAX_WAIT_S = 30;
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const waitMs = (v: unknown) => Math.min(Math.max(Number(v) || 0, 0), MAX_WAIT_S) * 1000;
+
+/**
+ * What a kernel can ask of its own session, as bridge ops over the session workflow's updates
+ * and queries. The bridge has already mapped the caller's token to `sessionId`, so every op acts
+ * on the caller's own workflow; family scope and depth are decided there and logged.
+ */
+export function registerSessionOps(bridge: HostBridge, client: Client): void {
+  const session = (id: string) => client.workflow.getHandle(id);
+  const children = (id: string) => session(id).query(getChildrenQuery);
+  const child = async (sessionId: string, id: unknown) => {
+    const found = (await children(sessionId)).find((c) => c.id === id || c.name === id);
+    if (!found) throw new ScopeError(`${sessionId} has no sub-agent ${String(id)}`);
+    return found;
+  };
+
+  bridge.handle('rlm.spawn', async (sessionId, args, { rid }) => {
+    const task = str(args.task);
+    if (!task) throw new ScopeError('rlm(task): task must be a non-empty string');
+    const reply = await session(sessionId).executeUpdate(spawnChildUpdate, {
+      args: [{ task, name: str(args.name), model: str(args.model), spec: args.spec ? JSON.stringify(args.spec) : null, requestId: rid ?? null }],
+      ...(rid && { updateId: `spawn-${rid}` }),
+    });
+    if (!reply.ok) throw new ScopeError(reply.reason);
+    return { id: reply.childId, name: reply.name };
+  });
+
+  bridge.handle('rlm.status', async (sessionId, args) => ({ status: (await child(sessionId, args.id)).status }));
+
+  bridge.handle('rlm.result', async (sessionId, args, { signal }) => {
+    const deadline = Date.now() + waitMs(args.wait);
+    for (let pause = 50; ; pause = Math.min(pause * 2, 500)) {
+      const c = await child(sessionId, args.id);
+      if (c.status === 'completed') return { done: true, value: c.answer };
+      if (c.status !== 'running') throw new SubagentFailedError(c.id, c.status, c.error ?? 'no answer');
+      if (Date.now() >= deadline || signal.aborted) return { done: false };
+      await sleep(Math.min(pause, Math.max(deadline - Date.now(), 0)));
+    }
+  });
+
+  bridge.handle('rlm.list', async (sessionId) => children(sessionId));
+
+  bridge.handle('rlm.delete', async (sessionId, args) => {
+    const reply = await session(sessionId).executeUpdate(deleteChildUpdate, { args: [{ name: str(args.name) ?? '' }] });
+    if (!reply.ok) throw new ScopeError(reply.reason);
+    return reply;
+  });
+
+  bridge.handle('agent_message.send', async (sessionId, args, { rid }) => {
+    const reply = await session(sessionId).executeUpdate(sendAgentMessageUpdate, {
+      args: [{ to: str(args.to) ?? 'parent', text: String(args.text ?? '') }],
+      ...(rid && { updateId: `send-${rid}` }),
+    });
+    if (!reply.ok) throw new ScopeError(reply.reason);
+    return { messageId: reply.messageId, to: reply.to };
+  });
+
+  bridge.handle('agent_message.inbox', async (sessionId) =>
+    session(sessionId).executeUpdate(takeMessagesUpdate, { args: [{ waitMs: 0, max: null }] }));
+
+  bridge.handle('agent_message.recv', async (sessionId, args) => {
+    const [message] = await session(sessionId).executeUpdate(takeMessagesUpdate, { args: [{ waitMs: waitMs(args.wait), max: 1 }] });
+    return { message: message ?? null };
+  });
+
+  bridge.handle('final', async (sessionId, args) => {
+    const answer = typeof args.value === 'string' ? args.value : JSON.stringify(args.value);
+    await session(sessionId).executeUpdate(setFinalUpdate, { args: [{ answer }] });
+    return null;
+  });
+}

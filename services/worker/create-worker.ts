@@ -1,0 +1,81 @@
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { Kafka, logLevel } from 'kafkajs';
+import type { RecurConfig } from '../../config';
+import { withRecurErrors } from '../../activities/activity-errors';
+import { createLocalBlobStore } from '../../activities/blob-store';
+import { createModelActivities } from '../../activities/call-model';
+import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
+import { createKernelClient } from '../../activities/kernel/index';
+import { createKernelActivities } from '../../activities/run-cell';
+import type { SessionActivities } from '../../activities/session-activities';
+import { TranscriptCache } from '../../activities/transcript-cache';
+import { jupyterConnection, kafkaBrokers, repoRoot, stackPaths, temporalAddress } from '../devstack';
+import { startHostBridge } from '../host-bridge';
+import { readSessionLog } from '../projector';
+import { registerSessionOps } from './bridge-ops';
+
+export interface RecurWorker {
+  worker: Worker;
+  /** Stops polling, closes kernels' client side (kernels keep running for the next worker) and connections. */
+  close(): Promise<void>;
+}
+
+export function kafkaClient(config: RecurConfig, clientId = config.kafka.clientId): Kafka {
+  return new Kafka({
+    clientId,
+    brokers: kafkaBrokers(config),
+    logLevel: logLevel.ERROR,
+    retry: { retries: 10, initialRetryTime: 200 },
+  });
+}
+
+/**
+ * Wires one worker process: explicit clients for Kafka, Temporal, Jupyter and the blob store,
+ * the host bridge kernels call, and the session activities over them.
+ */
+export async function createRecurWorker(
+  config: RecurConfig,
+  opts: { taskQueue?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<RecurWorker> {
+  const kafka = kafkaClient(config);
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureTopic(admin, config.kafka.topic, config.kafka.partitions);
+  await admin.disconnect();
+  const producer = createEventLogProducer(kafka);
+
+  const transcripts = new TranscriptCache(async (sessionId) =>
+    (await readSessionLog({ kafka, topic: config.kafka.topic, sessionId, descendants: false })).events);
+  const blobs = createLocalBlobStore(stackPaths(config).blobs);
+  const connection = await Connection.connect({ address: temporalAddress(config) });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const bridge = await startHostBridge({ host: config.host });
+  registerSessionOps(bridge, client);
+  const kernels = createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel` });
+
+  const activities: SessionActivities = withRecurErrors({
+    ...createEventLogActivities({ kafka, topic: config.kafka.topic, producer, onAppended: (r) => transcripts.record(r) }),
+    ...createModelActivities({ transcripts, blobs, env: opts.env ?? process.env }),
+    ...createKernelActivities({ kernels, blobs }),
+  });
+  const nativeConnection = await NativeConnection.connect({ address: temporalAddress(config) });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    namespace: config.temporal.namespace,
+    taskQueue: opts.taskQueue ?? config.temporal.taskQueue,
+    workflowsPath: require.resolve('../../workflows'),
+    activities,
+  });
+  return {
+    worker,
+    async close() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      kernels.dispose();
+      await bridge.close();
+      await producer.disconnect();
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}

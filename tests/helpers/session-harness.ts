@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { loadConfig, type RecurConfig } from '../../config';
+import { verifyChain, type StoredEvent } from '../../schemas';
+import { temporalAddress } from '../../services/devstack';
+import { readSessionLog } from '../../services/projector';
+import { createRecurWorker, kafkaClient, type RecurWorker } from '../../services/worker/create-worker';
+import type { SessionInput, SessionLimits, SessionResult } from '../../workflows/session-types';
+
+export interface SessionRun {
+  id: string;
+  result: SessionResult;
+  /** Every session of the tree, each in seq order, read back from Kafka. */
+  sessions: ReadonlyMap<string, readonly StoredEvent[]>;
+  /** Event types of one session, in order. */
+  types(sessionId?: string): string[];
+  /** The events of a given type in one session. */
+  of<T extends StoredEvent['event']['type']>(type: T, sessionId?: string): Array<Extract<StoredEvent['event'], { type: T }>>;
+}
+
+/**
+ * A real worker (real Kafka, Temporal, Jupyter kernels) on a task queue of its own, and a way to
+ * run a scripted session on it and read back its whole log, chain-verified.
+ */
+export class SessionHarness {
+  readonly config: RecurConfig = loadConfig();
+  readonly taskQueue = `test-${randomBytes(4).toString('hex')}`;
+  private recur!: RecurWorker;
+  private running!: Promise<void>;
+  private connection!: Connection;
+  client!: Client;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'recur-scripts-'));
+
+  async start(): Promise<void> {
+    this.recur = await createRecurWorker(this.config, { taskQueue: this.taskQueue });
+    this.running = this.recur.worker.run();
+    this.connection = await Connection.connect({ address: temporalAddress(this.config) });
+    this.client = new Client({ connection: this.connection, namespace: this.config.temporal.namespace });
+  }
+
+  async stop(): Promise<void> {
+    this.recur.worker.shutdown();
+    await this.running;
+    await this.recur.close();
+    await this.connection.close();
+  }
+
+  input(agents: Record<string, string[]>, task: string, limits: Partial<SessionLimits> = {}): SessionInput {
+    const id = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+    const script = join(this.dir, `${id}.json`);
+    writeFileSync(script, JSON.stringify({ agents }));
+    const a = this.config.agent;
+    return {
+      sessionId: id, rootId: id, parentId: null, name: 'root', task, model: `scripted:${script}`, depth: 0,
+      limits: { maxTurns: a.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: 60, maxDepth: a.maxDepth, ...limits },
+    };
+  }
+
+  async run(agents: Record<string, string[]>, task = 'test task', limits: Partial<SessionLimits> = {}): Promise<SessionRun> {
+    const input = this.input(agents, task, limits);
+    const result = await this.client.workflow.execute('agentSessionWorkflow', {
+      taskQueue: this.taskQueue, workflowId: input.sessionId, args: [input],
+    }) as SessionResult;
+    return this.read(input.sessionId, result);
+  }
+
+  /** Reads the tree back once every session in it has logged its end. */
+  async read(id: string, result: SessionResult): Promise<SessionRun> {
+    const kafka = kafkaClient(this.config, 'test-reader');
+    let log = await readSessionLog({ kafka, topic: this.config.kafka.topic, sessionId: id });
+    for (let i = 0; i < 50 && !allEnded(log.sessions); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      log = await readSessionLog({ kafka, topic: this.config.kafka.topic, sessionId: id });
+    }
+    expect(log.undecodable).toEqual([]);
+    expect(log.conflicts).toEqual([]);
+    const verdict = verifyChain(log.events);
+    expect(verdict).toMatchObject({ ok: true });
+    const sessions = log.sessions;
+    const events = (sid: string) => sessions.get(sid) ?? [];
+    return {
+      id, result, sessions,
+      types: (sid = id) => events(sid).map((e) => e.type),
+      of: (type, sid = id) => events(sid).filter((e) => e.type === type).map((e) => e.event) as never,
+    };
+  }
+}
+
+function allEnded(sessions: ReadonlyMap<string, readonly StoredEvent[]>): boolean {
+  return [...sessions.values()].every((events) =>
+    events.some((e) => e.type === 'SessionCompleted' || e.type === 'SessionFailed'));
+}
+
+/** A scripted reply that runs `code` as one fenced Python block. */
+export const py = (code: string) => '```python\n' + code.trim() + '\n```';

@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { Kafka, logLevel } from 'kafkajs';
+import WebSocket from 'ws';
+import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
+import { loadConfig, type RecurConfig } from '../../config';
+import { ZERO_HASH, type RecurEventInput } from '../../schemas';
+import { kafkaBrokers, temporalAddress } from '../../services/devstack';
+import { isAlive } from '../../services/devstack/process';
+import type { StreamFrame } from '../../services/daemon/api-types';
+import { startDaemon, type Daemon } from '../../services/daemon/daemon';
+import { daemonPaths } from '../../services/daemon/paths';
+import type { SessionInput } from '../../workflows/session-types';
+
+/**
+ * The daemon in-process against the real Temporal and Kafka, supervising a dummy worker. It gets
+ * its own home, port, task queue and topic, so nothing here can pick up or disturb other tests'
+ * sessions (no worker polls its task queue: started workflows stay running until the test ends them).
+ */
+describe('daemon API on the real stack', () => {
+  const base = loadConfig();
+  const suffix = randomUUID().slice(0, 8);
+  const config: RecurConfig = {
+    ...base,
+    home: mkdtempSync(join(tmpdir(), 'recur-daemon-it-')),
+    kafka: { ...base.kafka, topic: `daemon-it-${suffix}` },
+    temporal: { ...base.temporal, taskQueue: `daemon-it-${suffix}` },
+  };
+  const kafka = new Kafka({ clientId: 'daemon-it', brokers: kafkaBrokers(config), logLevel: logLevel.ERROR });
+  const producer = createEventLogProducer(kafka);
+  const log = createEventLogActivities({ kafka, topic: config.kafka.topic, producer });
+  let daemon: Daemon;
+  let connection: Connection;
+  let client: Client;
+  const started: string[] = [];
+
+  beforeAll(async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    await ensureTopic(admin, config.kafka.topic, 2);
+    await admin.disconnect();
+    await producer.connect();
+    daemon = await startDaemon({
+      config, port: 0, workerGraceMs: 2000,
+      workerCommand: { cmd: process.execPath, args: ['-e', 'setInterval(() => {}, 1000) // recur dummy worker'] },
+    });
+    connection = await Connection.connect({ address: temporalAddress(config) });
+    client = new Client({ connection, namespace: config.temporal.namespace });
+  });
+
+  afterAll(async () => {
+    for (const id of started) await client.workflow.getHandle(id).terminate('test over').catch(() => undefined);
+    await daemon?.close();
+    await connection?.close();
+    await producer.disconnect();
+  });
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${daemon.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  };
+  const enc = encodeURIComponent;
+
+  it('reports the supervised worker as alive', async () => {
+    const { status, body } = await api('GET', '/v1/health');
+    expect(status).toBe(200);
+    expect(body).toEqual({ ok: true, worker: { pid: daemon.worker.state().pid, restarts: 0, alive: true } });
+  });
+
+  it('starts a root session workflow, lists it, delivers a message to it and cancels it', async () => {
+    const { status, body } = await api('POST', '/v1/sessions', { task: 'add 2 and 2', model: 'openai/gpt-4o', limits: { maxTurns: 4 } });
+    expect(status).toBe(201);
+    const id: string = body.sessionId;
+    started.push(id);
+    const handle = client.workflow.getHandle(id);
+    const described = await handle.describe();
+    expect(described).toMatchObject({ type: 'agentSessionWorkflow', taskQueue: config.temporal.taskQueue, status: { name: 'RUNNING' } });
+    const history = await handle.fetchHistory();
+    const input = defaultPayloadConverter.fromPayload<SessionInput>(
+      history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0]);
+    expect(input).toEqual({
+      sessionId: id, rootId: id, parentId: null, name: 'root', task: 'add 2 and 2', model: 'openai/gpt-4o', depth: 0,
+      limits: { maxTurns: 4, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: config.agent.cellTimeoutSeconds, maxDepth: config.agent.maxDepth },
+    });
+
+    // Visibility is eventually consistent: wait for the new run to be listed.
+    let list = await api('GET', '/v1/sessions');
+    while (!list.body.sessions.some((x: { sessionId: string }) => x.sessionId === id)) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      list = await api('GET', '/v1/sessions');
+    }
+    expect(list.body.sessions).toContainEqual({ sessionId: id, status: 'running', startTime: described.startTime.toISOString(), closeTime: null });
+    const one = await api('GET', `/v1/sessions/${enc(id)}`);
+    expect(one.body).toMatchObject({ sessionId: id, status: 'running', runId: described.runId, live: null, queryError: expect.any(String) });
+
+    const sent = await api('POST', `/v1/sessions/${enc(id)}/messages`, { text: 'use python' });
+    expect(sent.status).toBe(200);
+    const killed = await api('POST', `/v1/sessions/${enc(id)}/kill`);
+    expect(killed.status).toBe(200);
+
+    const events = (await handle.fetchHistory()).events!;
+    const signal = events.find((e) => e.workflowExecutionSignaledEventAttributes)!.workflowExecutionSignaledEventAttributes!;
+    expect(signal.signalName).toBe('deliverMessage');
+    expect(defaultPayloadConverter.fromPayload(signal.input!.payloads![0])).toEqual({ messageId: sent.body.messageId, from: 'user', text: 'use python' });
+    expect(events.some((e) => e.workflowExecutionCancelRequestedEventAttributes)).toBe(true);
+
+    await handle.terminate('test over');
+    expect((await api('POST', `/v1/sessions/${enc(id)}/messages`, { text: 'too late' })).status).toBe(404);
+    expect((await api('GET', `/v1/sessions/${enc(id)}`)).body).toMatchObject({ status: 'terminated', closeTime: expect.any(String) });
+  });
+
+  it('answers 404 for a session Temporal does not know', async () => {
+    expect((await api('POST', `/v1/sessions/nosuch${suffix}/kill`)).status).toBe(404);
+    expect((await api('GET', `/v1/sessions/nosuch${suffix}`)).status).toBe(404);
+  });
+
+  it("streams a session tree's events from Kafka past the `after` cursor, then live ones, and problems", async () => {
+    const root = `s${suffix}`;
+    const child = `${root}/helper`;
+    const append = (sessionId: string, fromSeq: number, prevHash: string, events: RecurEventInput[]) =>
+      log.appendEvents({
+        sessionId, rootId: sessionId.split('/')[0], parentId: sessionId === child ? root : null, fromSeq, prevHash,
+        events: events.map((event, i) => ({ ts: 1_700_000_000_000 + fromSeq + i, event })),
+      });
+    const r1 = await append(root, 0, ZERO_HASH, [
+      { type: 'SessionStarted', task: 't', name: 'root', model: 'scripted', depth: 0, maxDepth: 2, maxTurns: 5, cellTimeoutSeconds: 60 },
+      { type: 'CellRequested', cellId: `${root}/1`, code: 'rlm("x")' },
+      { type: 'SubagentSpawned', childId: child, name: 'helper', task: 'x', model: 'scripted' },
+    ]);
+    await append(child, 0, ZERO_HASH, [{ type: 'SessionCompleted', answer: 'x done' }]);
+    await append(`other${suffix}`, 0, ZERO_HASH, [{ type: 'SessionCompleted', answer: 'not in the tree' }]);
+    await producer.send({ topic: config.kafka.topic, messages: [{ key: root, value: Buffer.from('not avro') }] });
+
+    const after = enc(JSON.stringify({ [root]: 0 }));
+    const ws = new WebSocket(`${daemon.url.replace('http', 'ws')}/v1/sessions/${enc(root)}/events?after=${after}`, {
+      headers: { authorization: `Bearer ${daemon.token}` },
+    });
+    const frames: StreamFrame[] = [];
+    let wanted = 4;
+    let arrived: () => void = () => undefined;
+    ws.on('message', (data) => {
+      frames.push(JSON.parse(data.toString()));
+      if (frames.length === wanted) arrived();
+    });
+    await new Promise<void>((resolve) => (arrived = resolve));
+    const ids = (list: StreamFrame[]) => list.map((f) => ('eventId' in f ? f.eventId : `problem:${f.problem}`)).sort();
+    expect(ids(frames)).toEqual([`${child}/0`, `${root}/1`, `${root}/2`, 'problem:undecodable'].sort());
+    expect(frames.find((f) => 'eventId' in f && f.eventId === `${root}/1`)).toMatchObject({
+      sessionId: root, seq: 1, type: 'CellRequested', prevHash: expect.stringMatching(/^[0-9a-f]{64}$/), event: { code: 'rlm("x")' },
+    });
+
+    wanted = 5;
+    const live = new Promise<void>((resolve) => (arrived = resolve));
+    await append(root, r1.nextSeq, r1.headHash, [{ type: 'SessionCompleted', answer: 'done' }]);
+    await live;
+    expect(frames[4]).toMatchObject({ eventId: `${root}/3`, type: 'SessionCompleted', event: { answer: 'done' } });
+    ws.close();
+
+    const whole = await api('GET', `/v1/sessions/${enc(root)}/log`);
+    expect(whole.body.events.map((e: { eventId: string }) => e.eventId)).toEqual([`${root}/0`, `${root}/1`, `${root}/2`, `${root}/3`, `${child}/0`]);
+    expect(whole.body.problems).toEqual([expect.objectContaining({ problem: 'undecodable', key: root })]);
+  });
+
+  it('shutdown closes open event streams with 1001, stops the worker and removes the token', async () => {
+    const ws = new WebSocket(`${daemon.url.replace('http', 'ws')}/v1/sessions/quiet${suffix}/events`, {
+      headers: { authorization: `Bearer ${daemon.token}` },
+    });
+    await new Promise((resolve) => ws.once('open', resolve));
+    const closeCode = new Promise<number>((resolve) => ws.once('close', resolve));
+    const { pid } = daemon.worker.state();
+    await daemon.close();
+    expect(await closeCode).toBe(1001);
+    expect(isAlive(pid!)).toBe(false);
+    expect(existsSync(daemonPaths(config).token)).toBe(false);
+    expect(existsSync(daemonPaths(config).workerPid)).toBe(false);
+  });
+});

@@ -1,0 +1,149 @@
+import { SessionHarness, py } from '../helpers/session-harness';
+
+describe('durable RLM session (real Temporal, Kafka, Jupyter; scripted model)', () => {
+  const h = new SessionHarness();
+  beforeAll(() => h.start(), 120_000);
+  afterAll(() => h.stop());
+
+  it('ends with the text of a reply that has no code', async () => {
+    const run = await h.run({ root: ['The answer is 4.'] }, 'what is 2+2?');
+    expect(run.result).toEqual({ status: 'completed', answer: 'The answer is 4.' });
+    expect(run.types()).toEqual(['SessionStarted', 'ModelCalled', 'SessionCompleted']);
+    const [started] = run.of('SessionStarted');
+    expect(started).toMatchObject({ task: 'what is 2+2?', name: 'root', depth: 0, parentId: null });
+    const [called] = run.of('ModelCalled');
+    expect(called).toMatchObject({ turn: 0, provider: 'scripted', response: 'The answer is 4.', toolCalls: [] });
+  });
+
+  it('spawns two children that compute in their own kernels; the root combines their answers', async () => {
+    const run = await h.run({
+      root: [
+        py(`
+a = rlm("compute 6*7", name="alpha")
+b = rlm("compute 10+5", name="beta")
+ra, rb = a.result(timeout=120), b.result(timeout=120)
+total = int(ra) + int(rb)
+print(ra, rb, total)`),
+        py('final(total)'),
+      ],
+      alpha: [py('x = 6 * 7\nprint(x)'), py("print('y' in globals())"), '42'],
+      beta: [py('y = 10 + 5'), py('final(y)')],
+    });
+    expect(run.result).toEqual({ status: 'completed', answer: '57' });
+
+    const root = run.id;
+    expect(run.types(root)).toEqual([
+      'SessionStarted', 'ModelCalled', 'CellRequested',
+      'SubagentSpawned', 'SubagentSpawned', 'SubagentCompleted', 'SubagentCompleted',
+      'CellExecuted', 'MessageDelivered', 'MessageDelivered', 'ModelCalled', 'CellRequested', 'CellExecuted',
+      'SessionCompleted',
+    ]);
+    expect(run.of('SubagentSpawned').map((e) => [e.childId, e.name, e.task]))
+      .toEqual([[`${root}/alpha`, 'alpha', 'compute 6*7'], [`${root}/beta`, 'beta', 'compute 10+5']]);
+    expect(run.of('SubagentCompleted').map((e) => [e.childId, e.status, e.answer]).sort())
+      .toEqual([[`${root}/alpha`, 'completed', '42'], [`${root}/beta`, 'completed', '15']]);
+    const [firstCell] = run.of('CellExecuted');
+    expect(firstCell).toMatchObject({ status: 'ok', outputs: '42 15 57' });
+    // The children's answers also reach the root as messages, shown at its next turn.
+    const delivered = run.of('MessageDelivered');
+    expect(delivered.map((m) => [m.from, m.via]).sort())
+      .toEqual([[`${root}/alpha`, 'prompt'], [`${root}/beta`, 'prompt']]);
+
+    // Each child ran in a kernel of its own: alpha never saw beta's `y`.
+    const alphaCells = run.of('CellExecuted', `${root}/alpha`);
+    expect(alphaCells.map((c) => c.outputs)).toEqual(['42', 'False']);
+    expect(run.of('SessionStarted', `${root}/alpha`)[0]).toMatchObject({ parentId: root, depth: 1, name: 'alpha' });
+    expect(run.of('SessionCompleted', `${root}/alpha`)).toEqual([expect.objectContaining({ answer: '42' })]);
+    expect(run.of('SessionCompleted', `${root}/beta`)).toEqual([expect.objectContaining({ answer: '15' })]);
+    expect([...run.sessions.keys()].sort()).toEqual([root, `${root}/alpha`, `${root}/beta`]);
+  });
+
+  it('delivers a child-to-parent message exactly once and logs both ends', async () => {
+    const run = await h.run({
+      root: [
+        py(`
+c = rlm("say hello", name="kid")
+c.result(timeout=120)
+m = agent_message.recv(timeout=30)
+print(m["from"], m["text"])`),
+        'done',
+      ],
+      kid: [py('agent_message.send("hello parent", to="parent")'), 'sent'],
+    });
+    expect(run.result).toEqual({ status: 'completed', answer: 'done' });
+    const kid = `${run.id}/kid`;
+    const [sent] = run.of('MessageSent', kid);
+    expect(sent).toMatchObject({ from: kid, to: run.id, text: 'hello parent' });
+    const delivered = run.of('MessageDelivered').filter((m) => m.messageId === sent.messageId);
+    expect(delivered).toEqual([expect.objectContaining({ from: kid, to: run.id, text: 'hello parent', via: 'kernel' })]);
+    expect(run.of('CellExecuted')[0].outputs).toBe(`${kid} hello parent`);
+  });
+
+  it('refuses a message to a non-family session with a clear error, and logs the refusal', async () => {
+    const run = await h.run({
+      root: [
+        py(`
+for to in ["sibling:bob", "someone-else/x", "child:nobody"]:
+    try:
+        agent_message.send("psst", to=to)
+    except PermissionError as e:
+        print("refused:", e)`),
+        'ok',
+      ],
+    });
+    const refusals = run.of('MessageRefused');
+    expect(refusals.map((r) => r.to)).toEqual(['sibling:bob', 'someone-else/x', 'child:nobody']);
+    expect(refusals[0].reason).toMatch(/root session and has no siblings/);
+    expect(refusals[1].reason).toMatch(/not in .* family/);
+    const out = run.of('CellExecuted')[0].outputs;
+    expect(out.split('\n').filter((l) => l.startsWith('refused:'))).toHaveLength(3);
+    expect(run.of('MessageSent')).toEqual([]);
+  });
+
+  it('interrupts a cell at its timeout, tells the model, and keeps the kernel and its variables', async () => {
+    const run = await h.run({
+      root: [py('z = 5\nimport time\nwhile True:\n    time.sleep(0.05)'), py("print('alive', z)"), 'survived'],
+    }, 'loop forever', { cellTimeoutSeconds: 2 });
+    expect(run.result).toEqual({ status: 'completed', answer: 'survived' });
+    const [looped, after] = run.of('CellExecuted');
+    expect(looped.status).toBe('timeout');
+    expect(after).toMatchObject({ status: 'ok', outputs: 'alive 5' });
+  });
+
+  it('returns a raising cell\'s traceback to the model and carries on', async () => {
+    const run = await h.run({ root: [py('1/0'), 'recovered'] });
+    expect(run.result).toEqual({ status: 'completed', answer: 'recovered' });
+    const [cell] = run.of('CellExecuted');
+    expect(cell).toMatchObject({ status: 'error', errorName: 'ZeroDivisionError' });
+    expect(cell.traceback).toMatch(/ZeroDivisionError/);
+    expect(cell.traceback).not.toMatch(/\u001b\[/);
+  });
+
+  it('fails cleanly when the scripted model runs out of replies', async () => {
+    const run = await h.run({ root: [py('print(1)')] });
+    expect(run.result).toMatchObject({ status: 'failed', kind: 'script_exhausted' });
+    expect(run.types()).toEqual(['SessionStarted', 'ModelCalled', 'CellRequested', 'CellExecuted', 'SessionFailed']);
+    expect(run.of('SessionFailed')[0]).toMatchObject({ kind: 'script_exhausted', reason: expect.stringMatching(/no reply left/) });
+  });
+
+  it('ends at the turn limit with a failure event, never silently', async () => {
+    const run = await h.run({ root: [py('a = 1'), py('b = 2'), py('c = 3')] }, 'loop', { maxTurns: 2 });
+    expect(run.result).toMatchObject({ status: 'failed', kind: 'max_turns' });
+    expect(run.of('SessionFailed')[0].reason).toMatch(/turn limit reached: 2 of 2/);
+  });
+
+  it('refuses rlm() past the depth limit with a clear error in the kernel', async () => {
+    const run = await h.run({
+      root: [py('h = rlm("go deeper", name="kid")\nprint(h.result(timeout=120))'), 'done'],
+      kid: [py(`
+try:
+    rlm("too deep", name="grandkid")
+except PermissionError as e:
+    print("refused:", e)`), 'kid done'],
+    }, 'depth', { maxDepth: 1 });
+    expect(run.result).toEqual({ status: 'completed', answer: 'done' });
+    const kidCell = run.of('CellExecuted', `${run.id}/kid`)[0];
+    expect(kidCell.outputs).toMatch(/refused: .*depth limit 1 reached/);
+    expect(run.sessions.has(`${run.id}/kid/grandkid`)).toBe(false);
+  });
+});

@@ -1,0 +1,59 @@
+import type { RecurEventInput, StoredEvent } from '../../schemas';
+import { firstLine, formatEventLine, formatProblemLine, shortSessionId } from '../../services/cli/format-event';
+import { sampleSession, SAMPLE_EVENTS } from './event-samples';
+
+const ROOT = 'r0lqx3k9z1a2b3c';
+const line = (event: RecurEventInput, sessionId = ROOT): string => formatEventLine(sampleSession(sessionId, [event]).records[0] as StoredEvent);
+
+describe('event line formatting', () => {
+  it('shortens the root id to its random tail and keeps child names', () => {
+    expect(shortSessionId(ROOT)).toBe('1a2b3c');
+    expect(shortSessionId(`${ROOT}/helper/sub`)).toBe('1a2b3c/helper/sub');
+    expect(shortSessionId('r1')).toBe('r1');
+    expect(shortSessionId('user')).toBe('user');
+  });
+
+  it('takes the first non-blank line and marks what it leaves out', () => {
+    expect(firstLine('\n  hello  \nworld')).toBe('hello …');
+    expect(firstLine('x'.repeat(200), 10)).toBe(`${'x'.repeat(9)}…`);
+    expect(firstLine('')).toBe('');
+  });
+
+  it('shows one line per event with session, seq, type and key facts', () => {
+    const lines = sampleSession(ROOT).records.map((r) => formatEventLine(r as StoredEvent));
+    expect(lines).toEqual([
+      '1a2b3c #0 SessionStarted  root scripted depth 0: "add 2 and 2"',
+      '1a2b3c #1 ModelCalled  turn 1 scripted/scripted 120+30 tok $0.0012 0.0s → 1 tool call',
+      '1a2b3c #2 CellRequested  "print(2+2)"',
+      '1a2b3c #3 CellExecuted  ok 0.0s → "4"',
+      '1a2b3c #4 SubagentSpawned  helper (scripted): "check it"',
+      '1a2b3c #5 SessionCompleted  answer: "forty-two"',
+    ]);
+    expect(lines).toHaveLength(SAMPLE_EVENTS.length);
+    for (const l of lines) expect(l).not.toContain('\n');
+  });
+
+  it('shows failures, errors, messages and child outcomes', () => {
+    expect(line({ type: 'SessionFailed', kind: 'max_turns', reason: 'turn limit 50 reached\nmore' })).toBe(
+      '1a2b3c #0 SessionFailed  max_turns: turn limit 50 reached …');
+    expect(line({
+      type: 'CellExecuted', requestId: 'x/1', code: '1/0', status: 'error', outputs: 'Traceback...\nZeroDivisionError', durationMs: 1500,
+      errorName: 'ZeroDivisionError', errorValue: 'division by zero',
+    })).toBe('1a2b3c #0 CellExecuted  error 1.5s ZeroDivisionError: division by zero → "Traceback... …"');
+    expect(line({ type: 'MessageSent', messageId: 'm1', from: `${ROOT}/a`, to: `${ROOT}/b`, text: 'hi b' }, `${ROOT}/a`)).toBe(
+      '1a2b3c/a #0 MessageSent  1a2b3c/a → 1a2b3c/b: "hi b"');
+    expect(line({ type: 'MessageDelivered', messageId: 'user#1', from: 'user', to: ROOT, text: 'stop now', via: 'prompt' })).toBe(
+      '1a2b3c #0 MessageDelivered  user → 1a2b3c via prompt: "stop now"');
+    expect(line({ type: 'SubagentCompleted', childId: `${ROOT}/a`, status: 'failed', answer: '', error: 'kernel died' })).toBe(
+      '1a2b3c #0 SubagentCompleted  1a2b3c/a failed: kernel died');
+    expect(line({
+      type: 'ModelCalled', turn: 2, model: 'gpt-4o', provider: 'openai', tokensIn: 1000, tokensOut: 20, costUsd: 0.01234,
+      latencyMs: 2345, response: 'The answer is 4.', stopReason: 'stop',
+    })).toBe('1a2b3c #0 ModelCalled  turn 2 openai/gpt-4o 1000+20 tok $0.0123 2.3s → "The answer is 4."');
+  });
+
+  it('formats problems with where they are', () => {
+    expect(formatProblemLine({ kind: 'problem', problem: 'undecodable', partition: 2, offset: '40', key: 'r1', reason: 'bad magic' }))
+      .toBe('problem (undecodable) at partition 2 offset 40: bad magic');
+  });
+});

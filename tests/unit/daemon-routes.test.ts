@@ -1,0 +1,150 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newRootSessionId } from '../../services/daemon/parse-requests';
+import { fakeSessions, startTestServer, type TestServer } from './daemon-test-server';
+
+describe('daemon routes', () => {
+  let srv: TestServer;
+  let fake: ReturnType<typeof fakeSessions>;
+  const script = join(mkdtempSync(join(tmpdir(), 'recur-script-')), 'replies.json');
+  writeFileSync(script, '{}');
+
+  beforeEach(async () => {
+    fake = fakeSessions(['r1', 'r1/helper_2']);
+    srv = await startTestServer({ sessions: fake.service });
+  });
+  afterEach(() => srv.close());
+
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${srv.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${srv.token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as { error?: { message: string } } & Record<string, unknown> };
+  };
+
+  it('starts a root session with the config limits, name root and a fresh id', async () => {
+    const { status, body } = await call('POST', '/v1/sessions', { task: 'add 2 and 2', model: 'openai/gpt-4o' });
+    expect(status).toBe(201);
+    expect(body.sessionId).toMatch(/^[a-z][a-z0-9-]*$/);
+    const { agent } = srv.config;
+    expect(fake.calls.started).toEqual([{
+      sessionId: body.sessionId, rootId: body.sessionId, parentId: null, name: 'root', task: 'add 2 and 2',
+      model: 'openai/gpt-4o', depth: 0,
+      limits: { maxTurns: agent.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: agent.cellTimeoutSeconds, maxDepth: agent.maxDepth },
+    }]);
+  });
+
+  it('applies given limits and a name prefix, and accepts an absolute scripted path', async () => {
+    const { status, body } = await call('POST', '/v1/sessions', {
+      task: 't', model: `scripted:${script}`, name: 'nightly', limits: { maxTurns: 3, maxTokens: 5000 },
+    });
+    expect(status).toBe(201);
+    expect(body.sessionId).toMatch(/^nightly-[a-z0-9]+$/);
+    expect(fake.calls.started[0].limits).toMatchObject({ maxTurns: 3, maxTokens: 5000, maxSeconds: null });
+  });
+
+  it.each([
+    ['a body that is not JSON', '{task:', /not JSON/],
+    ['a JSON array', [], /JSON object/],
+    ['no task', { model: 'openai/gpt-4o' }, /task must be a non-empty string/],
+    ['a blank task', { task: '  ', model: 'openai/gpt-4o' }, /task must be a non-empty string/],
+    ['no model', { task: 't' }, /model must be a non-empty string/],
+    ['a model without provider', { task: 't', model: 'gpt-4o' }, /expected <provider>\/<model>/],
+    ['an unknown provider', { task: 't', model: 'nope/x' }, /unknown provider "nope"/],
+    ['a relative scripted path', { task: 't', model: 'scripted:replies.json' }, /absolute path/],
+    ['a missing scripted file', { task: 't', model: 'scripted:/no/such/file.json' }, /no such file/],
+    ['an unknown field', { task: 't', model: 'openai/gpt-4o', budget: 3 }, /unknown field\(s\): budget/],
+    ['a bad name', { task: 't', model: 'openai/gpt-4o', name: 'Has Spaces' }, /name must be/],
+    ['an unknown limit', { task: 't', model: 'openai/gpt-4o', limits: { turns: 3 } }, /unknown limit "turns"/],
+    ['a negative limit', { task: 't', model: 'openai/gpt-4o', limits: { maxTurns: -1 } }, /limits.maxTurns must be a positive integer/],
+    ['a null maxTurns', { task: 't', model: 'openai/gpt-4o', limits: { maxTurns: null } }, /limits.maxTurns must be a positive integer,/],
+    ['a huge task', { task: 'x'.repeat(100_001), model: 'openai/gpt-4o' }, /limit is 100000/],
+  ])('answers 400 to POST /v1/sessions with %s', async (_, body, message) => {
+    const res = await call('POST', '/v1/sessions', body);
+    expect(res.status).toBe(400);
+    expect(res.body.error?.message).toMatch(message);
+    expect(fake.calls.started).toEqual([]);
+  });
+
+  it('answers 413 to a body over 1 MiB, declared or streamed without a length', async () => {
+    const res = await call('POST', '/v1/sessions', { task: 'x'.repeat(1100 * 1024), model: 'openai/gpt-4o' });
+    expect(res.status).toBe(413);
+    const chunk = new Uint8Array(256 * 1024).fill(32);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 6) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const streamed = await fetch(`${srv.url}/v1/sessions`, {
+      method: 'POST', headers: { authorization: `Bearer ${srv.token}` }, body, duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect(fake.calls.started).toEqual([]);
+  });
+
+  it('signals a message from user with a fresh id to a URL-encoded child id', async () => {
+    const path = `/v1/sessions/${encodeURIComponent('r1/helper_2')}/messages`;
+    const a = await call('POST', path, { text: 'hurry up' });
+    const b = await call('POST', path, { text: 'really' });
+    expect(a.status).toBe(200);
+    expect(a.body.messageId).toMatch(/^user#[0-9a-f]{16}$/);
+    expect(b.body.messageId).not.toBe(a.body.messageId);
+    expect(fake.calls.messages).toEqual([
+      ['r1/helper_2', { messageId: a.body.messageId, from: 'user', text: 'hurry up' }],
+      ['r1/helper_2', { messageId: b.body.messageId, from: 'user', text: 'really' }],
+    ]);
+  });
+
+  it('answers 404 to a message or kill for a session that is not running, 400 to an empty text', async () => {
+    expect((await call('POST', '/v1/sessions/r9/messages', { text: 'hi' })).status).toBe(404);
+    expect((await call('POST', '/v1/sessions/r9/kill')).status).toBe(404);
+    expect((await call('POST', '/v1/sessions/r1/messages', { text: '' })).status).toBe(400);
+    expect((await call('POST', '/v1/sessions/r1/messages')).status).toBe(400);
+    expect(fake.calls.messages).toEqual([]);
+  });
+
+  it('cancels a running session', async () => {
+    const res = await call('POST', '/v1/sessions/r1/kill');
+    expect(res.status).toBe(200);
+    expect(fake.calls.cancelled).toEqual(['r1']);
+  });
+
+  it.each([
+    ['an upper-case id', '/v1/sessions/R1'],
+    ['a root id starting with a digit', '/v1/sessions/1abc'],
+    ['an empty child segment', `/v1/sessions/${encodeURIComponent('r1//x')}`],
+    ['bad percent-encoding', '/v1/sessions/%E0%A4%A'],
+  ])('answers 400 to %s', async (_, path) => {
+    expect((await call('GET', path)).status).toBe(400);
+  });
+
+  it('answers 404 to unknown routes and 426 to a plain GET of the event stream', async () => {
+    expect((await call('GET', '/v2/health')).status).toBe(404);
+    expect((await call('DELETE', '/v1/sessions/r1')).status).toBe(404);
+    expect((await call('GET', '/v1/sessions/r1/nothing')).status).toBe(404);
+    expect((await call('GET', '/v1/sessions/r1/events')).status).toBe(426);
+  });
+
+  it('lists and describes sessions', async () => {
+    const list = await call('GET', '/v1/sessions');
+    expect(list.body.sessions).toEqual(expect.arrayContaining([expect.objectContaining({ sessionId: 'r1', status: 'running' })]));
+    expect((await call('GET', '/v1/sessions?limit=0')).status).toBe(400);
+    const one = await call('GET', `/v1/sessions/${encodeURIComponent('r1/helper_2')}`);
+    expect(one.body).toMatchObject({ sessionId: 'r1/helper_2', runId: 'run-1' });
+    expect((await call('GET', '/v1/sessions/r404')).status).toBe(404);
+  });
+});
+
+describe('newRootSessionId', () => {
+  it('makes distinct ids that start with a letter and hold only a-z, 0-9 and -', () => {
+    const ids = new Set(Array.from({ length: 200 }, () => newRootSessionId(undefined, 1_700_000_000_000)));
+    expect(ids.size).toBe(200);
+    for (const id of ids) expect(id).toMatch(/^r[a-z0-9]+$/);
+    expect(newRootSessionId('ci-run')).toMatch(/^ci-run-[a-z0-9]+$/);
+  });
+});

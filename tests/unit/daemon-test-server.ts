@@ -1,0 +1,88 @@
+import { mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseConfig, type RecurConfig } from '../../config';
+import type { LogReply, SessionDetail, WorkerState } from '../../services/daemon/api-types';
+import { newDaemonToken, writeDaemonToken } from '../../services/daemon/auth-token';
+import { createDaemonServer, type DaemonServerDeps } from '../../services/daemon/http-server';
+import { notFound } from '../../services/daemon/http-error';
+import { daemonPaths } from '../../services/daemon/paths';
+import { createRoutes } from '../../services/daemon/routes';
+import type { SessionService } from '../../services/daemon/session-service';
+import type { InboxMessage, SessionInput } from '../../workflows/session-types';
+
+/** A SessionService that records calls; ids in `running` exist (described with `statuses[id]`, else running), everything else is a 404. */
+export function fakeSessions(running: string[] = [], statuses: Record<string, string> = {}) {
+  const live = new Set(running);
+  const calls = { started: [] as SessionInput[], messages: [] as Array<[string, InboxMessage]>, cancelled: [] as string[] };
+  const need = (id: string) => {
+    if (!live.has(id)) throw notFound(`no running session ${id}`);
+  };
+  const service: SessionService = {
+    async start(input) {
+      calls.started.push(input);
+      live.add(input.sessionId);
+    },
+    list: async () => [...live].map((sessionId) => ({ sessionId, status: 'running', startTime: new Date(0).toISOString(), closeTime: null })),
+    async describe(id) {
+      need(id);
+      const detail: SessionDetail = {
+        sessionId: id, status: statuses[id] ?? 'running', startTime: new Date(0).toISOString(), closeTime: null, runId: 'run-1',
+        historyLength: 3, live: null, children: null, queryError: null, result: null,
+      };
+      return detail;
+    },
+    async deliverMessage(id, message) {
+      need(id);
+      calls.messages.push([id, message]);
+    },
+    async cancel(id) {
+      need(id);
+      calls.cancelled.push(id);
+    },
+  };
+  return { service, calls };
+}
+
+export interface TestServer {
+  url: string;
+  token: string;
+  config: RecurConfig;
+  close(): Promise<void>;
+}
+
+/** The daemon's HTTP/WS front with fakes behind it, on a free port, its token in a fresh home. */
+export async function startTestServer(opts: {
+  sessions?: SessionService;
+  stream?: DaemonServerDeps['stream'];
+  readLog?: (id: string) => Promise<LogReply>;
+  worker?: WorkerState;
+} = {}): Promise<TestServer> {
+  const config = parseConfig({ RECUR_HOME: mkdtempSync(join(tmpdir(), 'recur-daemon-')) }).config;
+  const token = newDaemonToken();
+  const { server, drain } = createDaemonServer({
+    token,
+    handle: createRoutes({
+      config,
+      sessions: opts.sessions ?? fakeSessions().service,
+      worker: () => opts.worker ?? { pid: 4242, restarts: 0, alive: true },
+      readLog: opts.readLog ?? (async () => ({ events: [], problems: [] })),
+    }),
+    stream: opts.stream ?? (async (ws) => void ws.close(1000)),
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  config.ports.daemon = port;
+  writeDaemonToken(daemonPaths(config).token, token);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    token,
+    config,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await Promise.all([closed, drain()]);
+    },
+  };
+}

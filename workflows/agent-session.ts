@@ -1,0 +1,108 @@
+/*
+ * The agent-session workflow: the RLM loop, durable. Deterministic code only: no I/O, no clocks
+ * but the workflow's, no Node modules. Everything it does to the world goes through activities;
+ * prompts are rebuilt by the model activity from the log, never carried here (O(steps) history).
+ */
+import {
+  ActivityFailure, ApplicationFailure, CancellationScope, allHandlersFinished, condition, continueAsNew,
+  getExternalWorkflowHandle, isCancellation, workflowInfo,
+} from '@temporalio/workflow';
+import { installHandlers } from './handlers';
+import { childFinishedSignal } from './messages';
+import { TURNS_PER_RUN, checkBudget, failureKind } from './plan-next-step';
+import { sessionActivities } from './proxies';
+import { SessionState } from './session-state';
+import type { SessionInput, SessionResult } from './session-types';
+
+export async function agentSessionWorkflow(input: SessionInput): Promise<SessionResult> {
+  const acts = sessionActivities(input.limits.cellTimeoutSeconds);
+  const s = new SessionState(input, acts);
+  installHandlers(s, agentSessionWorkflow);
+  let result: SessionResult;
+  try {
+    if (!input.carry) await s.emit(() => [started(input)]);
+    const outcome = await runTurns(s, acts);
+    if (outcome === 'continue') {
+      await condition(allHandlersFinished);
+      return continueAsNew<typeof agentSessionWorkflow>({ ...input, carry: s.carry() });
+    }
+    result = outcome;
+  } catch (e) {
+    if (!isCancellation(e)) throw e;
+    result = { status: 'failed', kind: 'cancelled', reason: 'the session was cancelled' };
+  }
+  await CancellationScope.nonCancellable(() => finish(s, result, acts));
+  return result;
+}
+
+async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActivities>): Promise<SessionResult | 'continue'> {
+  const { input } = s;
+  for (;;) {
+    const stop = checkBudget({ turn: s.turn, tokens: s.tokens, elapsedMs: Date.now() - s.startedAt }, input.limits);
+    if (stop) return { status: 'failed', ...stop };
+    await s.deliver('prompt');
+    s.phase = 'model';
+    let reply;
+    try {
+      reply = await acts.callModel({
+        sessionId: s.id, agent: input.name, model: input.model, callIndex: s.turn, throughSeq: s.nextSeq - 1,
+      });
+    } catch (e) {
+      if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
+      const cause = e.cause instanceof ApplicationFailure ? e.cause : undefined;
+      return { status: 'failed', kind: failureKind(cause?.type ?? undefined), reason: cause?.message ?? e.cause?.message ?? e.message };
+    }
+    s.tokens += reply.event.tokensIn + reply.event.tokensOut;
+    await s.emit(() => [{ type: 'ModelCalled', turn: s.turn, ...reply.event }]);
+    s.turn += 1;
+    if (reply.code === null) return { status: 'completed', answer: reply.answer ?? '' };
+
+    s.phase = 'cell';
+    const code = reply.code;
+    const reqSeq = await s.emit((seq) => [{ type: 'CellRequested', cellId: `${s.id}/${seq}`, code, toolCallId: reply.toolCallId }]);
+    const cell = await acts.runCell({
+      sessionId: s.id, rootId: input.rootId, cellId: `${s.id}/${reqSeq}`, code,
+      timeoutSeconds: input.limits.cellTimeoutSeconds, firstCell: s.turn === 1,
+    }).catch((e: unknown) => {
+      if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
+      return interrupted(e.cause?.message ?? e.message);
+    });
+    await s.emit(() => [{ type: 'CellExecuted', requestId: `${s.id}/${reqSeq}`, code, ...cell }]);
+    if (s.final !== null) return { status: 'completed', answer: s.final };
+    if (workflowInfo().continueAsNewSuggested || s.turn % TURNS_PER_RUN === 0) return 'continue';
+  }
+}
+
+/** A cell whose run was lost (worker or kernel died): reported, never silently re-run. */
+function interrupted(why: string) {
+  return {
+    status: 'interrupted' as const, outputs: `[the cell was interrupted and not re-run: ${why}]`,
+    durationMs: 0, errorName: 'CellInterrupted', errorValue: why,
+  };
+}
+
+function started(input: SessionInput) {
+  return {
+    type: 'SessionStarted' as const, task: input.task, name: input.name, model: input.model,
+    parentId: input.parentId, depth: input.depth, maxDepth: input.limits.maxDepth,
+    maxTurns: input.limits.maxTurns, cellTimeoutSeconds: input.limits.cellTimeoutSeconds,
+  };
+}
+
+/** Logs the end, stops running children, tells the parent, frees the kernel. */
+async function finish(s: SessionState, r: SessionResult, acts: ReturnType<typeof sessionActivities>): Promise<void> {
+  s.phase = 'done';
+  await s.emit(() => [r.status === 'completed'
+    ? { type: 'SessionCompleted', answer: r.answer }
+    : { type: 'SessionFailed', kind: r.kind, reason: r.reason }]);
+  for (const child of s.children.values()) {
+    if (child.status === 'running') await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
+  }
+  if (s.input.parentId) {
+    await getExternalWorkflowHandle(s.input.parentId).signal(childFinishedSignal, r.status === 'completed'
+      ? { name: s.input.name, status: 'completed', answer: r.answer, error: null }
+      : { name: s.input.name, status: r.kind === 'cancelled' ? 'cancelled' : 'failed', answer: null, error: r.reason },
+    ).catch(() => undefined);
+  }
+  await acts.shutdownKernel({ sessionId: s.id });
+}

@@ -1,0 +1,111 @@
+import {
+  ParentClosePolicy, condition, getExternalWorkflowHandle, setHandler, startChild,
+} from '@temporalio/workflow';
+import { checkAgentName, resolveRecipient } from './check-family-scope';
+import {
+  childFinishedSignal, deleteChildUpdate, deliverMessageSignal, getChildrenQuery, getStatusQuery,
+  sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate,
+  type SpawnReply, type SpawnRequest,
+} from './messages';
+import type { SessionState } from './session-state';
+import type { SessionInput } from './session-types';
+
+/** Longest a single takeMessages call waits in the workflow; the kernel side loops for longer waits. */
+const MAX_TAKE_WAIT_MS = 20_000;
+
+/**
+ * Handlers for what reaches a session while its loop runs: requests from its own kernel
+ * (spawn, send, take, final, delete), facts from other sessions (messages, child outcomes),
+ * and read-only queries. Each logs what it did before it returns.
+ */
+export function installHandlers(s: SessionState, childWorkflow: (input: SessionInput) => Promise<unknown>): void {
+  setHandler(getStatusQuery, () => s.status());
+  setHandler(getChildrenQuery, () => [...s.children.values()]);
+
+  setHandler(deliverMessageSignal, (m) => s.accept(m));
+
+  setHandler(childFinishedSignal, async (outcome) => {
+    const child = s.children.get(outcome.name);
+    if (!child || child.status !== 'running') return;
+    Object.assign(child, { status: outcome.status, answer: outcome.answer, error: outcome.error });
+    await s.emit(() => [{
+      type: 'SubagentCompleted', childId: child.id, status: outcome.status,
+      answer: outcome.answer ?? '', error: outcome.error,
+    }]);
+    const text = outcome.status === 'completed'
+      ? `[answer from ${outcome.name}] ${outcome.answer ?? ''}`
+      : `[${outcome.name} ${outcome.status}] ${outcome.error ?? ''}`;
+    s.accept({ messageId: `${child.id}#outcome`, from: child.id, text });
+  });
+
+  setHandler(spawnChildUpdate, (req) => spawn(s, req, childWorkflow));
+
+  setHandler(sendAgentMessageUpdate, async ({ to, text }) => {
+    const target = resolveRecipient(s.id, to, [...s.children.keys()]);
+    const refuse = async (reason: string) => {
+      await s.emit(() => [{ type: 'MessageRefused', from: s.id, to, reason }]);
+      return { ok: false as const, reason };
+    };
+    if (!target.ok) return refuse(target.reason);
+    const messageId = `${s.id}#m${++s.messagesSent}`;
+    try {
+      await getExternalWorkflowHandle(target.targetId).signal(deliverMessageSignal, { messageId, from: s.id, text });
+    } catch {
+      return refuse(`${target.targetId} does not exist or has ended`);
+    }
+    await s.emit(() => [{ type: 'MessageSent', messageId, from: s.id, to: target.targetId, text }]);
+    return { ok: true as const, messageId, to: target.targetId };
+  });
+
+  setHandler(takeMessagesUpdate, async ({ waitMs, max }) => {
+    if (waitMs > 0) await condition(() => s.inbox.length > 0, Math.min(waitMs, MAX_TAKE_WAIT_MS));
+    return s.deliver('kernel', max ?? undefined);
+  });
+
+  setHandler(setFinalUpdate, ({ answer }) => {
+    s.final = answer;
+  });
+
+  setHandler(deleteChildUpdate, async ({ name }) => {
+    const child = s.children.get(name);
+    if (!child) return { ok: false, reason: `no child named "${name}"` };
+    if (child.status === 'running') await getExternalWorkflowHandle(child.id).cancel();
+    return { ok: true };
+  });
+}
+
+async function spawn(
+  s: SessionState,
+  req: SpawnRequest,
+  childWorkflow: (input: SessionInput) => Promise<unknown>,
+): Promise<SpawnReply> {
+  const { input } = s;
+  const name = req.name ?? `agent-${s.children.size + 1}`;
+  const bad = checkAgentName(name);
+  if (bad) return { ok: false, reason: bad };
+  const existing = s.children.get(name);
+  if (existing) {
+    return existing.task === req.task
+      ? { ok: true, childId: existing.id, name }
+      : { ok: false, reason: `a child named "${name}" already exists with another task` };
+  }
+  if (input.depth + 1 > input.limits.maxDepth) {
+    return { ok: false, reason: `depth limit ${input.limits.maxDepth} reached: ${s.id} is at depth ${input.depth} and cannot spawn (raise RECUR_MAX_DEPTH)` };
+  }
+  const childId = `${s.id}/${name}`;
+  const model = req.model ?? input.model;
+  s.children.set(name, { name, id: childId, task: req.task, model, status: 'running', answer: null, error: null });
+  await s.emit(() => [{
+    type: 'SubagentSpawned', childId, name, task: req.task, model, spec: req.spec, requestId: req.requestId,
+  }]);
+  await startChild(childWorkflow, {
+    workflowId: childId,
+    args: [{
+      sessionId: childId, rootId: input.rootId, parentId: s.id, name, task: req.task, model,
+      depth: input.depth + 1, limits: input.limits,
+    }],
+    // A child outlives a parent run that continues-as-new; it reports back by signal, not by result.
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+  });
+  return { ok: true, childId, name };
+}

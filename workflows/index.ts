@@ -1,0 +1,1 @@
+export { agentSessionWorkflow } from './agent-session';

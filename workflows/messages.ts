@@ -1,0 +1,44 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ChildInfo, ChildOutcome, InboxMessage } from './session-types';
+
+/*
+ * Signals carry facts another party already decided (a message arrived, a child ended): the
+ * sender needs no answer. Updates are requests from this session's own kernel that need one
+ * (a child id, a refusal, the messages taken), and are logged before they return.
+ */
+
+export const deliverMessageSignal = defineSignal<[InboxMessage]>('deliverMessage');
+export const childFinishedSignal = defineSignal<[ChildOutcome]>('childFinished');
+
+export interface SpawnRequest {
+  task: string;
+  name: string | null;
+  model: string | null;
+  spec: string | null;
+  requestId: string | null;
+}
+export type SpawnReply = { ok: true; childId: string; name: string } | { ok: false; reason: string };
+export const spawnChildUpdate = defineUpdate<SpawnReply, [SpawnRequest]>('spawnChild');
+
+export type SendReply = { ok: true; messageId: string; to: string } | { ok: false; reason: string };
+export const sendAgentMessageUpdate = defineUpdate<SendReply, [{ to: string; text: string }]>('sendAgentMessage');
+
+/** Takes up to `max` unread messages (all when null), waiting up to `waitMs` for one to arrive. */
+export const takeMessagesUpdate = defineUpdate<InboxMessage[], [{ waitMs: number; max: number | null }]>('takeMessages');
+
+export const setFinalUpdate = defineUpdate<void, [{ answer: string }]>('setFinal');
+
+export type DeleteReply = { ok: true } | { ok: false; reason: string };
+export const deleteChildUpdate = defineUpdate<DeleteReply, [{ name: string }]>('deleteChild');
+
+export interface SessionStatusView {
+  sessionId: string;
+  name: string;
+  turn: number;
+  tokens: number;
+  nextSeq: number;
+  phase: 'starting' | 'model' | 'cell' | 'done';
+  unread: number;
+}
+export const getStatusQuery = defineQuery<SessionStatusView>('getStatus');
+export const getChildrenQuery = defineQuery<ChildInfo[]>('getChildren');

@@ -1,0 +1,73 @@
+/** Plain data shared by the session workflow, its handlers and its callers. No I/O, no SDK imports. */
+
+export interface SessionLimits {
+  maxTurns: number;
+  /** Total model tokens (in + out) this session may use; null for no limit. */
+  maxTokens: number | null;
+  /** Wall-clock limit for the session in seconds, from its start; null for no limit. */
+  maxSeconds: number | null;
+  cellTimeoutSeconds: number;
+  maxDepth: number;
+}
+
+export interface SessionInput {
+  sessionId: string;
+  rootId: string;
+  parentId: string | null;
+  /** 'root' for a top-level session, the spawn name for a child. The scripted model keys replies by it. */
+  name: string;
+  task: string;
+  /** `provider/model` or `scripted:<file>`. */
+  model: string;
+  depth: number;
+  limits: SessionLimits;
+  /** Present when this run continues an earlier run of the same session (continue-as-new). */
+  carry?: SessionCarry;
+}
+
+export interface InboxMessage {
+  messageId: string;
+  /** Sender session id, or 'user' for a message sent with `recur send`. */
+  from: string;
+  text: string;
+}
+
+export type ChildStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+
+export interface ChildInfo {
+  name: string;
+  id: string;
+  task: string;
+  model: string;
+  status: ChildStatus;
+  answer: string | null;
+  error: string | null;
+}
+
+/** Everything a continued run needs; small by construction (no transcript: that lives in the log). */
+export interface SessionCarry {
+  nextSeq: number;
+  headHash: string;
+  turn: number;
+  tokens: number;
+  startedAt: number;
+  children: ChildInfo[];
+  inbox: InboxMessage[];
+  seenMessageIds: string[];
+  messagesSent: number;
+}
+
+export type FailureKindName =
+  | 'budget' | 'max_turns' | 'script_exhausted' | 'model_error' | 'kernel_error' | 'cancelled' | 'timeout' | 'internal';
+
+export type SessionResult =
+  | { status: 'completed'; answer: string }
+  | { status: 'failed'; kind: FailureKindName; reason: string };
+
+/** What a child tells its parent when it ends; delivered by signal so it survives the parent continuing-as-new. */
+export interface ChildOutcome {
+  name: string;
+  status: Exclude<ChildStatus, 'running'>;
+  answer: string | null;
+  error: string | null;
+}
