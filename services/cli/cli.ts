@@ -19,8 +19,9 @@ interface Command {
 /** The command table. Each command lives in commands/<name>.ts and is loaded only when run. */
 const COMMANDS: Record<string, Command> = {
   demo: {
-    summary: "Recur's main job on the embedded default: start the local stack and show it healthy",
-    usage: 'recur demo',
+    summary: "Recur's main job on the embedded default: start the local stack and run a multi-agent session on it",
+    usage: 'recur demo [--model provider/model] [--json]',
+    options: { model: { type: 'string', short: 'm' }, json: { type: 'boolean' } },
     load: async () => (await import('./commands/demo')).demo,
   },
   up: {

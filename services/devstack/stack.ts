@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RecurConfig } from '../../config';
 import { StackError } from '../../errors';
+import { daemonPaths } from '../daemon/paths';
+import { daemonService } from './daemon';
 import { ensureTools } from './install';
+import { Kafka, logLevel } from 'kafkajs';
+import { ensureTopic } from '../../activities/event-log';
+import { kafkaBrokers } from './paths';
 import { jupyterService } from './jupyter';
 import { kafkaService } from './kafka';
 import { stackPaths } from './paths';
@@ -12,7 +17,10 @@ import { liveProcess, startDetached, stopProcess } from './process';
 import type { ServiceDef } from './service';
 import { temporalService } from './temporal';
 
-export const SERVICES: ServiceDef[] = [kafkaService, temporalService, jupyterService];
+/** Started together, each on its own. */
+const INFRA: ServiceDef[] = [kafkaService, temporalService, jupyterService];
+/** The daemon (and the worker it supervises) needs all of INFRA healthy first. */
+export const SERVICES: ServiceDef[] = [...INFRA, daemonService];
 
 export interface ServiceStatus {
   name: string;
@@ -71,32 +79,51 @@ async function startOne(config: RecurConfig, s: ServiceDef, log: Log): Promise<v
     'run `recur down` and `recur up` again');
 }
 
+/** The event log topic exists before anything that reads or writes it starts. */
+async function ensureEventTopic(config: RecurConfig): Promise<void> {
+  const admin = new Kafka({ clientId: `${config.kafka.clientId}-up`, brokers: kafkaBrokers(config), logLevel: logLevel.ERROR }).admin();
+  await admin.connect();
+  try {
+    await ensureTopic(admin, config.kafka.topic, config.kafka.partitions);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /** Installs what is missing, starts every service not already healthy, and waits for all of them. */
 export async function up(config: RecurConfig, log: Log = () => undefined): Promise<ServiceStatus[]> {
   ensureTools(config, log);
   const todo = await plan(config);
-  const results = await Promise.allSettled(todo.map((s) => startOne(config, s, log)));
+  const results = await Promise.allSettled(todo.filter((s) => INFRA.includes(s)).map((s) => startOne(config, s, log)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
+  await ensureEventTopic(config);
+  if (todo.includes(daemonService)) await startOne(config, daemonService, log);
   return status(config);
 }
 
 /** Stops what this home's `up` started, and nothing else. */
 export async function down(config: RecurConfig, log: Log = () => undefined): Promise<string[]> {
   const stopped: string[] = [];
-  await Promise.all(SERVICES.map(async (s) => {
+  const stop = async (s: ServiceDef) => {
     const rec = liveProcess(pidFile(config, s));
     if (!rec) return;
     await stopProcess(rec);
     log(`${s.name}: stopped (pid ${rec.pid})`);
     stopped.push(s.name);
-  }));
+  };
+  await stop(daemonService);
+  await Promise.all(INFRA.map(stop));
   return stopped;
 }
 
 export async function status(config: RecurConfig): Promise<ServiceStatus[]> {
-  return Promise.all(SERVICES.map(async (s) => {
+  const services = await Promise.all(SERVICES.map(async (s) => {
     const rec = liveProcess(pidFile(config, s));
     return { name: s.name, pid: rec?.pid ?? null, url: s.url(config), healthy: rec !== null && (await s.healthy(config)) };
   }));
+  // The worker is the daemon's child, restarted by it; shown so a user can see (and kill) it.
+  const worker = liveProcess(daemonPaths(config).workerPid);
+  const url = `temporal://${config.temporal.namespace}/${config.temporal.taskQueue}`;
+  return [...services, { name: 'worker', pid: worker?.pid ?? null, url, healthy: worker !== null }];
 }

@@ -1,7 +1,19 @@
+import { join } from 'node:path';
+import { repoRoot } from '../../devstack';
 import type { CommandContext } from '../cli';
+import { run } from './run';
 import { up } from './up';
 
-/** Recur's main job on the embedded default: the stack up and healthy. */
+export const DEMO_TASK = 'Estimate pi two independent ways in parallel sub-agents and combine the results.';
+
+/**
+ * Recur's main job on the embedded default: the local stack up, then a real multi-agent session
+ * on it. The model is RECUR_MODEL when set, else a scripted model that plays a fixed demo.
+ */
 export async function demo(ctx: CommandContext): Promise<number> {
-  return up(ctx);
+  const code = await up(ctx);
+  if (code !== 0) return code;
+  const scripted = `scripted:${join(repoRoot(), 'services', 'cli', 'demo', 'pi-script.json')}`;
+  const model = (ctx.flags.model as string | undefined) ?? process.env.RECUR_MODEL ?? scripted;
+  return run({ ...ctx, args: [DEMO_TASK], flags: { ...ctx.flags, model } });
 }
