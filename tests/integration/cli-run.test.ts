@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../../services/devstack';
+import { py } from '../helpers/session-harness';
+
+const CLI = join(repoRoot(), 'dist', 'services', 'cli', 'main.js');
+const dir = mkdtempSync(join(tmpdir(), 'recur-cli-'));
+
+function script(name: string, agents: Record<string, string[]>): string {
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, JSON.stringify({ agents }));
+  return `scripted:${file}`;
+}
+
+/** Runs the built CLI against the test stack's daemon and worker, as a user would. */
+function recur(args: string[], opts: { onLine?: (line: string, send: (sig: NodeJS.Signals) => void) => void } = {}) {
+  return new Promise<{ code: number | null; lines: string[]; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: process.env });
+    const lines: string[] = [];
+    let stderr = '';
+    let buf = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buf += d.toString();
+      for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        lines.push(line);
+        opts.onLine?.(line, (sig) => child.kill(sig));
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, lines, stderr }));
+  });
+}
+
+describe('recur CLI against the running daemon and worker', () => {
+  it('run --json streams every event of the tree and ends with the root SessionCompleted carrying the answer', async () => {
+    const model = script('ok', {
+      root: [py('h = rlm("double 21", name="kid")\nv = h.result()'), py('final(f"kid said {v}")')],
+      kid: [py('final(21 * 2)')],
+    });
+    const { code, lines } = await recur(['run', 'delegate a doubling', '--model', model, '--json']);
+    expect(code).toBe(0);
+    const events = lines.map((l) => JSON.parse(l));
+    const last = events[events.length - 1];
+    expect(last).toMatchObject({ type: 'SessionCompleted', event: { answer: 'kid said 42' } });
+    expect(last.sessionId).not.toContain('/');
+    const kid = `${last.sessionId}/kid`;
+    expect(events.filter((e) => e.sessionId === kid).map((e) => e.type))
+      .toEqual(['SessionStarted', 'ModelCalled', 'CellRequested', 'CellExecuted', 'SessionCompleted']);
+    for (const sid of [last.sessionId, kid]) {
+      const seqs = events.filter((e) => e.sessionId === sid).map((e) => e.seq);
+      expect(seqs).toEqual(seqs.map((_, i) => i));
+    }
+  });
+
+  it('exits 1 with SessionFailed as the last line when the session fails', async () => {
+    const { code, lines } = await recur(['run', 'fail', '--model', script('fail', { root: [py('x = 1')] }), '--json']);
+    expect(code).toBe(1);
+    expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ type: 'SessionFailed', event: { kind: 'script_exhausted' } });
+  });
+
+  it('detaches on Ctrl-C without stopping the session; attach resumes where the client left off; send reaches the agent', async () => {
+    const model = script('wait', {
+      root: [py('m = agent_message.recv(timeout=120)\nprint(m["from"], m["text"])'), 'got it'],
+    });
+    let id = '';
+    const first = await recur(['run', 'wait for the user', '--model', model, '--json'], {
+      onLine: (line, send) => {
+        const e = JSON.parse(line);
+        id = e.sessionId;
+        if (e.type === 'CellRequested') send('SIGINT');
+      },
+    });
+    expect(first.code).toBe(130);
+    const seen = first.lines.map((l) => JSON.parse(l).seq);
+    expect(seen).toEqual([0, 1, 2]);
+
+    const sent = await recur(['send', id, 'hello from the user']);
+    expect(sent.code).toBe(0);
+    const second = await recur(['attach', id, '--json']);
+    expect(second.code).toBe(0);
+    const rest = second.lines.map((l) => JSON.parse(l));
+    expect(rest[0].seq).toBe(3);
+    const cell = rest.find((e) => e.type === 'CellExecuted');
+    expect(cell.event.outputs).toBe('user hello from the user');
+    expect(rest[rest.length - 1]).toMatchObject({ type: 'SessionCompleted', event: { answer: 'got it' } });
+  });
+});
