@@ -23,10 +23,12 @@ export function defaultConfig(): RecurConfig {
     kafka: { topic: 'recur.events.v1', partitions: 4, clientId: 'recur', heap: '512m' },
     temporal: { namespace: 'default', taskQueue: 'recur-sessions' },
     agent: {
+      model: null,
       cellTimeoutSeconds: 600,
       maxDepth: 2,
       maxTurns: 50,
       idleUnloadSeconds: 30 * 60,
+      turnsPerRun: 100,
     },
     python: 'python3',
     java: 'java',

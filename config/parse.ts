@@ -20,6 +20,8 @@ const ENV_KEYS: Array<[string, (c: RecurConfig, v: string, fail: (msg: string) =
   ['RECUR_KAFKA_HEAP', (c, v) => (c.kafka.heap = v)],
   ['RECUR_TEMPORAL_NAMESPACE', (c, v) => (c.temporal.namespace = v)],
   ['RECUR_TASK_QUEUE', (c, v) => (c.temporal.taskQueue = v)],
+  ['RECUR_MODEL', (c, v) => (c.agent.model = v)],
+  ['RECUR_TURNS_PER_RUN', positive((c) => c.agent, 'turnsPerRun')],
   ['RECUR_CELL_TIMEOUT_SECONDS', positive((c) => c.agent, 'cellTimeoutSeconds')],
   ['RECUR_MAX_DEPTH', positive((c) => c.agent, 'maxDepth')],
   ['RECUR_MAX_TURNS', positive((c) => c.agent, 'maxTurns')],
@@ -93,7 +95,7 @@ function mergeInto(target: object, patch: unknown, path: string, warnings: strin
       warnings.push(`config.json: unknown key ${at} ignored`);
     } else if (typeof t[k] === 'object' && t[k] !== null) {
       mergeInto(t[k] as object, v, at, warnings);
-    } else if (typeof v !== typeof t[k]) {
+    } else if (t[k] === null ? v !== null && typeof v !== 'string' : typeof v !== typeof t[k]) {
       throw new Error(`${at} must be a ${typeof t[k]}`);
     } else {
       t[k] = v;

@@ -27,10 +27,14 @@ export interface RecurConfig {
     taskQueue: string;
   };
   agent: {
+    /** Default model for `recur run` (`provider/model` or `scripted:<file>`); null: each run must name one. */
+    model: string | null;
     cellTimeoutSeconds: number;
     maxDepth: number;
     maxTurns: number;
     idleUnloadSeconds: number;
+    /** Model turns per workflow run before it continues-as-new (keeps each run's history short). */
+    turnsPerRun: number;
   };
   /** Interpreter used to create the Recur venv; the venv itself lives under `home`. */
   python: string;

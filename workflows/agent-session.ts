@@ -9,7 +9,7 @@ import {
 } from '@temporalio/workflow';
 import { installHandlers } from './handlers';
 import { childFinishedSignal } from './messages';
-import { TURNS_PER_RUN, checkBudget, failureKind } from './plan-next-step';
+import { checkBudget, failureKind } from './plan-next-step';
 import { sessionActivities } from './proxies';
 import { SessionState } from './session-state';
 import type { SessionInput, SessionResult } from './session-types';
@@ -69,7 +69,7 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     });
     await s.emit(() => [{ type: 'CellExecuted', requestId: `${s.id}/${reqSeq}`, code, ...cell }]);
     if (s.final !== null) return { status: 'completed', answer: s.final };
-    if (workflowInfo().continueAsNewSuggested || s.turn % TURNS_PER_RUN === 0) return 'continue';
+    if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
   }
 }
 

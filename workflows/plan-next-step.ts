@@ -26,6 +26,3 @@ export function checkBudget(
 export function failureKind(errorType: string | undefined): 'script_exhausted' | 'model_error' {
   return errorType === 'ScriptExhaustedError' ? 'script_exhausted' : 'model_error';
 }
-
-/** How often a long session continues-as-new even when Temporal does not suggest it yet. */
-export const TURNS_PER_RUN = 100;

@@ -8,6 +8,8 @@ export interface SessionLimits {
   maxSeconds: number | null;
   cellTimeoutSeconds: number;
   maxDepth: number;
+  /** Model turns per workflow run before continuing as new. */
+  turnsPerRun: number;
 }
 
 export interface SessionInput {

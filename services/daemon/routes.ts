@@ -52,6 +52,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         maxSeconds: null,
         cellTimeoutSeconds: agent.cellTimeoutSeconds,
         maxDepth: agent.maxDepth,
+        turnsPerRun: agent.turnsPerRun,
         ...req.limits,
       },
     };

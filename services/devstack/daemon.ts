@@ -28,6 +28,8 @@ export function configEnv(config: RecurConfig): Record<string, string> {
     RECUR_MAX_DEPTH: String(agent.maxDepth),
     RECUR_MAX_TURNS: String(agent.maxTurns),
     RECUR_IDLE_UNLOAD_SECONDS: String(agent.idleUnloadSeconds),
+    RECUR_TURNS_PER_RUN: String(agent.turnsPerRun),
+    ...(agent.model !== null && { RECUR_MODEL: agent.model }),
     RECUR_PYTHON: config.python,
     RECUR_JAVA: config.java,
   };

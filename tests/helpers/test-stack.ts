@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { parseConfig } from '../../config';
 import { repoRoot } from '../../services/devstack';
 
+export const TEST_SECRET = 'sk-recur-test-secret-never-in-a-kernel';
+
 /**
  * The integration tier's own stack: its own home (wiped each run) and its own port block, so
  * `npm test` never touches a stack the user started with `recur up`. Tools are shared.
@@ -18,5 +20,7 @@ export function testStackEnv(base: NodeJS.ProcessEnv = process.env): Record<stri
     RECUR_JUPYTER_PORT: '28988',
     RECUR_DAEMON_PORT: '27300',
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
+    // A provider key in the environment that starts the stack: the worker may see it, kernels never.
+    OPENAI_API_KEY: TEST_SECRET,
   };
 }

@@ -1,4 +1,5 @@
 import { SessionHarness, py } from '../helpers/session-harness';
+import { TEST_SECRET } from '../helpers/test-stack';
 
 describe('durable RLM session (real Temporal, Kafka, Jupyter; scripted model)', () => {
   const h = new SessionHarness();
@@ -145,5 +146,27 @@ except PermissionError as e:
     const kidCell = run.of('CellExecuted', `${run.id}/kid`)[0];
     expect(kidCell.outputs).toMatch(/refused: .*depth limit 1 reached/);
     expect(run.sessions.has(`${run.id}/kid/grandkid`)).toBe(false);
+  });
+
+  it('continues as new on a long session and keeps one gap-free log and one kernel across runs', async () => {
+    const cells = [0, 1, 2, 3, 4].map((i) => py(`n${i} = ${i}`));
+    const run = await h.run({ root: [...cells, py('print(n0 + n1 + n2 + n3 + n4)'), 'done'] }, 'long', { turnsPerRun: 2 });
+    expect(run.result).toEqual({ status: 'completed', answer: 'done' });
+    expect(run.of('CellExecuted').map((c) => c.outputs).pop()).toBe('10');
+    expect(run.of('ModelCalled').map((m) => m.turn)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    const runs = [];
+    for await (const wf of h.client.workflow.list({ query: `WorkflowId = "${run.id}"` })) runs.push(wf.runId);
+    expect(runs.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('never puts provider keys or the Jupyter token in a kernel\'s environment', async () => {
+    expect(process.env.OPENAI_API_KEY).toBe(TEST_SECRET);
+    const run = await h.run({
+      root: [py(`
+import os
+leaks = sorted(k for k, v in os.environ.items() if "sk-recur" in v or k.endswith("_API_KEY") or "JUPYTER_TOKEN" in k)
+print(leaks, len(os.environ) > 0)`), 'checked'],
+    });
+    expect(run.of('CellExecuted')[0].outputs).toBe('[] True');
   });
 });

@@ -12,7 +12,7 @@ import { resolveModel } from '../../services/cli/commands/run';
 import type { Cursor } from '../../services/daemon/cursor';
 import { isPastCursor } from '../../services/daemon/cursor';
 import { daemonPaths } from '../../services/daemon/paths';
-import { fakeSessions, startTestServer, type TestServer } from './daemon-test-server';
+import { fakeSessions, startTestServer, type TestServer } from '../helpers/daemon-test-server';
 import { sampleSession } from './event-samples';
 
 /** The tree the fake daemon streams for any root id: root events 0-2, the child's only event, root 3-5. */

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import WebSocket from 'ws';
 import { bearerMatches } from '../../services/daemon/auth-token';
 import { daemonPaths } from '../../services/daemon/paths';
-import { startTestServer, type TestServer } from './daemon-test-server';
+import { startTestServer, type TestServer } from '../helpers/daemon-test-server';
 
 describe('daemon token auth', () => {
   let srv: TestServer;

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newRootSessionId } from '../../services/daemon/parse-requests';
-import { fakeSessions, startTestServer, type TestServer } from './daemon-test-server';
+import { fakeSessions, startTestServer, type TestServer } from '../helpers/daemon-test-server';
 
 describe('daemon routes', () => {
   let srv: TestServer;

@@ -1,6 +1,6 @@
 import { parseConfig } from '../../config';
 import { configEnv, daemonService } from '../../services/devstack/daemon';
-import { startTestServer } from './daemon-test-server';
+import { startTestServer } from '../helpers/daemon-test-server';
 
 describe('daemon ServiceDef', () => {
   it('passes the whole config through the environment, so the daemon and worker load what `up` used', () => {

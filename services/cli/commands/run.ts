@@ -7,7 +7,7 @@ import { connectDaemon } from '../daemon-client';
 import { streamSession } from '../stream-session';
 
 /**
- * The model for a new session: the flag, else RECUR_MODEL. A scripted file is made absolute here,
+ * The model for a new session: the flag, else the configured default (RECUR_MODEL). A scripted file is made absolute here,
  * since the daemon does not run in the caller's directory.
  */
 export function resolveModel(flag: string | undefined, envModel: string | undefined, cwd: string): string {
@@ -20,12 +20,12 @@ export async function run(ctx: CommandContext): Promise<number> {
   const [task, ...extra] = ctx.args;
   if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--detach] [--json]');
   const json = ctx.flags.json === true;
+  const config = loadConfig();
   const body: StartSessionRequest = {
     task,
-    model: resolveModel(ctx.flags.model as string | undefined, process.env.RECUR_MODEL, process.cwd()),
+    model: resolveModel(ctx.flags.model as string | undefined, config.agent.model ?? undefined, process.cwd()),
     ...(typeof ctx.flags.name === 'string' ? { name: ctx.flags.name } : {}),
   };
-  const config = loadConfig();
   const daemon = connectDaemon(config);
   const { sessionId } = await daemon.post<StartSessionReply>('/v1/sessions', body);
   if (ctx.flags.detach) {
