@@ -19,6 +19,7 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
   const s = new SessionState(input, acts);
   installHandlers(s, agentSessionWorkflow);
   let result: SessionResult;
+  let cancelled: unknown;
   try {
     if (!input.carry) await s.emit(() => [started(input)]);
     const outcome = await runTurns(s, acts);
@@ -29,9 +30,13 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
     result = outcome;
   } catch (e) {
     if (!isCancellation(e)) throw e;
+    cancelled = e;
     result = { status: 'failed', kind: 'cancelled', reason: 'the session was cancelled' };
   }
   await CancellationScope.nonCancellable(() => finish(s, result, acts));
+  // Temporal's own status agrees with the log: a failed session is a failed (or cancelled) workflow.
+  if (cancelled) throw cancelled;
+  if (result.status === 'failed') throw ApplicationFailure.create({ type: result.kind, message: result.reason, nonRetryable: true });
   return result;
 }
 
@@ -60,14 +65,19 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     s.phase = 'cell';
     const code = reply.code;
     const reqSeq = await s.emit((seq) => [{ type: 'CellRequested', cellId: `${s.id}/${seq}`, code, toolCallId: reply.toolCallId }]);
+    const requestId = `${s.id}/${reqSeq}`;
     const cell = await acts.runCell({
-      sessionId: s.id, rootId: input.rootId, cellId: `${s.id}/${reqSeq}`, code,
+      sessionId: s.id, rootId: input.rootId, cellId: requestId, code,
       timeoutSeconds: input.limits.cellTimeoutSeconds, firstCell: s.turn === 1,
-    }).catch((e: unknown) => {
-      if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
-      return interrupted(e.cause?.message ?? e.message);
+    }).catch(async (e: unknown) => {
+      if (!(e instanceof ActivityFailure)) throw e;
+      if (!isCancellation(e)) return interrupted(e.cause?.message ?? e.message);
+      // Every CellRequested gets its CellExecuted, even when the session is cancelled mid-cell.
+      const lost = interrupted('the session was cancelled');
+      await CancellationScope.nonCancellable(() => s.emit(() => [{ type: 'CellExecuted', requestId, code, ...lost }]));
+      throw e;
     });
-    await s.emit(() => [{ type: 'CellExecuted', requestId: `${s.id}/${reqSeq}`, code, ...cell }]);
+    await s.emit(() => [{ type: 'CellExecuted', requestId, code, ...cell }]);
     if (s.final !== null) return { status: 'completed', answer: s.final };
     if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
   }

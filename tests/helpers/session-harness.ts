@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure, Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { loadConfig, type RecurConfig } from '../../config';
 import { verifyChain, type StoredEvent } from '../../schemas';
 import { temporalAddress } from '../../services/devstack';
@@ -63,7 +63,7 @@ export class SessionHarness {
     const input = this.input(agents, task, limits);
     const result = await this.client.workflow.execute('agentSessionWorkflow', {
       taskQueue: this.taskQueue, workflowId: input.sessionId, args: [input],
-    }) as SessionResult;
+    }).then((r) => r as SessionResult, failedResult);
     return this.read(input.sessionId, result);
   }
 
@@ -87,6 +87,14 @@ export class SessionHarness {
       of: (type, sid = id) => events(sid).filter((e) => e.type === type).map((e) => e.event) as never,
     };
   }
+}
+
+/** A failed session is a failed workflow whose cause names the failure kind. */
+function failedResult(e: unknown): SessionResult {
+  if (!(e instanceof WorkflowFailedError)) throw e;
+  if (e.cause instanceof CancelledFailure) return { status: 'failed', kind: 'cancelled', reason: e.cause.message };
+  if (e.cause instanceof ApplicationFailure) return { status: 'failed', kind: e.cause.type as never, reason: e.cause.message };
+  throw e;
 }
 
 function allEnded(sessions: ReadonlyMap<string, readonly StoredEvent[]>): boolean {

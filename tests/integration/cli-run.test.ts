@@ -88,4 +88,27 @@ describe('recur CLI against the running daemon and worker', () => {
     expect(cell.event.outputs).toBe('user hello from the user');
     expect(rest[rest.length - 1]).toMatchObject({ type: 'SessionCompleted', event: { answer: 'got it' } });
   });
+
+  it('ls lists a running session, logs prints its tree so far, kill ends it with SessionFailed(cancelled)', async () => {
+    const model = script('kill', { root: [py('agent_message.recv(timeout=600)'), 'never'] });
+    const started = await recur(['run', 'wait to be killed', '--model', model, '--detach']);
+    expect(started.code).toBe(0);
+    const id = started.lines[0].trim();
+    const ls = await recur(['ls', '--json']);
+    expect(ls.code).toBe(0);
+    expect(JSON.parse(ls.lines.join('\n')).sessions).toEqual(
+      expect.arrayContaining([expect.objectContaining({ sessionId: id, status: 'running' })]));
+
+    const killed = await recur(['kill', id]);
+    expect(killed.code).toBe(0);
+    const attached = await recur(['attach', id, '--json']);
+    expect(attached.code).toBe(1);
+    const last = JSON.parse(attached.lines[attached.lines.length - 1]);
+    expect(last).toMatchObject({ sessionId: id, type: 'SessionFailed', event: { kind: 'cancelled' } });
+
+    const logs = await recur(['logs', id, '--json']);
+    expect(logs.code).toBe(0);
+    expect(logs.lines.map((l) => JSON.parse(l).type)).toEqual(
+      ['SessionStarted', 'ModelCalled', 'CellRequested', 'CellExecuted', 'SessionFailed']);
+  });
 });

@@ -169,4 +169,32 @@ print(leaks, len(os.environ) > 0)`), 'checked'],
     });
     expect(run.of('CellExecuted')[0].outputs).toBe('[] True');
   });
+
+  it('lists children with their status and stops one with rlm.delete, which the child logs as cancelled', async () => {
+    const run = await h.run({
+      root: [
+        py(`
+import time
+slow = rlm("wait for a message that never comes", name="sleeper")
+print([(c["name"], c["status"]) for c in rlm.list()])
+rlm.delete("sleeper")
+for _ in range(300):
+    if slow.status() != "running":
+        break
+    time.sleep(0.1)
+print(slow.status())
+try:
+    slow.result(timeout=5)
+except Exception as e:
+    print(type(e).__name__)`),
+        'stopped it',
+      ],
+      sleeper: [py('agent_message.recv(timeout=600)'), 'never'],
+    });
+    expect(run.result).toEqual({ status: 'completed', answer: 'stopped it' });
+    expect(run.of('CellExecuted')[0].outputs).toBe("[('sleeper', 'running')]\ncancelled\nSubagentFailedError");
+    const sleeper = `${run.id}/sleeper`;
+    expect(run.of('SessionFailed', sleeper)).toEqual([expect.objectContaining({ kind: 'cancelled' })]);
+    expect(run.of('SubagentCompleted')).toEqual([expect.objectContaining({ childId: sleeper, status: 'cancelled' })]);
+  });
 });
