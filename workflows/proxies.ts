@@ -13,7 +13,7 @@ export function sessionActivities(cellTimeoutSeconds: number) {
   });
   const model = proxyActivities<Pick<SessionActivities, 'callModel'>>({
     startToCloseTimeout: '15 minutes',
-    heartbeatTimeout: '2 minutes',
+    heartbeatTimeout: '20 seconds',
     // Providers retry 429/5xx themselves; this covers a worker lost mid-call.
     retry: { maximumAttempts: 3 },
   });

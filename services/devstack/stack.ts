@@ -92,8 +92,9 @@ async function ensureEventTopic(config: RecurConfig): Promise<void> {
 
 /** Installs what is missing, starts every service not already healthy, and waits for all of them. */
 export async function up(config: RecurConfig, log: Log = () => undefined): Promise<ServiceStatus[]> {
-  ensureTools(config, log);
   const todo = await plan(config);
+  if (todo.length === 0) return status(config);
+  ensureTools(config, log);
   const results = await Promise.allSettled(todo.filter((s) => INFRA.includes(s)).map((s) => startOne(config, s, log)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
