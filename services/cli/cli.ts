@@ -76,6 +76,18 @@ const COMMANDS: Record<string, Command> = {
     options: { json: { type: 'boolean' } },
     load: async () => (await import('./commands/send')).send,
   },
+  replay: {
+    summary: "print a session tree's whole timeline in causal order from the event log alone; --verify re-runs its cells",
+    usage: 'recur replay <session-id> [--json] [--verify]',
+    options: { json: { type: 'boolean' }, verify: { type: 'boolean' } },
+    load: async () => (await import('./commands/replay')).replay,
+  },
+  audit: {
+    summary: "verify a session tree's log (gaps, order, edits, hash chain, tree shape); exit 3 naming the first bad event",
+    usage: 'recur audit verify <session-id> [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/audit')).audit,
+  },
   kill: {
     summary: 'cancel a session and its sub-agents',
     usage: 'recur kill <session-id>',

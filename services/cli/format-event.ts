@@ -53,8 +53,21 @@ function facts(e: RecurEvent): string {
     case 'SessionFailed':
       return `${e.kind}: ${firstLine(e.reason)}`;
     default:
-      return ''; // a type newer than this CLI: the line still shows session, seq and type
+      return genericFacts(e as unknown as Record<string, unknown>); // a type newer than this CLI
   }
+}
+
+/** Fields of an event type this CLI has no case for, `name=value`, so a new type still reads. */
+function genericFacts(e: Record<string, unknown>): string {
+  const shown = Object.entries(e).flatMap(([k, v]) => {
+    if (k === 'type' || v === null || v === undefined) return [];
+    if (typeof v === 'string') return [`${k}=${JSON.stringify(firstLine(v, 40))}`];
+    if (typeof v === 'number' || typeof v === 'boolean') return [`${k}=${v}`];
+    if (Array.isArray(v)) return [`${k}=[${v.length}]`];
+    const sha = (v as { sha256?: unknown }).sha256;
+    return typeof sha === 'string' ? [`${k}=blob:${sha.slice(0, 12)}`] : [`${k}={…}`];
+  });
+  return firstLine(shown.join(' '), 2 * MAX_FACT);
 }
 
 /** One readable line per event: `<short session id> #<seq> <Type>  <key facts>`. */

@@ -1,4 +1,4 @@
 export { up, down, status, SERVICES, type ServiceStatus } from './stack';
 export { ensureTools } from './install';
-export { stackPaths, jupyterConnection, kafkaBrokers, temporalAddress, type JupyterConnection } from './paths';
+export { stackPaths, jupyterConnection, kafkaBrokers, kafkaClient, temporalAddress, type JupyterConnection } from './paths';
 export { repoRoot } from './repo-root';

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
 import type { RecurConfig } from '../../config';
 
 /** Where the embedded stack keeps things. Tools are shared between homes; data and pids are not. */
@@ -35,6 +36,16 @@ export function jupyterConnection(config: RecurConfig): JupyterConnection {
 
 export function kafkaBrokers(config: RecurConfig): string[] {
   return [`${config.host}:${config.ports.kafka}`];
+}
+
+/** A kafkajs client for the stack's broker, with retries sized for a broker that is still starting. */
+export function kafkaClient(config: RecurConfig, clientId = config.kafka.clientId): Kafka {
+  return new Kafka({
+    clientId,
+    brokers: kafkaBrokers(config),
+    logLevel: logLevel.ERROR,
+    retry: { retries: 10, initialRetryTime: 200 },
+  });
 }
 
 export function temporalAddress(config: RecurConfig): string {

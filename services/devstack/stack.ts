@@ -6,9 +6,8 @@ import { StackError } from '../../errors';
 import { daemonPaths } from '../daemon/paths';
 import { daemonService } from './daemon';
 import { ensureTools } from './install';
-import { Kafka, logLevel } from 'kafkajs';
 import { ensureTopic } from '../../activities/event-log';
-import { kafkaBrokers } from './paths';
+import { kafkaClient } from './paths';
 import { jupyterService } from './jupyter';
 import { kafkaService } from './kafka';
 import { stackPaths } from './paths';
@@ -81,7 +80,7 @@ async function startOne(config: RecurConfig, s: ServiceDef, log: Log): Promise<v
 
 /** The event log topic exists before anything that reads or writes it starts. */
 async function ensureEventTopic(config: RecurConfig): Promise<void> {
-  const admin = new Kafka({ clientId: `${config.kafka.clientId}-up`, brokers: kafkaBrokers(config), logLevel: logLevel.ERROR }).admin();
+  const admin = kafkaClient(config, `${config.kafka.clientId}-up`).admin();
   await admin.connect();
   try {
     await ensureTopic(admin, config.kafka.topic, config.kafka.partitions);

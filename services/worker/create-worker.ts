@@ -1,6 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { Kafka, logLevel } from 'kafkajs';
 import type { RecurConfig } from '../../config';
 import { withRecurErrors } from '../../activities/activity-errors';
 import { createLocalBlobStore } from '../../activities/blob-store';
@@ -10,7 +9,8 @@ import { createKernelClient } from '../../activities/kernel/index';
 import { createKernelActivities } from '../../activities/run-cell';
 import type { SessionActivities } from '../../activities/session-activities';
 import { TranscriptCache } from '../../activities/transcript-cache';
-import { jupyterConnection, kafkaBrokers, repoRoot, stackPaths, temporalAddress } from '../devstack';
+import { workerObservability, type Telemetry } from '../../observability';
+import { jupyterConnection, kafkaClient, repoRoot, stackPaths, temporalAddress } from '../devstack';
 import { startHostBridge } from '../host-bridge';
 import { readSessionLog } from '../projector';
 import { registerSessionOps } from './bridge-ops';
@@ -21,23 +21,15 @@ export interface RecurWorker {
   close(): Promise<void>;
 }
 
-export function kafkaClient(config: RecurConfig, clientId = config.kafka.clientId): Kafka {
-  return new Kafka({
-    clientId,
-    brokers: kafkaBrokers(config),
-    logLevel: logLevel.ERROR,
-    retry: { retries: 10, initialRetryTime: 200 },
-  });
-}
-
 /**
  * Wires one worker process: explicit clients for Kafka, Temporal, Jupyter and the blob store,
  * the host bridge kernels call, and the session activities over them.
  */
 export async function createRecurWorker(
   config: RecurConfig,
-  opts: { taskQueue?: string; env?: NodeJS.ProcessEnv } = {},
+  opts: { taskQueue?: string; env?: NodeJS.ProcessEnv; telemetry?: Telemetry } = {},
 ): Promise<RecurWorker> {
+  const obs = workerObservability(opts.telemetry);
   const kafka = kafkaClient(config);
   const admin = kafka.admin();
   await admin.connect();
@@ -49,10 +41,10 @@ export async function createRecurWorker(
     (await readSessionLog({ kafka, topic: config.kafka.topic, sessionId, descendants: false })).events);
   const blobs = createLocalBlobStore(stackPaths(config).blobs);
   const connection = await Connection.connect({ address: temporalAddress(config) });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: obs.clientInterceptors });
   const bridge = await startHostBridge({ host: config.host });
-  registerSessionOps(bridge, client);
-  const kernels = createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel` });
+  registerSessionOps(obs.bridge(bridge), client);
+  const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel` }));
 
   const activities: SessionActivities = withRecurErrors({
     ...createEventLogActivities({ kafka, topic: config.kafka.topic, producer, onAppended: (r) => transcripts.record(r) }),
@@ -66,6 +58,7 @@ export async function createRecurWorker(
     taskQueue: opts.taskQueue ?? config.temporal.taskQueue,
     workflowsPath: require.resolve('../../workflows'),
     activities,
+    ...obs.workerOptions,
   });
   return {
     worker,

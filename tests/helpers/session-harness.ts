@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { ApplicationFailure, CancelledFailure, Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { loadConfig, type RecurConfig } from '../../config';
 import { verifyChain, type StoredEvent } from '../../schemas';
-import { temporalAddress } from '../../services/devstack';
+import { kafkaClient, temporalAddress } from '../../services/devstack';
 import { readSessionLog } from '../../services/projector';
-import { createRecurWorker, kafkaClient, type RecurWorker } from '../../services/worker/create-worker';
+import { createRecurWorker, type RecurWorker } from '../../services/worker/create-worker';
 import type { SessionInput, SessionLimits, SessionResult } from '../../workflows/session-types';
 
 export interface SessionRun {

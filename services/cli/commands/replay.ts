@@ -1,0 +1,124 @@
+import { createLocalBlobStore } from '../../../activities/blob-store';
+import { createKernelClient } from '../../../activities/kernel';
+import { loadConfig, type RecurConfig } from '../../../config';
+import { ExitError, StackError } from '../../../errors';
+import type { StoredEvent } from '../../../schemas';
+import { jupyterConnection, repoRoot, stackPaths } from '../../devstack';
+import { readLogInOrder } from '../../projector/read-log-in-order';
+import { replayCells, type CellReport } from '../../projector/replay-cells';
+import { buildTimeline, type TimelineEntry } from '../../projector/timeline';
+import { verifyTree } from '../../projector/verify-tree';
+import { kafkaClient } from '../../devstack';
+import type { CommandContext } from '../cli';
+import { firstLine, formatEventLine, formatProblemLine, shortSessionId } from '../format-event';
+import { problemSite } from './audit';
+
+const USAGE = 'usage: recur replay <session-id> [--json] [--verify]';
+/** Width of the `+12.345s` column. */
+const TIME_COLUMN = 10;
+
+function source(e: StoredEvent): string {
+  const ev = e.event;
+  if (ev.type === 'SessionStarted') return `task #${e.seq}`;
+  if (ev.type === 'ModelCalled') return `reply #${e.seq}`;
+  if (ev.type === 'CellExecuted') return `cell #${e.seq}`;
+  return ev.type === 'MessageDelivered' ? `message #${e.seq} from ${shortSessionId(ev.from)}` : `${e.type} #${e.seq}`;
+}
+
+/** What the prompt added since the session's previous model call (that call's reply onward), and how much came before. */
+function provenance(from: readonly StoredEvent[]): string {
+  const last = from.map((e) => e.type).lastIndexOf('ModelCalled');
+  const fresh = from.slice(Math.max(0, last)).map(source);
+  return `prompt ← ${fresh.join(', ') || 'nothing'}${last > 0 ? ` (+${last} earlier)` : ''}`;
+}
+
+function details(entry: TimelineEntry): string[] {
+  const e = entry.event.event;
+  const lines: string[] = [];
+  if (entry.promptFrom) lines.push(provenance(entry.promptFrom));
+  if (e.type === 'ModelCalled' && e.toolCalls.length > 0 && e.response.trim()) lines.push(`response: ${JSON.stringify(firstLine(e.response))}`);
+  for (const { field, ref } of entry.blobs) lines.push(`${field}: blob ${ref.sha256.slice(0, 16)} (${ref.size} bytes)`);
+  return lines;
+}
+
+export function formatTimeline(sessionId: string, entries: readonly TimelineEntry[]): string[] {
+  const sessions = new Set(entries.map((x) => x.event.sessionId)).size;
+  const t0 = entries.length > 0 ? entries[0].event.ts - entries[0].offsetMs : 0;
+  const span = entries.reduce((max, x) => Math.max(max, x.offsetMs), 0);
+  const lines = [`replay of ${sessionId}: ${sessions} session${sessions === 1 ? '' : 's'}, ${entries.length} events over ${(span / 1000).toFixed(3)}s from ${new Date(t0).toISOString()}`];
+  for (const entry of entries) {
+    const indent = '  '.repeat(entry.depth);
+    lines.push(`${`+${(entry.offsetMs / 1000).toFixed(3)}s`.padStart(TIME_COLUMN)} ${indent}${formatEventLine(entry.event)}`);
+    for (const d of details(entry)) lines.push(`${' '.repeat(TIME_COLUMN)} ${indent}    ${d}`);
+  }
+  return lines;
+}
+
+/** One event per line; a ModelCalled also names the eventIds its prompt was rebuilt from. */
+export function timelineJson(entry: TimelineEntry): string {
+  return JSON.stringify(entry.promptFrom ? { ...entry.event, promptFrom: entry.promptFrom.map((e) => e.eventId) } : entry.event);
+}
+
+const LABEL: Record<CellReport['verdict'], string> = {
+  same: 'same', differs: 'DIFFERS', 'host-call': 'host call', skipped: 'skipped', unchecked: 'UNCHECKED',
+};
+
+export function formatCellReport(r: CellReport): string {
+  const seq = r.eventId.slice(r.eventId.lastIndexOf('/') + 1);
+  return `${LABEL[r.verdict].padEnd(9)}  ${shortSessionId(r.sessionId)} #${seq}  ${JSON.stringify(firstLine(r.code, 60))}${r.detail ? `  ${r.detail}` : ''}`;
+}
+
+/** Outputs only where they tell something: a matching cell's can be large (a blob's whole content). */
+function cellReportJson(r: CellReport): string {
+  const { logged, replay: replayed, ...rest } = r;
+  return JSON.stringify({ kind: 'cell', ...rest, ...(r.verdict !== 'same' && { logged, replay: replayed }) });
+}
+
+/** Runs the tree's cells again in fresh kernels bound to no host; 3 when any cell differs or cannot be checked. */
+async function verifyCells(config: RecurConfig, events: readonly StoredEvent[], ctx: CommandContext): Promise<number> {
+  let jupyter;
+  try {
+    jupyter = jupyterConnection(config);
+  } catch (e) {
+    throw new StackError('jupyter', `no Jupyter server to replay cells in: ${(e as Error).message}`, 'start the stack with `recur up`');
+  }
+  // No host bridge: a cell calling rlm() or agent_message fails in the replay instead of acting again.
+  const kernels = createKernelClient({ ...jupyter, pythonPath: `${repoRoot()}/kernel` });
+  const onReport = (r: CellReport): void => ctx.out(ctx.flags.json ? cellReportJson(r) : formatCellReport(r));
+  let reports: CellReport[];
+  try {
+    reports = await replayCells({ kernels, blobs: createLocalBlobStore(stackPaths(config).blobs), onReport }, events);
+  } finally {
+    kernels.dispose();
+  }
+  const count = (v: CellReport['verdict']) => reports.filter((r) => r.verdict === v).length;
+  const counts = { same: count('same'), differs: count('differs'), hostCall: count('host-call'), skipped: count('skipped'), unchecked: count('unchecked') };
+  if (ctx.flags.json) ctx.out(JSON.stringify({ kind: 'summary', cells: reports.length, ...counts }));
+  else ctx.out(`replayed ${reports.length} cells: ${counts.same} same, ${counts.differs} differ, ${counts.hostCall} not replayable (host call), ${counts.skipped} skipped, ${counts.unchecked} unchecked`);
+  const bad = reports.find((r) => r.verdict === 'differs' || r.verdict === 'unchecked');
+  if (bad) throw new ExitError(3, `${counts.differs + counts.unchecked} cell(s) do not match the log; first ${bad.eventId}: ${bad.detail}`);
+  return 0;
+}
+
+/**
+ * `recur replay <id>`: the session tree's timeline from Kafka alone (no daemon, no Temporal), in
+ * causal order; with --verify, its cells run again and are compared with what the log says.
+ */
+export async function replay(ctx: CommandContext): Promise<number> {
+  const [sessionId, ...extra] = ctx.args;
+  if (!sessionId || extra.length > 0) throw new ExitError(2, USAGE);
+  const config = loadConfig();
+  const kafka = kafkaClient(config, `${config.kafka.clientId}-replay`);
+  const log = await readLogInOrder({ kafka, topic: config.kafka.topic, sessionId });
+  const events = [...log.sessions.values()].flat();
+  if (events.length === 0) throw new ExitError(1, `no events logged for ${sessionId} on ${config.kafka.topic}`);
+  for (const u of log.undecodable) ctx.err(formatProblemLine({ kind: 'problem', problem: 'undecodable', ...u }));
+  const verdict = verifyTree(sessionId, log);
+  const first = verdict.faults[0];
+  if (first) ctx.err(`warning: the log does not verify (${problemSite(first)}: ${first.fault}); see recur audit verify ${sessionId}`);
+  if (ctx.flags.verify) return verifyCells(config, events, ctx);
+  const timeline = buildTimeline(sessionId, events);
+  if (ctx.flags.json) for (const entry of timeline) ctx.out(timelineJson(entry));
+  else for (const line of formatTimeline(sessionId, timeline)) ctx.out(line);
+  return 0;
+}

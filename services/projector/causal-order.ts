@@ -1,0 +1,86 @@
+import type { StoredEvent } from '../../schemas';
+
+const OUTCOME_SUFFIX = '#outcome';
+
+const isEnd = (e: StoredEvent): boolean => e.type === 'SessionCompleted' || e.type === 'SessionFailed';
+
+/** (ts, sessionId, seq): the order among events no causal link orders. */
+function before(a: StoredEvent, b: StoredEvent): boolean {
+  if (a.ts !== b.ts) return a.ts < b.ts;
+  if (a.sessionId !== b.sessionId) return a.sessionId < b.sessionId;
+  return a.seq < b.seq;
+}
+
+/**
+ * For each event, the eventId it must follow besides its session predecessor: a child's first
+ * event follows the parent's SubagentSpawned for it; a MessageDelivered follows its MessageSent
+ * (a `<child>#outcome` delivery follows the child's end); a SubagentCompleted follows the child's end.
+ */
+function causeIndex(sessions: ReadonlyMap<string, readonly StoredEvent[]>): Map<string, string> {
+  const spawnOf = new Map<string, string>();
+  const sentOf = new Map<string, string>();
+  const endOf = new Map<string, string>();
+  for (const events of sessions.values()) {
+    for (const e of events) {
+      if (e.event.type === 'SubagentSpawned' && !spawnOf.has(e.event.childId)) spawnOf.set(e.event.childId, e.eventId);
+      if (e.event.type === 'MessageSent' && !sentOf.has(e.event.messageId)) sentOf.set(e.event.messageId, e.eventId);
+      if (isEnd(e) && !endOf.has(e.sessionId)) endOf.set(e.sessionId, e.eventId);
+    }
+  }
+  const causes = new Map<string, string>();
+  const link = (e: StoredEvent, cause: string | undefined): void => {
+    if (cause !== undefined) causes.set(e.eventId, cause);
+  };
+  for (const [sessionId, events] of sessions) {
+    if (events.length > 0) link(events[0], spawnOf.get(sessionId));
+    for (const e of events) {
+      const ev = e.event;
+      if (ev.type === 'MessageDelivered') {
+        const outcomeOf = ev.messageId.endsWith(OUTCOME_SUFFIX) ? ev.messageId.slice(0, -OUTCOME_SUFFIX.length) : undefined;
+        link(e, sentOf.get(ev.messageId) ?? (outcomeOf === undefined ? undefined : endOf.get(outcomeOf)));
+      }
+      if (ev.type === 'SubagentCompleted') link(e, endOf.get(ev.childId));
+    }
+  }
+  return causes;
+}
+
+/**
+ * Merges a session tree's logs into one causal order: each session's events stay in seq order,
+ * and an event whose cause (see causeIndex) is in the tree comes after that cause; among the
+ * events free to go next, the earliest by (ts, sessionId, seq) goes first. Links the log should
+ * never hold (a cycle, from a corrupt or forged log) cannot all be honoured; then the earliest
+ * waiting event goes next anyway, so the merge always ends and stays deterministic. Pure.
+ */
+export function causalOrder(events: readonly StoredEvent[]): StoredEvent[] {
+  const sessions = new Map<string, StoredEvent[]>();
+  for (const e of events) {
+    const list = sessions.get(e.sessionId) ?? [];
+    sessions.set(e.sessionId, list);
+    list.push(e);
+  }
+  for (const list of sessions.values()) list.sort((a, b) => a.seq - b.seq);
+  const causes = causeIndex(sessions);
+  const done = new Set<string>();
+  const heads = [...sessions.values()].map((list) => ({ list, at: 0 }));
+  const out: StoredEvent[] = [];
+  while (out.length < events.length) {
+    let ready: StoredEvent | undefined;
+    let waiting: StoredEvent | undefined;
+    let pick: (typeof heads)[number] | undefined;
+    let pickWaiting: (typeof heads)[number] | undefined;
+    for (const head of heads) {
+      const e = head.list[head.at];
+      if (!e) continue;
+      const cause = causes.get(e.eventId);
+      if (cause === undefined || done.has(cause)) {
+        if (!ready || before(e, ready)) [ready, pick] = [e, head];
+      } else if (!waiting || before(e, waiting)) [waiting, pickWaiting] = [e, head];
+    }
+    const next = ready ? pick! : pickWaiting!;
+    const e = next.list[next.at++];
+    done.add(e.eventId);
+    out.push(e);
+  }
+  return out;
+}

@@ -1,0 +1,48 @@
+import type { BlobRef, StoredEvent } from '../../schemas';
+import { causalOrder } from './causal-order';
+import { promptSources } from './prompt-sources';
+
+export interface TimelineEntry {
+  readonly event: StoredEvent;
+  /** Levels below the replayed session: 0 for it, 1 for its children, and so on. */
+  readonly depth: number;
+  /** Milliseconds since the earliest event of the tree. */
+  readonly offsetMs: number;
+  /** For a ModelCalled: the events its prompt was rebuilt from, in seq order. */
+  readonly promptFrom?: readonly StoredEvent[];
+  /** Every BlobRef the event carries, by field name (outputsBlob, codeBlob, ...). */
+  readonly blobs: ReadonlyArray<{ readonly field: string; readonly ref: BlobRef }>;
+}
+
+const depthOf = (id: string): number => id.split('/').length;
+
+/** Top-level BlobRef fields of any event, including types added after this code. */
+export function blobRefs(event: StoredEvent['event']): TimelineEntry['blobs'] {
+  return Object.entries(event).flatMap(([field, v]) => {
+    const ref = v as Partial<BlobRef> | null;
+    return ref !== null && typeof ref === 'object' && typeof ref.sha256 === 'string' && typeof ref.size === 'number'
+      ? [{ field, ref: ref as BlobRef }]
+      : [];
+  });
+}
+
+/**
+ * The tree under `treeId` as one causally ordered timeline (see causal-order.ts), each entry
+ * annotated with what a reader of the log alone needs: depth, relative time, prompt provenance
+ * and blob references. Pure.
+ */
+export function buildTimeline(treeId: string, events: readonly StoredEvent[]): TimelineEntry[] {
+  const rootDepth = depthOf(treeId);
+  const t0 = events.reduce((min, e) => Math.min(min, e.ts), Infinity);
+  const sources = promptSources(events);
+  return causalOrder(events).map((event) => {
+    const promptFrom = event.type === 'ModelCalled' ? sources(event.eventId) : undefined;
+    return {
+      event,
+      depth: depthOf(event.sessionId) - rootDepth,
+      offsetMs: event.ts - t0,
+      ...(promptFrom && { promptFrom }),
+      blobs: blobRefs(event.event),
+    };
+  });
+}
