@@ -18,4 +18,6 @@ module.exports = {
     },
   ],
   testTimeout: 120000,
+  // Integration files share one stack (and kill its worker on purpose): one test file at a time.
+  maxWorkers: 1,
 };

@@ -27,6 +27,20 @@ describe('embedded stack (recur up/status/down)', () => {
     expect(after.map((s) => s.pid)).toEqual(before.map((s) => s.pid));
   });
 
+  it('restarts the worker when it is SIGKILLed', async () => {
+    const before = (await status(config)).find((s) => s.name === 'worker')!;
+    expect(before.healthy).toBe(true);
+    process.kill(before.pid!, 'SIGKILL');
+    let after = before;
+    for (let i = 0; i < 100 && (after.pid === before.pid || !after.healthy); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      after = (await status(config)).find((s) => s.name === 'worker')!;
+    }
+    expect(after.healthy).toBe(true);
+    expect(after.pid).not.toBe(before.pid);
+    expect(isAlive(before.pid!)).toBe(false);
+  });
+
   describe('in a scratch home', () => {
     const home = mkdtempSync(join(tmpdir(), 'recur-devstack-'));
     const scratch = () => parseConfig({
