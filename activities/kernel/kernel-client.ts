@@ -3,6 +3,7 @@ import { KernelLostError, RecurError } from '../../errors';
 import { bindKernel } from './bind-kernel';
 import { createJupyterSessions } from './jupyter-sessions';
 import { type CellLoss, runCell } from './run-cell';
+import { runSilent } from './run-silent';
 import type { ExecuteResult, KernelSessionInfo } from './types';
 
 /** The part of the host bridge a kernel client needs: where kernels call, and their tokens. */
@@ -31,6 +32,13 @@ export interface KernelClient {
   start(sessionId: string, opts?: { env?: Record<string, string> }): Promise<KernelSessionInfo>;
   /** Runs one cell. Throws KernelLostError if the kernel died mid-cell or its namespace was reset since `start`. */
   execute(sessionId: string, code: string, opts?: { timeoutMs?: number }): Promise<ExecuteResult>;
+  /**
+   * Runs host code (snapshots, restores) unseen by the agent: no history, no output, no
+   * execution count. Returns the value of `expression` evaluated afterwards (JSON when it has
+   * `_repr_json_`). Throws KernelLostError like `execute`, a RecurError when the code raised
+   * (not retryable) or ran past its timeout and was interrupted (retryable).
+   */
+  runSilent(sessionId: string, code: string, opts?: { expression?: string; timeoutMs?: number }): Promise<unknown>;
   interrupt(sessionId: string): Promise<void>;
   shutdown(sessionId: string): Promise<void>;
   isAlive(sessionId: string): Promise<boolean>;
@@ -145,6 +153,29 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
           interrupt: () => entry.kernel.interrupt(),
         });
         return 'lost' in outcome ? lose(sessionId, entry, outcome) : outcome;
+      }),
+    runSilent: (sessionId, code, opts = {}) =>
+      serialized(sessionId, async () => {
+        const entry = await ensureBound(sessionId, false);
+        if (entry.freshPending) {
+          throw new KernelLostError(sessionId, entry.kernel.id, 'kernel namespace was reset; call start() and restore it');
+        }
+        const timeoutMs = opts.timeoutMs ?? options.defaultTimeoutMs ?? 600_000;
+        const outcome = await runSilent(entry.kernel, code, {
+          expression: opts.expression,
+          timeoutMs,
+          interruptGraceMs,
+          interrupt: () => entry.kernel.interrupt(),
+        });
+        if ('lost' in outcome) return lose(sessionId, entry, outcome);
+        if (outcome.kind === 'timeout') {
+          throw new RecurError(`silent code in session ${sessionId} ran past ${timeoutMs} ms and was interrupted`, { retryable: true });
+        }
+        if (outcome.kind === 'error') {
+          const tail = outcome.traceback ? `\n${outcome.traceback.slice(-4000)}` : '';
+          throw new RecurError(`silent code in session ${sessionId} raised ${outcome.ename}: ${outcome.evalue}${tail}`);
+        }
+        return outcome.value;
       }),
     async interrupt(sessionId) {
       const kernelId = entries.get(sessionId)?.kernel.id ?? (await sessions.find(sessionId))?.kernel?.id;

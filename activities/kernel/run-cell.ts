@@ -66,7 +66,7 @@ export async function runCell(kernel: Kernel.IKernelConnection, code: string, op
 }
 
 /** Resolves when the kernel dies, restarts (its namespace is gone) or its websocket gives up reconnecting. */
-function watchForLoss(kernel: Kernel.IKernelConnection): { lost: Promise<Outcome>; dispose: () => void } {
+export function watchForLoss(kernel: Kernel.IKernelConnection): { lost: Promise<Outcome>; dispose: () => void } {
   let report: (reason: string) => void = () => undefined;
   const lost = new Promise<Outcome>((resolve) => (report = (reason) => resolve({ kind: 'lost', reason })));
   const onStatus = (_: unknown, status: Kernel.Status) => {

@@ -51,6 +51,75 @@ export interface CellRequested {
   readonly toolCallId: string | null;
 }
 
+/** A name the snapshot held that could not be loaded; it is missing from the namespace. */
+export interface RestoreFailure {
+  /** The variable's or module's name in the kernel namespace. */
+  readonly name: string;
+  /** `<pickler or module>: <error type>: <message>`, e.g. a blob whose bytes no longer match its hash (refused unread) or a module that no longer imports; at most 300 characters. */
+  readonly reason: string;
+}
+
+/** A new kernel for the session was brought back to its last known state: the snapshot loaded, then the cells requested after it re-executed. Appended by the session's workflow once the restore and the replay have finished and before the session's next CellRequested. */
+export interface KernelRestored {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'KernelRestored';
+  /** The manifest restored from (as in its KernelSnapshotted); null when the session had no snapshot and every logged cell was replayed into an empty namespace. */
+  readonly manifest: BlobRef | null;
+  /** seq of the KernelSnapshotted event restored from; null when manifest is null. */
+  readonly fromSnapshotSeq: number | null;
+  /** Names put back into the namespace from the snapshot (variables and modules), in manifest order. */
+  readonly restored: readonly string[];
+  /** Names from the snapshot that could not be loaded. Later snapshots keep listing them until the agent assigns the name again, so a failed restore is never silently dropped. */
+  readonly failed: readonly RestoreFailure[];
+  /** eventIds of the CellRequested events logged after the snapshot's coversSeq that were re-executed, in the order they ran. */
+  readonly replayedCells: readonly string[];
+  /** eventId of the CellRequested that was running when the kernel died; it is reported to the model as interrupted and not re-run. null when no cell was in flight. */
+  readonly interruptedCell: string | null;
+  /** Wall time of the restore and the replay together, in milliseconds. */
+  readonly durationMs: number;
+}
+
+/** A variable no pickler could save; it will be missing after a restore. */
+export interface UnsavedVariable {
+  /** The variable's name in the kernel namespace. */
+  readonly name: string;
+  /** `<value type>: <error type>: <message>` from the last pickler tried, e.g. `generator: TypeError: cannot pickle 'generator' object`; at most 300 characters. */
+  readonly reason: string;
+}
+
+/** Which snapshot size limit a variable broke. */
+export type SnapshotLimit = 'variable' | 'total';
+
+/** A variable left out of the snapshot because of a size limit; it will be missing after a restore. */
+export interface OversizeVariable {
+  /** The variable's name in the kernel namespace. */
+  readonly name: string;
+  /** Its pickle's size in bytes; for limit `variable` a lower bound, since pickling stopped once past the limit. */
+  readonly size: number;
+  /** variable: the per-variable limit; total: saving it would have taken the snapshot past its total limit (variables are taken in namespace order). */
+  readonly limit: SnapshotLimit;
+}
+
+/** The session's kernel namespace was saved: each variable as its own blob, listed in a manifest blob. Appended by the session's workflow after the snapshot activity returns, so every blob it names is already stored; it reflects every event of the session up to coversSeq and no cell ran in the session between that event and the snapshot. */
+export interface KernelSnapshotted {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'KernelSnapshotted';
+  /** The snapshot's manifest (JSON, format recur.kernel-snapshot/1): per variable its name, blob sha256, size and pickler; modules to re-import; the unsaved and oversize lists; the Python version and coversSeq. Restoring needs only this ref. */
+  readonly manifest: BlobRef;
+  /** seq of the last event of this session whose effects the snapshot holds; a restore re-executes the cells requested after it. */
+  readonly coversSeq: number;
+  /** How many variables the manifest holds (modules not counted). */
+  readonly variables: number;
+  /** Total size of the variables' pickles in bytes, counting blobs that earlier snapshots already stored. */
+  readonly bytes: number;
+  /** Variables that could not be pickled, in namespace order. */
+  readonly unsaved: readonly UnsavedVariable[];
+  /** Variables skipped for size, in namespace order. */
+  readonly oversize: readonly OversizeVariable[];
+  /** Wall time of the snapshot activity in milliseconds, the kernel pausing for all of it. */
+  readonly durationMs: number;
+}
+
 /** How a message reached the agent. */
 export type DeliveryChannel = 'prompt' | 'kernel';
 
@@ -262,6 +331,8 @@ export interface Envelope {
 export type RecurEvent =
   | CellExecuted
   | CellRequested
+  | KernelRestored
+  | KernelSnapshotted
   | MessageDelivered
   | MessageRefused
   | MessageSent
@@ -274,7 +345,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'SessionCompleted', 'SessionFailed', 'SessionStarted', 'SubagentCompleted', 'SubagentSpawned'];
+export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'SessionCompleted', 'SessionFailed', 'SessionStarted', 'SubagentCompleted', 'SubagentSpawned'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -283,6 +354,8 @@ type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P
 export type RecurEventInput =
   | WithDefaults<CellExecuted, 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>
   | WithDefaults<CellRequested, 'codeBlob' | 'toolCallId'>
+  | WithDefaults<KernelRestored, 'manifest' | 'fromSnapshotSeq' | 'interruptedCell'>
+  | KernelSnapshotted
   | MessageDelivered
   | MessageRefused
   | WithDefaults<MessageSent, 'textBlob'>

@@ -1,0 +1,133 @@
+import { Context } from '@temporalio/activity';
+import { KernelLostError } from '../../errors';
+import type { BlobRef, OversizeVariable, RestoreFailure, UnsavedVariable } from '../../schemas';
+import type { BlobStore } from '../blob-store';
+import type { KernelClient } from '../kernel/index';
+import { buildManifest, parseManifest, parseRestoreReport, parseSnapshotReport, type SnapshotLimits } from './manifest';
+import { restoreExpression, snapshotExpression } from './snapshot-code';
+import { SnapshotError } from './snapshot-error';
+
+/**
+ * Prime's caps (16 MiB per variable, 256 MiB in all) drop ordinary data frames. These bound
+ * what one snapshot may hold in the kernel's memory (one pickle at a time) and on disk.
+ */
+export const DEFAULT_SNAPSHOT_LIMITS: SnapshotLimits = { maxVariableBytes: 256 * 2 ** 20, maxTotalBytes: 2 ** 30 };
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+
+export interface SnapshotDeps {
+  kernels: Pick<KernelClient, 'start' | 'runSilent' | 'interrupt'>;
+  blobs: BlobStore;
+  /** The blob store's directory, as the kernel sees it: kernels write pickles there directly. */
+  blobsRoot: string;
+  limits?: SnapshotLimits;
+  /** How long one snapshot or restore may keep the kernel busy. */
+  timeoutMs?: number;
+}
+
+export interface SnapshotKernelInput {
+  sessionId: string;
+  /** seq of the session's last event whose effects the namespace holds. */
+  coversSeq: number;
+}
+
+/** Every KernelSnapshotted field under the same name, plus newBlobs/newBytes (metrics, not logged). */
+export interface SnapshotKernelResult {
+  manifest: BlobRef;
+  coversSeq: number;
+  variables: number;
+  bytes: number;
+  unsaved: UnsavedVariable[];
+  oversize: OversizeVariable[];
+  /** Variable blobs stored for the first time by this snapshot, and their bytes; the rest were unchanged. */
+  newBlobs: number;
+  newBytes: number;
+  durationMs: number;
+}
+
+export interface RestoreKernelInput {
+  sessionId: string;
+  manifest: BlobRef;
+}
+
+export interface RestoreKernelResult {
+  restored: string[];
+  failed: RestoreFailure[];
+  durationMs: number;
+}
+
+export function createSnapshotActivities(deps: SnapshotDeps) {
+  const { kernels, blobs, blobsRoot } = deps;
+  const limits = deps.limits ?? DEFAULT_SNAPSHOT_LIMITS;
+  const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+
+  return {
+    /**
+     * Pickles the session's namespace into the blob store and stores its manifest. Does not
+     * start a kernel: a missing or reset kernel is a KernelLostError, never an empty snapshot.
+     */
+    async snapshotKernel(input: SnapshotKernelInput): Promise<SnapshotKernelResult> {
+      const started = performance.now();
+      const value = await whileBeating(input.sessionId, kernels, () =>
+        kernels.runSilent(input.sessionId, '', { expression: snapshotExpression({ sessionId: input.sessionId, blobsRoot, ...limits }), timeoutMs }),
+      );
+      if (typeof value === 'object' && value !== null && 'unbound' in value) {
+        // Restarted behind the client's back: its namespace is empty, not the session's.
+        const bound = (value as { unbound: string | null }).unbound;
+        throw new KernelLostError(input.sessionId, '', `kernel namespace was reset (the kernel is bound to ${bound ?? 'no session'}); restore it first`);
+      }
+      const report = parseSnapshotReport(value);
+      for (const v of report.variables) {
+        if (!(await blobs.has(v.sha256))) {
+          throw new SnapshotError(`the kernel stored ${v.name} as blob ${v.sha256}, which is not in this worker's blob store`, {
+            hint: `kernels must see the blob store at ${blobsRoot}`,
+          });
+        }
+      }
+      const manifest = await blobs.put(Buffer.from(JSON.stringify(buildManifest(report, input.coversSeq, limits))));
+      return {
+        manifest,
+        coversSeq: input.coversSeq,
+        variables: report.variables.length,
+        bytes: report.bytes,
+        unsaved: report.unsaved.map(({ name, reason }) => ({ name, reason })),
+        oversize: report.oversize.map(({ name, size, limit }) => ({ name, size, limit })),
+        newBlobs: report.written,
+        newBytes: report.writtenBytes,
+        durationMs: Math.round(performance.now() - started),
+      };
+    },
+
+    /**
+     * Loads a snapshot into the session's kernel (starting one if needed); names the manifest
+     * holds overwrite live ones. The kernel checks each blob's hash before unpickling it.
+     */
+    async restoreKernel(input: RestoreKernelInput): Promise<RestoreKernelResult> {
+      const started = performance.now();
+      const manifest = parseManifest(await blobs.get(input.manifest.sha256));
+      await kernels.start(input.sessionId);
+      const value = await whileBeating(input.sessionId, kernels, () =>
+        kernels.runSilent(input.sessionId, '', { expression: restoreExpression({ blobsRoot, manifest }), timeoutMs }),
+      );
+      const report = parseRestoreReport(value);
+      return {
+        restored: report.restored,
+        failed: report.failed.map(({ name, reason }) => ({ name, reason })),
+        durationMs: Math.round(performance.now() - started),
+      };
+    },
+  };
+}
+
+/** Heartbeats while `fn` runs, and interrupts the kernel if Temporal cancels the activity. */
+async function whileBeating<T>(sessionId: string, kernels: Pick<KernelClient, 'interrupt'>, fn: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const beat = setInterval(() => ctx.heartbeat(), 5_000);
+  const stop = () => void kernels.interrupt(sessionId).catch(() => undefined);
+  ctx.cancellationSignal.addEventListener('abort', stop);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(beat);
+    ctx.cancellationSignal.removeEventListener('abort', stop);
+  }
+}
