@@ -2,7 +2,10 @@ import { Context } from '@temporalio/activity';
 import { KernelLostError } from '../errors';
 import { inlineOrBlob, type BlobStore } from './blob-store';
 import type { ExecuteResult, KernelClient } from './kernel/index';
-import type { RunCellInput, RunCellResult } from './session-activities';
+import { planKernelRestore } from './plan-kernel-restore';
+import type { CellFields, KernelRestoredFields, RunCellInput, RunCellResult } from './session-activities';
+import type { createSnapshotActivities } from './snapshot/index';
+import type { TranscriptCache } from './transcript-cache';
 
 /** Output kept inline in CellExecuted and shown to the model; the whole output goes to the blob store beyond it. */
 export const INLINE_OUTPUT_CHARS = 8 * 1024;
@@ -15,37 +18,86 @@ export function renderOutputs(r: ExecuteResult): string {
   return parts.join('').replace(/\n$/, '');
 }
 
-export function createKernelActivities(deps: { kernels: KernelClient; blobs: BlobStore }) {
+/** The one line the model reads about a restore. */
+export function restoreNote(r: KernelRestoredFields, skipped: Array<{ requestId: string; reason: string }>): string {
+  const from = r.fromSnapshotSeq === null ? 'no snapshot yet' : `the snapshot at #${r.fromSnapshotSeq}`;
+  const parts = [`[your kernel was lost and has been restored: ${r.restored.length} variable(s) from ${from}, ${r.replayedCells.length} later cell(s) re-run`];
+  if (r.failed.length) parts.push(`; could not restore: ${r.failed.map((f) => `${f.name} (${f.reason})`).join(', ')}`);
+  if (skipped.length) parts.push(`; not re-run: ${skipped.map((s) => `${s.requestId} (${s.reason})`).join(', ')}`);
+  return `${parts.join('')}]\n`;
+}
+
+interface KernelDeps {
+  kernels: KernelClient;
+  blobs: BlobStore;
+  transcripts: TranscriptCache;
+  snapshots: ReturnType<typeof createSnapshotActivities>;
+}
+
+export function createKernelActivities(deps: KernelDeps) {
   const { kernels, blobs } = deps;
+
+  /** Brings a lost kernel back: the latest snapshot, then the logged cells after it that are safe to re-run. */
+  async function restore(input: RunCellInput): Promise<{ fields: KernelRestoredFields; note: string }> {
+    const t0 = Date.now();
+    const events = await deps.transcripts.load(input.sessionId, input.throughSeq - 1);
+    const plan = planKernelRestore(events, input.restoreFrom?.coversSeq ?? -1);
+    const loaded = input.restoreFrom
+      ? await deps.snapshots.restoreKernel({ sessionId: input.sessionId, manifest: input.restoreFrom.manifest })
+      : { restored: [], failed: [] };
+    for (const cell of plan.replay) {
+      const code = cell.codeBlob ? (await blobs.get(cell.codeBlob.sha256)).toString('utf8') : cell.code;
+      await kernels.execute(input.sessionId, code, { timeoutMs: cell.timeoutSeconds * 1000 });
+    }
+    const fields: KernelRestoredFields = {
+      manifest: input.restoreFrom?.manifest ?? null,
+      fromSnapshotSeq: input.restoreFrom?.coversSeq ?? null,
+      restored: loaded.restored,
+      failed: loaded.failed,
+      replayedCells: plan.replay.map((c) => c.requestId),
+      interruptedCell: plan.interruptedCell,
+      durationMs: Date.now() - t0,
+    };
+    return { fields, note: restoreNote(fields, plan.skipped) };
+  }
+
+  async function execute(input: RunCellInput, prefix: string): Promise<CellFields> {
+    const r = await kernels.execute(input.sessionId, input.code, { timeoutMs: input.timeoutSeconds * 1000 });
+    const text = prefix + renderOutputs(r);
+    const { preview, blob } = await inlineOrBlob(blobs, text, INLINE_OUTPUT_CHARS);
+    const note = blob ? `\n[output truncated: ${text.length} characters in all, ${INLINE_OUTPUT_CHARS} shown; full output is blob ${blob.sha256}]` : '';
+    return {
+      status: r.status,
+      outputs: preview + note,
+      outputsBlob: blob,
+      durationMs: Math.round(r.durationMs),
+      executionCount: r.executionCount,
+      errorName: r.error?.ename ?? null,
+      errorValue: r.error?.evalue ?? null,
+      // The end of a traceback says what failed; keep that part when it is long.
+      traceback: r.error ? r.error.traceback.slice(-INLINE_OUTPUT_CHARS) : null,
+    };
+  }
+
   return {
     async runCell(input: RunCellInput): Promise<RunCellResult> {
       const ctx = Context.current();
       const beat = setInterval(() => ctx.heartbeat(), 5_000);
       const stop = () => void kernels.interrupt(input.sessionId).catch(() => undefined);
       ctx.cancellationSignal.addEventListener('abort', stop);
+      let restored: Awaited<ReturnType<typeof restore>> | null = null;
       try {
         const { fresh } = await kernels.start(input.sessionId);
-        const r = await kernels.execute(input.sessionId, input.code, { timeoutMs: input.timeoutSeconds * 1000 });
-        const lost = fresh && !input.firstCell ? '[note: your kernel was restarted before this cell; variables from earlier cells are gone]\n' : '';
-        const text = lost + renderOutputs(r);
-        const { preview, blob } = await inlineOrBlob(blobs, text, INLINE_OUTPUT_CHARS);
-        const note = blob ? `\n[output truncated: ${text.length} characters in all, ${INLINE_OUTPUT_CHARS} shown; full output is blob ${blob.sha256}]` : '';
-        return {
-          status: r.status,
-          outputs: preview + note,
-          outputsBlob: blob,
-          durationMs: Math.round(r.durationMs),
-          executionCount: r.executionCount,
-          errorName: r.error?.ename ?? null,
-          errorValue: r.error?.evalue ?? null,
-          // The end of a traceback says what failed; keep that part when it is long.
-          traceback: r.error ? r.error.traceback.slice(-INLINE_OUTPUT_CHARS) : null,
-        };
+        if (fresh && !input.firstCell) restored = await restore(input);
+        return { cell: await execute(input, restored?.note ?? ''), restored: restored?.fields ?? null };
       } catch (e) {
         if (!(e instanceof KernelLostError)) throw e;
         return {
-          status: 'interrupted', outputs: `[the kernel was lost while the cell ran; it was not re-run: ${e.message}]`,
-          durationMs: 0, errorName: 'KernelLostError', errorValue: e.message,
+          cell: {
+            status: 'interrupted', outputs: `[the kernel was lost while the cell ran; it was not re-run: ${e.message}]`,
+            durationMs: 0, errorName: 'KernelLostError', errorValue: e.message,
+          },
+          restored: restored?.fields ?? null,
         };
       } finally {
         clearInterval(beat);

@@ -1,6 +1,7 @@
-import type { CellExecuted } from '../schemas/generated/events';
+import type { BlobRef, CellExecuted, KernelRestored } from '../schemas/generated/events';
 import type { CallModelInput, CallModelResult } from './call-model';
 import type { AppendEventsInput, AppendEventsResult } from './event-log';
+import type { SnapshotKernelInput, SnapshotKernelResult } from './snapshot/snapshot-activities';
 
 export interface RunCellInput {
   sessionId: string;
@@ -11,11 +12,23 @@ export interface RunCellInput {
   timeoutSeconds: number;
   /** False once the session has run a cell: a fresh kernel then means its namespace was lost. */
   firstCell: boolean;
+  /** The session's latest snapshot, restored (then the cells after it re-run) if the kernel was lost. */
+  restoreFrom: { manifest: BlobRef; coversSeq: number } | null;
+  /** seq of this cell's CellRequested: the log up to it says which cells a restore re-runs. */
+  throughSeq: number;
 }
 
+export type KernelRestoredFields = Omit<KernelRestored, 'type'>;
+
 /** The CellExecuted fields the activity knows; the workflow adds requestId and code. */
-export type RunCellResult = Omit<CellExecuted, 'type' | 'requestId' | 'code' | 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>
+export type CellFields = Omit<CellExecuted, 'type' | 'requestId' | 'code' | 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>
   & Partial<Pick<CellExecuted, 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>>;
+
+export interface RunCellResult {
+  cell: CellFields;
+  /** Set when the kernel had been lost and was restored before this cell ran. */
+  restored: KernelRestoredFields | null;
+}
 
 /** Everything the session workflow may ask of the world. */
 export interface SessionActivities {
@@ -23,4 +36,5 @@ export interface SessionActivities {
   callModel(input: CallModelInput): Promise<CallModelResult>;
   runCell(input: RunCellInput): Promise<RunCellResult>;
   shutdownKernel(input: { sessionId: string }): Promise<void>;
+  snapshotKernel(input: SnapshotKernelInput): Promise<SnapshotKernelResult>;
 }

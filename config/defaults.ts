@@ -29,6 +29,7 @@ export function defaultConfig(): RecurConfig {
       maxTurns: 50,
       idleUnloadSeconds: 30 * 60,
       turnsPerRun: 100,
+      snapshotEveryCells: 3,
     },
     python: 'python3',
     java: 'java',

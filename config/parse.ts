@@ -22,6 +22,7 @@ const ENV_KEYS: Array<[string, (c: RecurConfig, v: string, fail: (msg: string) =
   ['RECUR_TASK_QUEUE', (c, v) => (c.temporal.taskQueue = v)],
   ['RECUR_MODEL', (c, v) => (c.agent.model = v)],
   ['RECUR_TURNS_PER_RUN', positive((c) => c.agent, 'turnsPerRun')],
+  ['RECUR_SNAPSHOT_EVERY_CELLS', positive((c) => c.agent, 'snapshotEveryCells')],
   ['RECUR_CELL_TIMEOUT_SECONDS', positive((c) => c.agent, 'cellTimeoutSeconds')],
   ['RECUR_MAX_DEPTH', positive((c) => c.agent, 'maxDepth')],
   ['RECUR_MAX_TURNS', positive((c) => c.agent, 'maxTurns')],

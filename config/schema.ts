@@ -35,6 +35,8 @@ export interface RecurConfig {
     idleUnloadSeconds: number;
     /** Model turns per workflow run before it continues-as-new (keeps each run's history short). */
     turnsPerRun: number;
+    /** Cells between kernel snapshots (a restore re-runs at most this many cells). */
+    snapshotEveryCells: number;
   };
   /** Interpreter used to create the Recur venv; the venv itself lives under `home`. */
   python: string;

@@ -66,21 +66,40 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     const code = reply.code;
     const reqSeq = await s.emit((seq) => [{ type: 'CellRequested', cellId: `${s.id}/${seq}`, code, toolCallId: reply.toolCallId }]);
     const requestId = `${s.id}/${reqSeq}`;
-    const cell = await acts.runCell({
-      sessionId: s.id, rootId: input.rootId, cellId: requestId, code,
-      timeoutSeconds: input.limits.cellTimeoutSeconds, firstCell: s.turn === 1,
+    const { cell, restored } = await acts.runCell({
+      sessionId: s.id, rootId: input.rootId, cellId: requestId, code, timeoutSeconds: input.limits.cellTimeoutSeconds,
+      firstCell: s.turn === 1, restoreFrom: s.lastSnapshot, throughSeq: reqSeq,
     }).catch(async (e: unknown) => {
       if (!(e instanceof ActivityFailure)) throw e;
-      if (!isCancellation(e)) return interrupted(e.cause?.message ?? e.message);
+      if (!isCancellation(e)) return { cell: interrupted(e.cause?.message ?? e.message), restored: null };
       // Every CellRequested gets its CellExecuted, even when the session is cancelled mid-cell.
       const lost = interrupted('the session was cancelled');
       await CancellationScope.nonCancellable(() => s.emit(() => [{ type: 'CellExecuted', requestId, code, ...lost }]));
       throw e;
     });
-    await s.emit(() => [{ type: 'CellExecuted', requestId, code, ...cell }]);
+    if (restored) await s.emit(() => [{ type: 'KernelRestored', ...restored }]);
+    const doneSeq = await s.emit(() => [{ type: 'CellExecuted', requestId, code, ...cell }]);
+    if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) await snapshot(s, acts, doneSeq);
     if (s.final !== null) return { status: 'completed', answer: s.final };
     if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
   }
+}
+
+/** Snapshots the kernel; a failed snapshot is skipped (the next cadence tries again), never fatal. */
+async function snapshot(s: SessionState, acts: ReturnType<typeof sessionActivities>, coversSeq: number): Promise<void> {
+  let r;
+  try {
+    r = await acts.snapshotKernel({ sessionId: s.id, coversSeq });
+  } catch (e) {
+    if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
+    return;
+  }
+  s.cellsSinceSnapshot = 0;
+  s.lastSnapshot = { manifest: r.manifest, coversSeq };
+  await s.emit(() => [{
+    type: 'KernelSnapshotted', manifest: r.manifest, coversSeq, variables: r.variables, bytes: r.bytes,
+    unsaved: r.unsaved, oversize: r.oversize, durationMs: r.durationMs,
+  }]);
 }
 
 /** A cell whose run was lost (worker or kernel died): reported, never silently re-run. */

@@ -24,7 +24,13 @@ export function sessionActivities(cellTimeoutSeconds: number) {
     retry: { maximumAttempts: 1 },
   });
   // Proxies have no own keys to spread: name each activity.
+  const snapshots = proxyActivities<Pick<SessionActivities, 'snapshotKernel'>>({
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '1 minute',
+    retry: { maximumAttempts: 2 },
+  });
   return {
+    snapshotKernel: snapshots.snapshotKernel,
     appendEvents: log.appendEvents,
     shutdownKernel: log.shutdownKernel,
     callModel: model.callModel,

@@ -1,6 +1,6 @@
 import type { RecurEventInput } from '../schemas/generated/events';
 import type { SessionActivities } from '../activities/session-activities';
-import type { ChildInfo, InboxMessage, SessionCarry, SessionInput } from './session-types';
+import type { ChildInfo, InboxMessage, SessionCarry, SessionInput, SnapshotPointer } from './session-types';
 import type { SessionStatusView } from './messages';
 
 const GENESIS = '0'.repeat(64);
@@ -21,6 +21,8 @@ export class SessionState {
   inbox: InboxMessage[];
   readonly seenMessageIds: Set<string>;
   messagesSent: number;
+  cellsSinceSnapshot: number;
+  lastSnapshot: SnapshotPointer | null;
   final: string | null = null;
   phase: SessionStatusView['phase'] = 'starting';
   private tail: Promise<unknown> = Promise.resolve();
@@ -37,6 +39,8 @@ export class SessionState {
     this.inbox = c?.inbox ?? [];
     this.seenMessageIds = new Set(c?.seenMessageIds ?? []);
     this.messagesSent = c?.messagesSent ?? 0;
+    this.cellsSinceSnapshot = c?.cellsSinceSnapshot ?? 0;
+    this.lastSnapshot = c?.lastSnapshot ?? null;
   }
 
   /** Appends events built from the seq the first one will get; resolves to that seq. */
@@ -88,6 +92,8 @@ export class SessionState {
       inbox: this.inbox,
       seenMessageIds: [...this.seenMessageIds],
       messagesSent: this.messagesSent,
+      cellsSinceSnapshot: this.cellsSinceSnapshot,
+      lastSnapshot: this.lastSnapshot,
     };
   }
 

@@ -10,6 +10,14 @@ export interface SessionLimits {
   maxDepth: number;
   /** Model turns per workflow run before continuing as new. */
   turnsPerRun: number;
+  /** Cells between kernel snapshots: bounds how many cells a restore must re-run. */
+  snapshotEveryCells: number;
+}
+
+/** The session's latest kernel snapshot: a manifest blob and the last seq it reflects. */
+export interface SnapshotPointer {
+  manifest: { sha256: string; size: number };
+  coversSeq: number;
 }
 
 export interface SessionInput {
@@ -57,6 +65,8 @@ export interface SessionCarry {
   inbox: InboxMessage[];
   seenMessageIds: string[];
   messagesSent: number;
+  cellsSinceSnapshot: number;
+  lastSnapshot: SnapshotPointer | null;
 }
 
 export type FailureKindName =

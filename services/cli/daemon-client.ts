@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { RecurConfig } from '../../config';
 import { ExitError } from '../../errors';
+import { traceHeaders } from '../../observability/http-tracing';
 import type { ErrorBody } from '../daemon/api-types';
 import { daemonPaths, daemonUrl } from '../daemon/paths';
 
@@ -45,7 +46,7 @@ export function connectDaemon(config: RecurConfig): DaemonClient {
     try {
       res = await fetch(`${url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { ...traceHeaders(), authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (err) {

@@ -1,8 +1,10 @@
 import { ExitError, RecurError } from '../../errors';
+import { traceCli } from '../../observability/cli-tracing';
 import { runCli } from './cli';
 
 /** The only place Recur calls process.exit. */
-runCli(process.argv.slice(2)).then(
+const argv = process.argv.slice(2);
+traceCli(argv, () => runCli(argv)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     if (e instanceof ExitError) {

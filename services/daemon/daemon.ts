@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { Kafka, logLevel } from 'kafkajs';
 import type { RecurConfig } from '../../config';
 import { RecurError } from '../../errors';
+import { clientTracing } from '../../observability/temporal-tracing';
 import { kafkaBrokers, temporalAddress } from '../devstack/paths';
 import { liveProcess, stopProcess } from '../devstack/process';
 import { followSessionLog } from '../projector';
@@ -49,7 +50,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   if (!LOOPBACK.has(config.host)) throw new RecurError(`the daemon listens on loopback only, not ${config.host}`, { hint: 'set RECUR_HOST=127.0.0.1' });
   const paths = daemonPaths(config);
   const connection = Connection.lazy({ address: temporalAddress(config) });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: clientTracing() });
   const sessions: SessionService = createTemporalSessions({ client, taskQueue: config.temporal.taskQueue });
   const kafka = new Kafka({ clientId: `${config.kafka.clientId}-daemon`, brokers: kafkaBrokers(config), logLevel: logLevel.WARN });
   const follow: FollowLog = (sessionId, signal) => followSessionLog({ kafka, topic: config.kafka.topic, sessionId, signal });

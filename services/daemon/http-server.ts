@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { traceRequest } from '../../observability/http-tracing';
 import { bearerMatches } from './auth-token';
 import { parseCursor, type Cursor } from './cursor';
 import { DaemonHttpError, badRequest, notFound, toErrorReply } from './http-error';
@@ -72,7 +73,7 @@ export function createDaemonServer(deps: DaemonServerDeps): DaemonServer {
   }
 
   const server = createServer((req, res) => {
-    track(serve(req))
+    track(traceRequest(req, () => serve(req)))
       .then((reply) => sendJson(res, reply.status, reply.body))
       .catch((err: unknown) => {
         const reply = toErrorReply(err);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../config';
 import { RecurError } from '../../errors';
 import { repoRoot } from '../devstack/repo-root';
+import { initTelemetry } from '../../observability';
 import { startDaemon, type Daemon } from './daemon';
 
 /**
@@ -13,6 +14,7 @@ const log = (line: string): void => console.log(`${new Date().toISOString()} ${l
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  const telemetry = initTelemetry({ service: 'recur-daemon', config });
   const workerMain = join(repoRoot(), 'dist', 'services', 'worker', 'main.js');
   if (!existsSync(workerMain)) {
     throw new RecurError(`the worker is not built: ${workerMain} does not exist`, { hint: 'run `npm run build`' });
@@ -23,7 +25,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log(`${signal}: stopping the worker and shutting down`);
-    daemon.close().then(
+    daemon.close().then(() => telemetry.shutdown()).then(
       () => log('daemon stopped'),
       (err: unknown) => {
         log(`shutdown failed: ${(err as Error).stack ?? String(err)}`);

@@ -53,6 +53,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         cellTimeoutSeconds: agent.cellTimeoutSeconds,
         maxDepth: agent.maxDepth,
         turnsPerRun: agent.turnsPerRun,
+        snapshotEveryCells: agent.snapshotEveryCells,
         ...req.limits,
       },
     };

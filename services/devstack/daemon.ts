@@ -29,6 +29,7 @@ export function configEnv(config: RecurConfig): Record<string, string> {
     RECUR_MAX_TURNS: String(agent.maxTurns),
     RECUR_IDLE_UNLOAD_SECONDS: String(agent.idleUnloadSeconds),
     RECUR_TURNS_PER_RUN: String(agent.turnsPerRun),
+    RECUR_SNAPSHOT_EVERY_CELLS: String(agent.snapshotEveryCells),
     ...(agent.model !== null && { RECUR_MODEL: agent.model }),
     RECUR_PYTHON: config.python,
     RECUR_JAVA: config.java,

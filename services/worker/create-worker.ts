@@ -7,6 +7,7 @@ import { createModelActivities } from '../../activities/call-model';
 import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
 import { createKernelClient } from '../../activities/kernel/index';
 import { createKernelActivities } from '../../activities/run-cell';
+import { createSnapshotActivities } from '../../activities/snapshot/index';
 import type { SessionActivities } from '../../activities/session-activities';
 import { TranscriptCache } from '../../activities/transcript-cache';
 import { workerObservability, type Telemetry } from '../../observability';
@@ -46,10 +47,12 @@ export async function createRecurWorker(
   registerSessionOps(obs.bridge(bridge), client);
   const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel` }));
 
+  const snapshots = createSnapshotActivities({ kernels, blobs, blobsRoot: stackPaths(config).blobs });
   const activities: SessionActivities = withRecurErrors({
     ...createEventLogActivities({ kafka, topic: config.kafka.topic, producer, onAppended: (r) => transcripts.record(r) }),
     ...createModelActivities({ transcripts, blobs, env: opts.env ?? process.env }),
-    ...createKernelActivities({ kernels, blobs }),
+    ...createKernelActivities({ kernels, blobs, transcripts, snapshots }),
+    snapshotKernel: snapshots.snapshotKernel,
   });
   const nativeConnection = await NativeConnection.connect({ address: temporalAddress(config) });
   const worker = await Worker.create({

@@ -1,15 +1,18 @@
 import { loadConfig } from '../../config';
+import { initTelemetry } from '../../observability';
 import { createRecurWorker } from './create-worker';
 
 /** The worker process the daemon supervises: runs session workflows and their activities until SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const { worker, close } = await createRecurWorker(config);
+  const telemetry = initTelemetry({ service: 'recur-worker', config });
+  const { worker, close } = await createRecurWorker(config, { telemetry });
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => worker.shutdown());
   try {
     await worker.run();
   } finally {
     await close();
+    await telemetry.shutdown();
   }
 }
 

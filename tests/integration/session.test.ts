@@ -197,4 +197,34 @@ except Exception as e:
     expect(run.of('SessionFailed', sleeper)).toEqual([expect.objectContaining({ kind: 'cancelled' })]);
     expect(run.of('SubagentCompleted')).toEqual([expect.objectContaining({ childId: sleeper, status: 'cancelled' })]);
   });
+
+  it('snapshots the kernel on a cadence; after the kernel dies it restores the snapshot, re-runs later cells, and reports the lost cell as interrupted', async () => {
+    const run = await h.run({
+      root: [
+        py('a = 1'),
+        py('b = a + 1'),
+        py('c = b * 10'),
+        py('import os, signal\nos.kill(os.getpid(), signal.SIGKILL)'),
+        py('print(a, b, c)'),
+        'restored',
+      ],
+    }, 'survive a kernel crash', { snapshotEveryCells: 2 });
+    expect(run.result).toEqual({ status: 'completed', answer: 'restored' });
+    const types = run.types();
+    const cells = run.of('CellExecuted');
+    expect(cells.map((c) => c.status)).toEqual(['ok', 'ok', 'ok', 'interrupted', 'ok']);
+    expect(cells[4].outputs).toMatch(/^\[your kernel was lost and has been restored: 2 variable\(s\) from the snapshot at #\d+, 1 later cell\(s\) re-run; not re-run: .* \(interrupted when the kernel was lost\)\]\n1 2 20$/);
+
+    const [snap] = run.of('KernelSnapshotted');
+    expect(snap).toMatchObject({ variables: 2, unsaved: [] });
+    const requests = run.of('CellRequested').map((r) => r.cellId);
+    const [restored] = run.of('KernelRestored');
+    expect(restored).toMatchObject({
+      fromSnapshotSeq: snap.coversSeq, restored: ['a', 'b'], failed: [],
+      replayedCells: [requests[2]], interruptedCell: requests[3],
+    });
+    // The restore is logged before the cell it preceded, and after the snapshot it used.
+    expect(types.indexOf('KernelRestored')).toBeGreaterThan(types.indexOf('KernelSnapshotted'));
+    expect(types.lastIndexOf('CellExecuted')).toBeGreaterThan(types.indexOf('KernelRestored'));
+  });
 });

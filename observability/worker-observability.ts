@@ -1,0 +1,33 @@
+import type { WorkerOptions } from '@temporalio/worker';
+import type { KernelClient } from '../activities/kernel/index';
+import type { HostBridge } from '../services/host-bridge';
+import { CellContexts, traceBridgeCalls } from './cell-contexts';
+import { countKernels } from './count-kernels';
+import type { Telemetry } from './init-telemetry';
+import { clientTracing, workerTracing } from './temporal-tracing';
+
+export interface WorkerObservability {
+  /** For the worker's own Temporal client (the bridge ops' updates carry the cell's trace). */
+  clientInterceptors: ReturnType<typeof clientTracing> | undefined;
+  bridge(bridge: HostBridge): HostBridge;
+  kernels(kernels: KernelClient): KernelClient;
+  /** Spread into Worker.create's options. */
+  workerOptions: Pick<WorkerOptions, 'interceptors' | 'sinks'>;
+}
+
+/**
+ * Everything a worker process wires for telemetry, as one value: each piece is the identity
+ * when `telemetry` is absent, so createRecurWorker reads the same with or without it.
+ */
+export function workerObservability(telemetry: Telemetry | undefined): WorkerObservability {
+  if (!telemetry?.spanProcessor) {
+    return { clientInterceptors: undefined, bridge: (b) => b, kernels: (k) => k, workerOptions: {} };
+  }
+  const cells = new CellContexts();
+  return {
+    clientInterceptors: clientTracing(),
+    bridge: (b) => traceBridgeCalls(b, cells, telemetry.tracer),
+    kernels: (k) => countKernels(k, telemetry.metrics),
+    workerOptions: workerTracing(telemetry, cells),
+  };
+}
