@@ -1,19 +1,6 @@
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import { runCell } from '../../activities/kernel/run-cell';
-
-class FakeSignal<T> {
-  private slots = new Set<(sender: unknown, value: T) => void>();
-  connect(fn: (sender: unknown, value: T) => void) {
-    this.slots.add(fn);
-    return true;
-  }
-  disconnect(fn: (sender: unknown, value: T) => void) {
-    return this.slots.delete(fn);
-  }
-  emit(value: T) {
-    for (const fn of [...this.slots]) fn(this, value);
-  }
-}
+import { FakeSignal } from '../helpers/fake-signal';
 
 /** A kernel whose cell does nothing until the test tells it to: reply, emit output, die. */
 function fakeKernel() {
