@@ -6,7 +6,8 @@
  *
  * P defaults to $RECUR_BENCH_PYTHON, then the Recur venv's python; it needs jupyter-server
  * and ipykernel. Starts two throwaway servers on free ports and writes medians to F
- * (default reports/jupyter-nodelay.json).
+ * (default reports/jupyter-nodelay.json). `npm run bench` runs the same measurement as part of
+ * its cell-round-trip benchmark.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -79,7 +80,15 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)];
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
-async function measure(python: string, nodelay: boolean, cells: number) {
+export interface NodelaySamples {
+  /** Wall time of each `1+1` cell, ms. */
+  cellMs: number[];
+  /** Kernel → host bridge call latency measured inside the kernel, ms. */
+  bridgeMs: { median: number; p90: number };
+}
+
+/** `cells` timed `1+1` round trips on a throwaway Jupyter server with TCP_NODELAY on or off. */
+export async function measureNodelay(python: string, nodelay: boolean, cells: number): Promise<NodelaySamples> {
   const server = await startJupyter(python, nodelay);
   const bridge = await startHostBridge();
   bridge.handle('echo', async (_s, args) => args);
@@ -88,11 +97,11 @@ async function measure(python: string, nodelay: boolean, cells: number) {
   try {
     await client.start(session);
     for (let i = 0; i < 10; i++) await client.execute(session, '1+1');
-    const wall: number[] = [];
+    const cellMs: number[] = [];
     for (let i = 0; i < cells; i++) {
       const t0 = performance.now();
       const r = await client.execute(session, '1+1');
-      wall.push(performance.now() - t0);
+      cellMs.push(performance.now() - t0);
       if (r.result !== '2') throw new Error(`unexpected cell result ${JSON.stringify(r)}`);
     }
     const rpc = await client.execute(session, [
@@ -102,14 +111,18 @@ async function measure(python: string, nodelay: boolean, cells: number) {
       '    t0 = time.perf_counter(); recur_kernel.call("echo", {"i": i}); ts.append((time.perf_counter() - t0) * 1000)',
       'ts.sort(); print(json.dumps({"median": ts[len(ts) // 2], "p90": ts[int(len(ts) * 0.9)]}))',
     ].join('\n'));
-    const bridgeMs = JSON.parse(rpc.stdout) as { median: number; p90: number };
-    return { nodelay, cells, cellMedianMs: round(median(wall)), cellP90Ms: round(p90(wall)), bridgeCallMedianMs: round(bridgeMs.median), bridgeCallP90Ms: round(bridgeMs.p90) };
+    return { cellMs, bridgeMs: JSON.parse(rpc.stdout) as { median: number; p90: number } };
   } finally {
     await client.shutdown(session).catch(() => undefined);
     client.dispose();
     await bridge.close();
     await server.stop();
   }
+}
+
+async function measure(python: string, nodelay: boolean, cells: number) {
+  const { cellMs, bridgeMs } = await measureNodelay(python, nodelay, cells);
+  return { nodelay, cells, cellMedianMs: round(median(cellMs)), cellP90Ms: round(p90(cellMs)), bridgeCallMedianMs: round(bridgeMs.median), bridgeCallP90Ms: round(bridgeMs.p90) };
 }
 
 async function main() {
@@ -124,7 +137,10 @@ async function main() {
   console.log(JSON.stringify(report, null, 2));
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+// Also a module: the benchmark suite (bench/cell-round-trip.ts) imports measureNodelay.
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,41 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseConfig, type RecurConfig } from '../config';
+import { ConfigError } from '../errors';
+import { down, repoRoot, up } from '../services/devstack';
+
+/**
+ * The benchmarks' own stack: its own home (wiped each run) and a port block of its own, so a
+ * bench never touches the developer's stack (19xxx/17xxx) or the integration tier's (29xxx/27xxx).
+ * Tools (venv, Kafka jars) are shared with the default home.
+ */
+export function benchEnv(base: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return {
+    RECUR_HOME: join(repoRoot(), '.recur', 'bench-home'),
+    RECUR_TOOLS_DIR: parseConfig(base).config.toolsDir,
+    RECUR_KAFKA_PORT: '39192',
+    RECUR_KAFKA_CONTROLLER_PORT: '39193',
+    RECUR_TEMPORAL_PORT: '37233',
+    RECUR_TEMPORAL_HTTP_PORT: '37243',
+    RECUR_TEMPORAL_METRICS_PORT: '37253',
+    RECUR_JUPYTER_PORT: '38988',
+    RECUR_DAEMON_PORT: '37300',
+    KAFKAJS_NO_PARTITIONER_WARNING: '1',
+  };
+}
+
+export function benchConfig(base: NodeJS.ProcessEnv = process.env): RecurConfig {
+  const { config, errors } = parseConfig({ ...base, ...benchEnv(base) });
+  if (errors.length) throw new ConfigError(errors);
+  return config;
+}
+
+/** Starts a fresh bench stack; the returned function stops it. */
+export async function startBenchStack(config: RecurConfig, log: (line: string) => void): Promise<() => Promise<void>> {
+  await down(config);
+  rmSync(config.home, { recursive: true, force: true });
+  await up(config, (line) => log(`[stack] ${line}`));
+  return async () => {
+    await down(config, (line) => log(`[stack] ${line}`));
+  };
+}

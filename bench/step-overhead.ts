@@ -1,0 +1,90 @@
+import { createModel } from '../activities/model';
+import { deltas, summarize } from './stats';
+import { runBareLoop } from './bare-loop';
+import { benchKernels } from './bench-kernels';
+import { newSessionId, py, scriptedModel, sessionEvents, sessionInput, startBenchWorker } from './bench-worker';
+import { size, type BenchContext, type Benchmark } from './benchmark';
+import { barChart } from './chart';
+import { compare, type BenchResult, type Measured } from './report';
+import { startSlowOpenAIServer } from './slow-openai-server';
+import type { SessionResult } from '../workflows/session-types';
+
+const TASK = 'benchmark session';
+const cellCode = (i: number) => `x${i} = sum(range(100))\nprint(x${i})`;
+const codes = (n: number) => Array.from({ length: n }, (_, i) => cellCode(i));
+
+/**
+ * Per-step time of a durable session (model call → CellRequested → cell → CellExecuted →
+ * ModelCalled, through Temporal, Kafka and Jupyter) against the bare loop on the same kernel
+ * client and model. Recur's steps are the gaps between consecutive ModelCalled timestamps (the
+ * workflow's clock); the first step of each side is dropped (kernel start-up, warm-up).
+ */
+async function recurSteps(ctx: BenchContext, model: string, env: NodeJS.ProcessEnv, steps: number): Promise<number[]> {
+  const worker = await startBenchWorker(ctx.config, env);
+  try {
+    const input = sessionInput(ctx.config, model, { maxTurns: steps + 5 });
+    const result = (await worker.client.workflow.execute('agentSessionWorkflow', {
+      taskQueue: worker.taskQueue, workflowId: input.sessionId, args: [input],
+    })) as SessionResult;
+    if (result.status !== 'completed') throw new Error(`bench session ${input.sessionId} failed: ${result.kind}: ${result.reason}`);
+    const calls = (await sessionEvents(ctx.config, input.sessionId)).filter((e) => e.type === 'ModelCalled');
+    if (calls.length !== steps + 1) throw new Error(`expected ${steps + 1} model calls, the log has ${calls.length}`);
+    return deltas(calls.map((e) => e.ts)).slice(1);
+  } finally {
+    await worker.close();
+  }
+}
+
+async function bareSteps(ctx: BenchContext, model: string, env: NodeJS.ProcessEnv): Promise<number[]> {
+  const k = await benchKernels(ctx.config);
+  try {
+    return (await runBareLoop({ kernels: k.kernels, model: createModel(model, env) }, newSessionId(), TASK)).slice(1);
+  } finally {
+    await k.close();
+  }
+}
+
+async function variant(ctx: BenchContext, o: { key: string; title: string; model: string; env: NodeJS.ProcessEnv; steps: number; limits: string }) {
+  const recur: number[] = [];
+  const bare: number[] = [];
+  for (let round = 0; round < size(ctx, 2, 1); round++) {
+    ctx.log(`step-overhead/${o.key}: round ${round + 1}, ${o.steps} steps each way`);
+    bare.push(...(await bareSteps(ctx, o.model, o.env)));
+    recur.push(...(await recurSteps(ctx, o.model, o.env, o.steps)));
+  }
+  return compare({
+    name: `step-overhead/${o.key}`, title: o.title, unit: 'ms/step', better: 'lower',
+    subject: { label: 'durable Recur session step', samples: recur },
+    baseline: { label: 'bare in-process loop', samples: bare },
+    limits: o.limits, details: { stepsPerSession: o.steps, addedMsPerStep: summarize(recur).median - summarize(bare).median },
+  });
+}
+
+export const stepOverhead: Benchmark = {
+  name: 'step-overhead',
+  async run(ctx) {
+    const results: BenchResult[] = [];
+    const fast = size(ctx, 60, 8);
+    const replies = [...codes(fast).map(py), 'done'];
+    results.push(await variant(ctx, {
+      key: 'zero-latency', title: 'Step time, scripted model (0 ms)', model: scriptedModel(replies), env: process.env, steps: fast,
+      limits: 'Temporal dispatch: a workflow task per activity (model, cell, 3 acks=all Kafka appends, a snapshot every few cells), each a server round trip and an activation; the cell itself takes ~5-20 ms',
+    }));
+    const slow = size(ctx, 12, 3);
+    const server = await startSlowOpenAIServer(codes(slow), 1000);
+    try {
+      const env = { ...process.env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-bench-dummy' };
+      results.push(await variant(ctx, {
+        key: 'model-1s', title: 'Step time, OpenAI-wire model with 1 s latency', model: 'openai/bench-model', env, steps: slow,
+        limits: 'the simulated 1 s model latency; Recur adds the same fixed cost as at 0 ms',
+      }));
+    } finally {
+      await server.close();
+    }
+    ctx.plot('step-overhead.png', barChart({
+      title: 'TIME PER AGENT STEP', yLabel: 'MS (MEDIAN)', legend: ['RECUR (DURABLE)', 'BARE LOOP'],
+      groups: (results as Measured[]).map((r) => ({ label: r.name.endsWith('zero-latency') ? 'MODEL 0 MS' : 'MODEL 1 S', values: [r.subject.summary.median, r.baseline.summary.median] })),
+    }));
+    return results;
+  },
+};

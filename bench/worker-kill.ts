@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { temporalAddress } from '../services/devstack';
+import { py, scriptedModel, sessionInput } from './bench-worker';
+import { size, type BenchContext, type Benchmark } from './benchmark';
+import { compare } from './report';
+import { spawnWorker } from './worker-process';
+
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+const ms = (t: HistoryEvent['eventTime']) => (t?.seconds ? Number(t.seconds) * 1000 : 0) + (t?.nanos ?? 0) / 1e6;
+
+/** Server time at which the first appendEvents activity scheduled after event `afterId` completed, or null. */
+function firstAppendAfter(events: HistoryEvent[], afterId: number): number | null {
+  const appends = new Set(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'appendEvents').map((e) => Number(e.eventId)));
+  const done = events.find((e) => Number(e.eventId) > afterId && appends.has(Number(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? -1)));
+  return done ? ms(done.eventTime) : null;
+}
+
+async function history(client: Client, id: string): Promise<HistoryEvent[]> {
+  return (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
+}
+
+/** Polls the session's history until `ready` holds, failing after `timeoutMs`. */
+async function until<T>(client: Client, id: string, timeoutMs: number, ready: (events: HistoryEvent[]) => T | null): Promise<T> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(100)) {
+    const got = ready(await history(client, id));
+    if (got !== null) return got;
+  }
+  throw new Error(`session ${id} made no progress in ${timeoutMs / 1000} s`);
+}
+
+/** A fresh worker process started, to the first event of a new session appended: the floor of any recovery. */
+async function coldStart(ctx: BenchContext, client: Client): Promise<number> {
+  const queue = `bench-cold-${randomBytes(4).toString('hex')}`;
+  const input = sessionInput(ctx.config, scriptedModel(['done']));
+  await client.workflow.start('agentSessionWorkflow', { taskQueue: queue, workflowId: input.sessionId, args: [input] });
+  const t0 = Date.now();
+  const worker = spawnWorker(ctx.config, queue);
+  try {
+    return (await until(client, input.sessionId, 120_000, (events) => firstAppendAfter(events, 0))) - t0;
+  } finally {
+    await client.workflow.getHandle(input.sessionId).result().catch(() => undefined);
+    await worker.kill('SIGTERM');
+  }
+}
+
+/** SIGKILL of the worker while a cell runs and a new worker started at once, to the session's next event appended. */
+async function killed(ctx: BenchContext, client: Client): Promise<number> {
+  const queue = `bench-kill-${randomBytes(4).toString('hex')}`;
+  const input = sessionInput(ctx.config, scriptedModel([py('x = 1'), py('import time\ntime.sleep(10)'), py('y = 2'), 'done']));
+  const first = spawnWorker(ctx.config, queue);
+  let second: ReturnType<typeof spawnWorker> | undefined;
+  try {
+    await client.workflow.start('agentSessionWorkflow', { taskQueue: queue, workflowId: input.sessionId, args: [input] });
+    const cells = (events: HistoryEvent[]) => events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runCell');
+    await until(client, input.sessionId, 120_000, (events) => (cells(events).length >= 2 ? true : null));
+    await sleep(1000); // the sleeping cell is running now, its CellRequested logged
+    const mark = (await history(client, input.sessionId)).length;
+    await first.kill('SIGKILL');
+    const t0 = Date.now();
+    second = spawnWorker(ctx.config, queue);
+    const progress = (await until(client, input.sessionId, 180_000, (events) => firstAppendAfter(events, mark))) - t0;
+    await client.workflow.getHandle(input.sessionId).result();
+    return progress;
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; worker stderr: ${first.stderr().slice(-800)} ${second?.stderr().slice(-800) ?? ''}`);
+  } finally {
+    await first.kill('SIGKILL');
+    await second?.kill('SIGTERM');
+  }
+}
+
+/**
+ * Time from SIGKILL of the worker running a session to that session's next logged event, with a
+ * replacement worker started at once. No dedicated crash recovery exists yet: the session
+ * resumes through Temporal's own timeouts (runCell's 30 s heartbeat timeout, here), and the
+ * lost cell comes back as interrupted. The baseline is a cold worker start on a new session.
+ */
+export const workerKill: Benchmark = {
+  name: 'worker-kill',
+  async run(ctx) {
+    const connection = await Connection.connect({ address: temporalAddress(ctx.config) });
+    const client = new Client({ connection, namespace: ctx.config.temporal.namespace });
+    try {
+      const recover: number[] = [];
+      const cold: number[] = [];
+      for (let i = 0; i < size(ctx, 3, 1); i++) {
+        ctx.log(`worker-kill: round ${i + 1}`);
+        cold.push(await coldStart(ctx, client));
+        recover.push(await killed(ctx, client));
+      }
+      return [compare({
+        name: 'worker-kill/time-to-progress', title: 'Worker SIGKILL mid-cell to the session’s next event', unit: 'ms', better: 'lower',
+        subject: { label: 'SIGKILL, new worker started at once', samples: recover },
+        baseline: { label: 'cold worker start to first event of a new session', samples: cold },
+        limits: 'the runCell activity’s heartbeat timeout (30 s in workflows/proxies.ts): the server must time the lost cell out before the workflow can log it as interrupted',
+      })];
+    } finally {
+      await connection.close();
+    }
+  },
+};

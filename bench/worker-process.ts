@@ -1,0 +1,34 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RecurConfig } from '../config';
+import { repoRoot } from '../services/devstack';
+import { configEnv } from '../services/devstack/daemon';
+
+/** A Recur worker in a process of its own (dist/services/worker/main.js), so it can be SIGKILLed. */
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** The last few KiB it wrote to stderr, for error messages. */
+  stderr(): string;
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+export function spawnWorker(config: RecurConfig, taskQueue: string): WorkerProcess {
+  const main = join(repoRoot(), 'dist', 'services', 'worker', 'main.js');
+  if (!existsSync(main)) throw new Error(`${main} is missing; run npm run build first`);
+  const child = spawn(process.execPath, [main], {
+    env: { ...process.env, ...configEnv(config), RECUR_TASK_QUEUE: taskQueue },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let tail = '';
+  child.stderr!.on('data', (d: Buffer) => (tail = (tail + d.toString()).slice(-4096)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    stderr: () => tail,
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}

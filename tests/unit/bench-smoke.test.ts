@@ -1,0 +1,120 @@
+import { inflateSync } from 'node:zlib';
+import { parseBenchArgs } from '../../bench/args';
+import { barChart, compact, lineChart, niceCeil } from '../../bench/chart';
+import { glyphPixel } from '../../bench/font';
+import { crc32, encodePng } from '../../bench/png';
+import { compare, notYet, renderSummary, type BenchReport } from '../../bench/report';
+import { filler, sessionEvents } from '../../bench/sample-events';
+import { deltas, ratio, summarize } from '../../bench/stats';
+import { encodeEventBatch, ZERO_HASH } from '../../schemas';
+
+// The benchmark suite's pure parts on fake samples, so `npm run bench` does not rot between runs.
+
+describe('bench statistics', () => {
+  it('summarizes samples with an interpolated median and nearest-rank p90', () => {
+    expect(summarize([5, 1, 3])).toEqual({ n: 3, median: 3, p90: 5, min: 1, max: 5, mean: 3 });
+    const s = summarize([10, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(s.median).toBe(5.5);
+    expect(s.p90).toBe(9);
+    expect(s.min).toBe(1);
+  });
+
+  it('refuses empty or non-finite samples', () => {
+    expect(() => summarize([])).toThrow(RangeError);
+    expect(() => summarize([1, NaN])).toThrow(RangeError);
+  });
+
+  it('compares medians and turns timestamps into gaps', () => {
+    expect(ratio(summarize([4, 4]), summarize([2]))).toBe(2);
+    expect(ratio(summarize([4]), summarize([0]))).toBeNull();
+    expect(deltas([10, 15, 27])).toEqual([5, 12]);
+  });
+});
+
+describe('bench report', () => {
+  const report = (): BenchReport => ({
+    startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:01:00.000Z', quick: true,
+    machine: { cpus: 2, memoryGiB: 8, node: '20.0.0', platform: 'linux' }, plots: ['a.png'],
+    results: [
+      compare({
+        name: 'x/y', title: 'Step | time', unit: 'ms', better: 'lower',
+        subject: { label: 'recur', samples: [30, 10, 20] }, baseline: { label: 'bare', samples: [5, 5] }, limits: 'Kafka acks',
+      }),
+      notYet('z', 'Idle unload', 'not built'),
+      { name: 'w', title: 'Broken', status: 'failed', error: 'boom' },
+    ],
+  });
+
+  it('records each comparison with both summaries and the ratio of medians', () => {
+    const [m] = report().results;
+    expect(m).toMatchObject({ status: 'measured', ratio: 4, subject: { summary: { median: 20, n: 3 } }, baseline: { summary: { n: 2 } } });
+  });
+
+  it('renders one table row per measured result and lists what was not measured', () => {
+    const md = renderSummary(report());
+    expect(md).toContain('| Step \\| time | 20 ms (30 ms) | bare: 5 ms (5 ms) | 4× (lower is better) | 3 / 2 | Kafka acks |');
+    expect(md).toContain('- **Idle unload**: not built');
+    expect(md).toContain('- **Broken**: boom');
+    expect(md).toContain('![a.png](a.png)');
+  });
+});
+
+describe('bench arguments', () => {
+  const known = ['step-overhead', 'event-log'];
+  it('reads --quick, --only (comma lists, repeated) and --out', () => {
+    expect(parseBenchArgs(['--quick', '--only', 'event-log,step-overhead', '--out', '/tmp/r'], known, 'd'))
+      .toEqual({ quick: true, only: ['event-log', 'step-overhead'], out: '/tmp/r' });
+    expect(parseBenchArgs([], known, 'd')).toEqual({ quick: false, only: [], out: 'd' });
+  });
+
+  it('names an unknown benchmark or flag', () => {
+    expect(() => parseBenchArgs(['--only', 'nope'], known, 'd')).toThrow(/unknown benchmark nope/);
+    expect(() => parseBenchArgs(['--fast'], known, 'd')).toThrow(/unknown argument --fast/);
+    expect(() => parseBenchArgs(['--only'], known, 'd')).toThrow(/needs a value/);
+  });
+});
+
+describe('bench PNG output', () => {
+  it('computes the standard CRC-32 check value', () => {
+    expect(crc32(Buffer.from('123456789'))).toBe(0xcbf43926);
+  });
+
+  it('encodes RGB pixels as a PNG whose IDAT holds the rows behind filter bytes', () => {
+    const png = encodePng(2, 1, Uint8Array.from([255, 0, 0, 0, 0, 255]));
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(png.readUInt32BE(16)).toBe(2);
+    expect(png.readUInt32BE(20)).toBe(1);
+    const idat = png.indexOf('IDAT');
+    const raw = inflateSync(png.subarray(idat + 4, idat + 4 + png.readUInt32BE(idat - 4)));
+    expect([...raw]).toEqual([0, 255, 0, 0, 0, 0, 255]);
+    expect(() => encodePng(2, 2, new Uint8Array(3))).toThrow(RangeError);
+  });
+
+  it('draws charts as 800×480 PNGs', () => {
+    const line = lineChart({ title: 'T', xLabel: 'STEP', yLabel: 'BYTES', series: [{ label: 'A', points: [[0, 1], [10, 5]] }] });
+    const bars = barChart({ title: 'T', yLabel: 'MS', legend: ['A', 'B'], groups: [{ label: 'G', values: [1, 2] }] });
+    for (const png of [line, bars]) expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([800, 480]);
+  });
+
+  it('has glyphs for chart text and nice axis steps', () => {
+    expect([0, 1, 2, 3, 4].every((x) => glyphPixel('T', x, 0))).toBe(true);
+    expect(glyphPixel('t', 0, 6)).toBe(false);
+    expect(glyphPixel('~', 2, 3)).toBe(false);
+    expect([niceCeil(0), niceCeil(3), niceCeil(7), niceCeil(10), niceCeil(0.03)]).toEqual([1, 3, 8, 10, 0.03]);
+    expect([compact(1500), compact(25_000), compact(2_000_000), compact(0.25)]).toEqual(['1500', '25K', '2M', '0.25']);
+  });
+});
+
+describe('bench sample events', () => {
+  it('are deterministic and encode as valid, chained log events', () => {
+    expect(filler(100, 7)).toBe(filler(100, 7));
+    expect(filler(100, 7).length).toBeGreaterThanOrEqual(50);
+    const events = sessionEvents(7, 0, 1_700_000_000_000);
+    expect(events.map((e) => e.event.type)).toEqual(['ModelCalled', 'CellRequested', 'CellExecuted', 'ModelCalled', 'CellRequested', 'CellExecuted', 'ModelCalled']);
+    const batch = encodeEventBatch({ sessionId: 's', rootId: 's', parentId: null, fromSeq: 0, prevHash: ZERO_HASH, events });
+    expect(batch.nextSeq).toBe(7);
+    const mean = batch.values.reduce((n, v) => n + v.length, 0) / batch.values.length;
+    expect(mean).toBeGreaterThan(300);
+    expect(mean).toBeLessThan(3000);
+  });
+});
