@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { RecurConfig } from '../config';
@@ -49,12 +48,11 @@ export function sessionInput(config: RecurConfig, model: string, limits: Partial
   };
 }
 
-let scripts: string | undefined;
-
-/** A `scripted:` model spec whose root agent answers `replies` in order. */
-export function scriptedModel(replies: string[]): string {
-  scripts ??= mkdtempSync(join(tmpdir(), 'recur-bench-scripts-'));
-  const file = join(scripts, `${randomBytes(6).toString('hex')}.json`);
+/** A `scripted:` model spec whose root agent answers `replies` in order; the file lives in the bench home, wiped each run. */
+export function scriptedModel(config: RecurConfig, replies: string[]): string {
+  const dir = join(config.home, 'bench-scripts');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${randomBytes(6).toString('hex')}.json`);
   writeFileSync(file, JSON.stringify({ agents: { root: replies } }));
   return `scripted:${file}`;
 }

@@ -88,9 +88,8 @@ export const historyGrowth: Benchmark = {
     const turnsPerRun = size(ctx, 500, 100);
     const worker = await startBenchWorker(ctx.config);
     try {
-      const input = sessionInput(ctx.config, scriptedModel([...Array.from({ length: steps }, () => py('x = 1')), 'done']), {
-        maxTurns: steps + 5, turnsPerRun,
-      });
+      const replies = [...Array.from({ length: steps }, () => py('x = 1')), 'done'];
+      const input = sessionInput(ctx.config, scriptedModel(ctx.config, replies), { maxTurns: steps + 5, turnsPerRun });
       ctx.log(`history-growth: ${steps} steps, turnsPerRun ${turnsPerRun}, session ${input.sessionId}`);
       const handle = await worker.client.workflow.start('agentSessionWorkflow', { taskQueue: worker.taskQueue, workflowId: input.sessionId, args: [input] });
       let finished = false;
@@ -105,7 +104,7 @@ export const historyGrowth: Benchmark = {
       if (result.status !== 'completed') throw new Error(`history session failed: ${result.kind}: ${result.reason}`);
       const runs = await runsOf(worker.client, input.sessionId);
       const perStep = marginal(points);
-            const early = perStep.filter(([t]) => t <= steps / 4).map(([, b]) => b);
+      const early = perStep.filter(([t]) => t <= steps / 4).map(([, b]) => b);
       const late = perStep.filter(([t]) => t > (steps * 3) / 4).map(([, b]) => b);
       if (!early.length || !late.length) throw new Error('no sampled window in the first or the last quarter of the session');
       ctx.plot('history-bytes.png', lineChart({

@@ -67,7 +67,7 @@ export const stepOverhead: Benchmark = {
     const fast = size(ctx, 60, 8);
     const replies = [...codes(fast).map(py), 'done'];
     results.push(await variant(ctx, {
-      key: 'zero-latency', title: 'Step time, scripted model (0 ms)', model: scriptedModel(replies), env: process.env, steps: fast,
+      key: 'zero-latency', title: 'Step time, scripted model (0 ms)', model: scriptedModel(ctx.config, replies), env: process.env, steps: fast,
       limits: 'Temporal dispatch: a workflow task per activity (model, cell, 3 acks=all Kafka appends, a snapshot every few cells), each a server round trip and an activation; the cell itself takes ~5-20 ms',
     }));
     const slow = size(ctx, 12, 3);

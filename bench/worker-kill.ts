@@ -34,7 +34,7 @@ async function until<T>(client: Client, id: string, timeoutMs: number, ready: (e
 /** A fresh worker process started, to the first event of a new session appended: the floor of any recovery. */
 async function coldStart(ctx: BenchContext, client: Client): Promise<number> {
   const queue = `bench-cold-${randomBytes(4).toString('hex')}`;
-  const input = sessionInput(ctx.config, scriptedModel(['done']));
+  const input = sessionInput(ctx.config, scriptedModel(ctx.config, ['done']));
   await client.workflow.start('agentSessionWorkflow', { taskQueue: queue, workflowId: input.sessionId, args: [input] });
   const t0 = Date.now();
   const worker = spawnWorker(ctx.config, queue);
@@ -49,7 +49,7 @@ async function coldStart(ctx: BenchContext, client: Client): Promise<number> {
 /** SIGKILL of the worker while a cell runs and a new worker started at once, to the session's next event appended. */
 async function killed(ctx: BenchContext, client: Client): Promise<number> {
   const queue = `bench-kill-${randomBytes(4).toString('hex')}`;
-  const input = sessionInput(ctx.config, scriptedModel([py('x = 1'), py('import time\ntime.sleep(10)'), py('y = 2'), 'done']));
+  const input = sessionInput(ctx.config, scriptedModel(ctx.config, [py('x = 1'), py('import time\ntime.sleep(10)'), py('y = 2'), 'done']));
   const first = spawnWorker(ctx.config, queue);
   let second: ReturnType<typeof spawnWorker> | undefined;
   try {
