@@ -58,13 +58,18 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
       return { status: 'failed', kind: failureKind(cause?.type ?? undefined), reason: cause?.message ?? e.cause?.message ?? e.message };
     }
     s.tokens += reply.event.tokensIn + reply.event.tokensOut;
-    await s.emit(() => [{ type: 'ModelCalled', turn: s.turn, ...reply.event }]);
-    s.turn += 1;
-    if (reply.code === null) return { status: 'completed', answer: reply.answer ?? '' };
-
-    s.phase = 'cell';
+    const turn = s.turn++;
     const code = reply.code;
-    const reqSeq = await s.emit((seq) => [{ type: 'CellRequested', cellId: `${s.id}/${seq}`, code, toolCallId: reply.toolCallId }]);
+    if (code === null) {
+      await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }]);
+      return { status: 'completed', answer: reply.answer ?? '' };
+    }
+    // The reply and the cell it asks for go to the log in one append: one round trip less per step.
+    const reqSeq = 1 + await s.emit((seq) => [
+      { type: 'ModelCalled', turn, ...reply.event },
+      { type: 'CellRequested', cellId: `${s.id}/${seq + 1}`, code, toolCallId: reply.toolCallId },
+    ]);
+    s.phase = 'cell';
     const requestId = `${s.id}/${reqSeq}`;
     const { cell, restored } = await acts.runCell({
       sessionId: s.id, rootId: input.rootId, cellId: requestId, code, timeoutSeconds: input.limits.cellTimeoutSeconds,

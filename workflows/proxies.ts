@@ -20,7 +20,8 @@ export function sessionActivities(cellTimeoutSeconds: number) {
   const cells = proxyActivities<Pick<SessionActivities, 'runCell'>>({
     // The activity interrupts the cell itself at the timeout; the margin covers kernel start-up.
     startToCloseTimeout: `${cellTimeoutSeconds + 120} seconds`,
-    heartbeatTimeout: '30 seconds',
+    // The activity heartbeats every 5 s; a lost worker's cell is reported within this.
+    heartbeatTimeout: '15 seconds',
     retry: { maximumAttempts: 1 },
   });
   // Proxies have no own keys to spread: name each activity.
