@@ -1,10 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import { Kafka, logLevel } from 'kafkajs';
 import type { RecurConfig } from '../../config';
 import { RecurError } from '../../errors';
 import { clientTracing } from '../../observability/temporal-tracing';
-import { kafkaBrokers, temporalAddress } from '../devstack/paths';
+import { kafkaClient, temporalAddress } from '../devstack/paths';
 import { liveProcess, stopProcess } from '../devstack/process';
 import { followSessionLog } from '../projector';
 import { newDaemonToken, removeDaemonToken, writeDaemonToken } from './auth-token';
@@ -52,7 +51,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const connection = Connection.lazy({ address: temporalAddress(config) });
   const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: clientTracing() });
   const sessions: SessionService = createTemporalSessions({ client, taskQueue: config.temporal.taskQueue });
-  const kafka = new Kafka({ clientId: `${config.kafka.clientId}-daemon`, brokers: kafkaBrokers(config), logLevel: logLevel.WARN });
+  const kafka = kafkaClient(config, `${config.kafka.clientId}-daemon`);
   const follow: FollowLog = (sessionId, signal) => followSessionLog({ kafka, topic: config.kafka.topic, sessionId, signal });
   const worker = createWorkerSupervisor({
     command: opts.workerCommand,
