@@ -56,6 +56,9 @@ interface Entry {
   env?: Record<string, string>;
 }
 
+const BIND_ATTEMPTS = 3;
+const BIND_TIMEOUT_MS = 20_000;
+
 export function createKernelClient(options: KernelClientOptions): KernelClient {
   const settings = ServerConnection.makeSettings({ baseUrl: options.baseUrl, wsUrl: options.wsUrl, token: options.token });
   const sessions = createJupyterSessions(settings, options.kernelName ?? 'python3');
@@ -88,6 +91,21 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
     return entry;
   }
 
+  /**
+   * A bootstrap sent while the websocket reconnects (after a restart) can be lost; binding is
+   * safe to repeat, so it is tried again on a reconnected socket before the kernel counts as lost.
+   */
+  async function bindWithRetry(kernel: Kernel.IKernelConnection, params: Parameters<typeof bindKernel>[1]) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await bindKernel(kernel, params, BIND_TIMEOUT_MS);
+      } catch (e) {
+        if (!(e instanceof KernelLostError) || attempt >= BIND_ATTEMPTS || kernel.isDisposed) throw e;
+        await kernel.reconnect().catch(() => undefined);
+      }
+    }
+  }
+
   async function ensureBound(sessionId: string, create: boolean, env?: Record<string, string>): Promise<Entry> {
     let entry = entries.get(sessionId);
     // Before rebinding, or on a websocket that is not up, check the kernel was not deleted behind us.
@@ -102,7 +120,7 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
     if (env) entry.env = env;
     if (!entry.bound) {
       const token = options.bridge?.registerSession(sessionId) ?? null;
-      const info = await bindKernel(entry.kernel, {
+      const info = await bindWithRetry(entry.kernel, {
         sessionId,
         hostUrl: options.bridge?.url ?? null,
         token,
