@@ -9,71 +9,19 @@
  * (default reports/jupyter-nodelay.json). `npm run bench` runs the same measurement as part of
  * its cell-round-trip benchmark.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createKernelClient } from '../activities/kernel';
 import { loadConfig } from '../config';
 import { repoRoot, stackPaths } from '../services/devstack';
 import { startHostBridge } from '../services/host-bridge';
+import { startThrowawayJupyter } from './throwaway-jupyter';
 
 const REPO = repoRoot();
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => ok(port));
-    });
-    srv.on('error', fail);
-  });
-}
-
-interface Server {
-  baseUrl: string;
-  wsUrl: string;
-  token: string;
-  stop(): Promise<void>;
-}
-
-async function startJupyter(python: string, nodelay: boolean): Promise<Server> {
-  const port = await freePort();
-  const token = randomBytes(16).toString('hex');
-  const dir = mkdtempSync(join(tmpdir(), 'recur-bench-'));
-  const args = ['-m', 'jupyter_server', '--no-browser', '--ServerApp.allow_root=True', '--ServerApp.ip=127.0.0.1', `--ServerApp.port=${port}`,
-    `--ServerApp.root_dir=${dir}`, '--ServerApp.jpserver_extensions=recur_jupyter=True'];
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, PYTHONPATH: join(REPO, 'kernel'), JUPYTER_TOKEN: token,
-    JUPYTER_CONFIG_DIR: join(dir, 'config'), JUPYTER_RUNTIME_DIR: join(dir, 'runtime'), RECUR_JUPYTER_NODELAY: nodelay ? '1' : '0',
-  };
-  const child: ChildProcess = spawn(python, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-  const baseUrl = `http://127.0.0.1:${port}/`;
-  for (let i = 0; ; i++) {
-    const up = await fetch(`${baseUrl}api/status`, { headers: { authorization: `token ${token}` } }).then((r) => r.ok, () => false);
-    if (up) break;
-    if (i > 300 || child.exitCode !== null) throw new Error(`jupyter (${python}) did not start:\n${log.slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  if (!log.includes(nodelay ? 'TCP_NODELAY on' : 'TCP_NODELAY left off')) throw new Error(`recur_jupyter did not load:\n${log.slice(-2000)}`);
-  return {
-    baseUrl, wsUrl: `ws://127.0.0.1:${port}/`, token,
-    stop: async () => {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -89,7 +37,7 @@ export interface NodelaySamples {
 
 /** `cells` timed `1+1` round trips on a throwaway Jupyter server with TCP_NODELAY on or off. */
 export async function measureNodelay(python: string, nodelay: boolean, cells: number): Promise<NodelaySamples> {
-  const server = await startJupyter(python, nodelay);
+  const server = await startThrowawayJupyter(python, { nodelay });
   const bridge = await startHostBridge();
   bridge.handle('echo', async (_s, args) => args);
   const client = createKernelClient({ ...server, bridge });

@@ -27,9 +27,11 @@ function freePort(): Promise<number> {
 
 /**
  * A Jupyter server of its own for a benchmark, on a free port with `recur_kernel` importable,
- * so nothing else (a test run restarting the shared stack) disturbs the measurement.
+ * so nothing else (a test run restarting the shared stack) disturbs the measurement. `nodelay`
+ * false leaves Nagle on (the stock server), to measure what the recur_jupyter extension saves.
  */
-export async function startThrowawayJupyter(python: string): Promise<ThrowawayJupyter> {
+export async function startThrowawayJupyter(python: string, opts: { nodelay?: boolean } = {}): Promise<ThrowawayJupyter> {
+  const nodelay = opts.nodelay ?? true;
   const port = await freePort();
   const token = randomBytes(16).toString('hex');
   const dir = mkdtempSync(join(tmpdir(), 'recur-bench-'));
@@ -37,7 +39,7 @@ export async function startThrowawayJupyter(python: string): Promise<ThrowawayJu
     `--ServerApp.root_dir=${dir}`, '--ServerApp.jpserver_extensions=recur_jupyter=True'];
   const env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, PYTHONPATH: join(repoRoot(), 'kernel'), JUPYTER_TOKEN: token,
-    JUPYTER_CONFIG_DIR: join(dir, 'config'), JUPYTER_RUNTIME_DIR: join(dir, 'runtime'),
+    JUPYTER_CONFIG_DIR: join(dir, 'config'), JUPYTER_RUNTIME_DIR: join(dir, 'runtime'), RECUR_JUPYTER_NODELAY: nodelay ? '1' : '0',
   };
   const child: ChildProcess = spawn(python, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
@@ -49,6 +51,7 @@ export async function startThrowawayJupyter(python: string): Promise<ThrowawayJu
     if (i > 300 || child.exitCode !== null) throw new Error(`jupyter (${python}) did not start:\n${log.slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+  if (!log.includes(nodelay ? 'TCP_NODELAY on' : 'TCP_NODELAY left off')) throw new Error(`recur_jupyter did not load:\n${log.slice(-2000)}`);
   return {
     baseUrl, wsUrl: `ws://127.0.0.1:${port}/`, token, dir,
     stop: async () => {
