@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecurConfig } from '../config';
 import { repoRoot } from '../services/devstack';
-import { configEnv } from '../services/devstack/daemon';
+import { configToEnv } from '../config';
 
 /** A Recur worker in a process of its own (dist/services/worker/main.js), so it can be SIGKILLed. */
 export interface WorkerProcess {
@@ -17,7 +17,7 @@ export function spawnWorker(config: RecurConfig, taskQueue: string): WorkerProce
   const main = join(repoRoot(), 'dist', 'services', 'worker', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing; run npm run build first`);
   const child = spawn(process.execPath, [main], {
-    env: { ...process.env, ...configEnv(config), RECUR_TASK_QUEUE: taskQueue },
+    env: { ...process.env, ...configToEnv(config), RECUR_TASK_QUEUE: taskQueue },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let tail = '';

@@ -1,3 +1,3 @@
 export * from './schema';
 export { defaultConfig } from './defaults';
-export { parseConfig, loadConfig, CONFIG_ENV_VARS } from './parse';
+export { parseConfig, loadConfig, configToEnv, CONFIG_ENV_VARS } from './parse';

@@ -6,48 +6,60 @@ import type { ParsedConfig, RecurConfig } from './schema';
 
 type Env = Record<string, string | undefined>;
 
-/** Each environment variable Recur reads, the config path it sets, and how to read its value. */
-const ENV_KEYS: Array<[string, (c: RecurConfig, v: string, fail: (msg: string) => void) => void]> = [
-  ['RECUR_HOST', (c, v) => (c.host = v)],
-  ['RECUR_KAFKA_PORT', port((c) => c.ports, 'kafka')],
-  ['RECUR_KAFKA_CONTROLLER_PORT', port((c) => c.ports, 'kafkaController')],
-  ['RECUR_TEMPORAL_PORT', port((c) => c.ports, 'temporal')],
-  ['RECUR_TEMPORAL_HTTP_PORT', port((c) => c.ports, 'temporalHttp')],
-  ['RECUR_TEMPORAL_METRICS_PORT', port((c) => c.ports, 'temporalMetrics')],
-  ['RECUR_JUPYTER_PORT', port((c) => c.ports, 'jupyter')],
-  ['RECUR_DAEMON_PORT', port((c) => c.ports, 'daemon')],
-  ['RECUR_KAFKA_TOPIC', (c, v) => (c.kafka.topic = v)],
-  ['RECUR_KAFKA_HEAP', (c, v) => (c.kafka.heap = v)],
-  ['RECUR_TEMPORAL_NAMESPACE', (c, v) => (c.temporal.namespace = v)],
-  ['RECUR_TASK_QUEUE', (c, v) => (c.temporal.taskQueue = v)],
-  ['RECUR_MODEL', (c, v) => (c.agent.model = v)],
-  ['RECUR_TURNS_PER_RUN', positive((c) => c.agent, 'turnsPerRun')],
-  ['RECUR_SNAPSHOT_EVERY_CELLS', positive((c) => c.agent, 'snapshotEveryCells')],
-  ['RECUR_CELL_TIMEOUT_SECONDS', positive((c) => c.agent, 'cellTimeoutSeconds')],
-  ['RECUR_MAX_DEPTH', positive((c) => c.agent, 'maxDepth')],
-  ['RECUR_MAX_TURNS', positive((c) => c.agent, 'maxTurns')],
-  ['RECUR_IDLE_UNLOAD_SECONDS', positive((c) => c.agent, 'idleUnloadSeconds')],
-  ['RECUR_PYTHON', (c, v) => (c.python = v)],
-  ['RECUR_JAVA', (c, v) => (c.java = v)],
+/** How a variable's text becomes a value. */
+type Kind = 'text' | 'port' | 'positive';
+type Section = (c: RecurConfig) => Record<string, unknown>;
+
+const top: Section = (c) => c as unknown as Record<string, unknown>;
+const ports: Section = (c) => c.ports;
+const kafka: Section = (c) => c.kafka;
+const temporal: Section = (c) => c.temporal;
+const agent: Section = (c) => c.agent;
+
+/** Each environment variable Recur reads and the config field it sets: one table for reading and writing. */
+const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
+  ['RECUR_HOST', top, 'host', 'text'],
+  ['RECUR_KAFKA_PORT', ports, 'kafka', 'port'],
+  ['RECUR_KAFKA_CONTROLLER_PORT', ports, 'kafkaController', 'port'],
+  ['RECUR_TEMPORAL_PORT', ports, 'temporal', 'port'],
+  ['RECUR_TEMPORAL_HTTP_PORT', ports, 'temporalHttp', 'port'],
+  ['RECUR_TEMPORAL_METRICS_PORT', ports, 'temporalMetrics', 'port'],
+  ['RECUR_JUPYTER_PORT', ports, 'jupyter', 'port'],
+  ['RECUR_DAEMON_PORT', ports, 'daemon', 'port'],
+  ['RECUR_KAFKA_TOPIC', kafka, 'topic', 'text'],
+  ['RECUR_KAFKA_HEAP', kafka, 'heap', 'text'],
+  ['RECUR_TEMPORAL_NAMESPACE', temporal, 'namespace', 'text'],
+  ['RECUR_TASK_QUEUE', temporal, 'taskQueue', 'text'],
+  ['RECUR_MODEL', agent, 'model', 'text'],
+  ['RECUR_TURNS_PER_RUN', agent, 'turnsPerRun', 'positive'],
+  ['RECUR_SNAPSHOT_EVERY_CELLS', agent, 'snapshotEveryCells', 'positive'],
+  ['RECUR_CELL_TIMEOUT_SECONDS', agent, 'cellTimeoutSeconds', 'positive'],
+  ['RECUR_MAX_DEPTH', agent, 'maxDepth', 'positive'],
+  ['RECUR_MAX_TURNS', agent, 'maxTurns', 'positive'],
+  ['RECUR_IDLE_UNLOAD_SECONDS', agent, 'idleUnloadSeconds', 'positive'],
+  ['RECUR_PYTHON', top, 'python', 'text'],
+  ['RECUR_JAVA', top, 'java', 'text'],
 ];
 
 /** Names of every variable `loadConfig` reads, for `recur --help` and the README. */
 export const CONFIG_ENV_VARS = ['RECUR_HOME', 'RECUR_TOOLS_DIR', 'JAVA_HOME', ...ENV_KEYS.map(([k]) => k)];
 
-function port<T>(section: (c: RecurConfig) => T, key: keyof T) {
-  return (c: RecurConfig, v: string, fail: (msg: string) => void) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1 || n > 65535) return fail(`expected a port 1-65535, got "${v}"`);
-    (section(c) as Record<keyof T, unknown>)[key] = n;
-  };
+/** The value a variable's text stands for, or why it stands for none. */
+function read(kind: Kind, v: string): { value: string | number } | { error: string } {
+  if (kind === 'text') return { value: v };
+  const n = Number(v);
+  if (kind === 'port') return Number.isInteger(n) && n >= 1 && n <= 65535 ? { value: n } : { error: `expected a port 1-65535, got "${v}"` };
+  return Number.isFinite(n) && n > 0 ? { value: n } : { error: `expected a positive number, got "${v}"` };
 }
 
-function positive<T>(section: (c: RecurConfig) => T, key: keyof T) {
-  return (c: RecurConfig, v: string, fail: (msg: string) => void) => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0) return fail(`expected a positive number, got "${v}"`);
-    (section(c) as Record<keyof T, unknown>)[key] = n;
-  };
+/** The environment that makes `loadConfig` in another process return this config (for the processes `recur up` starts). */
+export function configToEnv(config: RecurConfig): Record<string, string> {
+  const env: Record<string, string> = { RECUR_HOME: config.home, RECUR_TOOLS_DIR: config.toolsDir };
+  for (const [name, section, key] of ENV_KEYS) {
+    const value = section(config)[key];
+    if (value !== null && value !== undefined) env[name] = String(value);
+  }
+  return env;
 }
 
 /**
@@ -73,9 +85,12 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
       errors.push(`${file}: ${(e as Error).message}`);
     }
   }
-  for (const [name, apply] of ENV_KEYS) {
+  for (const [name, section, key, kind] of ENV_KEYS) {
     const v = env[name];
-    if (v !== undefined && v !== '') apply(config, v, (msg) => errors.push(`${name}: ${msg}`));
+    if (v === undefined || v === '') continue;
+    const r = read(kind, v);
+    if ('error' in r) errors.push(`${name}: ${r.error}`);
+    else section(config)[key] = r.value;
   }
   const ports = Object.entries(config.ports);
   for (const [name, p] of ports) {

@@ -1,14 +1,15 @@
-import { parseConfig } from '../../config';
-import { configEnv, daemonService } from '../../services/devstack/daemon';
+import { configToEnv, parseConfig } from '../../config';
+import { daemonService } from '../../services/devstack/daemon';
 import { startTestServer } from '../helpers/daemon-test-server';
 
 describe('daemon ServiceDef', () => {
   it('passes the whole config through the environment, so the daemon and worker load what `up` used', () => {
     const { config } = parseConfig({
       RECUR_HOME: '/tmp/recur-x', RECUR_DAEMON_PORT: '31000', RECUR_KAFKA_TOPIC: 'events.x', RECUR_TASK_QUEUE: 'q-x', RECUR_MAX_TURNS: '7',
+      RECUR_MODEL: 'openai/gpt-4o', RECUR_SNAPSHOT_EVERY_CELLS: '5',
     });
     config.kafka.clientId = 'recur'; // no env key; comes from <home>/config.json, which the daemon reads too
-    expect(parseConfig(configEnv(config)).config).toEqual(config);
+    expect(parseConfig(configToEnv(config)).config).toEqual(config);
   });
 
   it("launches node on the built daemon with the caller's environment (provider keys) plus the config", () => {
