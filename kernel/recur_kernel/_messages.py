@@ -4,10 +4,8 @@ The host derives the sender from the session token and enforces family scope; a 
 outside it raises ``ScopeError`` (a ``PermissionError``).
 """
 
-import time
 
 from . import _session
-from ._rlm import LONG_POLL_S, _HTTP_SLACK_S
 
 
 class AgentMessage:
@@ -23,18 +21,8 @@ class AgentMessage:
 
     def recv(self, timeout=None):
         """Wait for the next message; return it, or ``None`` once ``timeout`` seconds pass."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            left = LONG_POLL_S if deadline is None else deadline - time.monotonic()
-            wait = max(0.0, min(LONG_POLL_S, left))
-            reply = _session.call(
-                "agent_message.recv", {"wait": wait}, timeout=wait + _HTTP_SLACK_S
-            )
-            message = reply.get("message")
-            if message is not None:
-                return message
-            if deadline is not None and time.monotonic() >= deadline:
-                return None
+        reply = _session.long_poll("agent_message.recv", {}, lambda r: r.get("message") is not None, timeout)
+        return None if reply is None else reply["message"]
 
     def __repr__(self):
         return "<agent_message: send(text, to='parent'|'child:<name>'|'sibling:<name>'), inbox(), recv(timeout=None)>"

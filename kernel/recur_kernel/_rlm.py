@@ -5,14 +5,8 @@ Waiting is a loop of bounded long polls, so a long wait never pins one HTTP requ
 """
 
 import asyncio
-import time
 
 from . import _session
-
-# The host holds each ``rlm.result`` request at most this long before answering ``done: false``.
-LONG_POLL_S = 30.0
-_HTTP_SLACK_S = 30.0
-
 
 class RlmHandle:
     """A spawned sub-agent. ``h.result()`` blocks; ``await h`` waits without blocking other tasks."""
@@ -27,17 +21,10 @@ class RlmHandle:
 
     def result(self, timeout=None):
         """Wait for the sub-agent's final answer; raise TimeoutError after ``timeout`` seconds."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            left = LONG_POLL_S if deadline is None else deadline - time.monotonic()
-            wait = max(0.0, min(LONG_POLL_S, left))
-            reply = _session.call(
-                "rlm.result", {"id": self.id, "wait": wait}, timeout=wait + _HTTP_SLACK_S
-            )
-            if reply.get("done"):
-                return reply.get("value")
-            if deadline is not None and time.monotonic() >= deadline:
-                raise TimeoutError(f"sub-agent {self.name!r} not finished after {timeout} s")
+        reply = _session.long_poll("rlm.result", {"id": self.id}, lambda r: bool(r.get("done")), timeout)
+        if reply is not None:
+            return reply.get("value")
+        raise TimeoutError(f"sub-agent {self.name!r} not finished after {timeout} s")
 
     def __await__(self):
         loop = asyncio.get_running_loop()

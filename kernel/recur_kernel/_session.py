@@ -1,6 +1,7 @@
 """Which session this kernel process acts for. Set by ``bind`` at bootstrap, read by every call."""
 
 import os
+import time
 
 from ._host import HostClient
 
@@ -33,3 +34,24 @@ def call(op, args=None, timeout=None):
     if timeout is None:
         return _client.call(op, args)
     return _client.call(op, args, timeout=timeout)
+
+
+# The host holds a long-poll request at most this long before answering "not yet".
+LONG_POLL_S = 30.0
+_HTTP_SLACK_S = 30.0
+
+
+def long_poll(op, args, ready, timeout=None):
+    """Repeat bounded long polls of ``op`` until ``ready(reply)`` or ``timeout`` seconds pass.
+
+    Returns the ready reply, or None on timeout; no single HTTP request is held for long.
+    """
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        left = LONG_POLL_S if deadline is None else deadline - time.monotonic()
+        wait = max(0.0, min(LONG_POLL_S, left))
+        reply = call(op, {**args, "wait": wait}, timeout=wait + _HTTP_SLACK_S)
+        if ready(reply):
+            return reply
+        if deadline is not None and time.monotonic() >= deadline:
+            return None
