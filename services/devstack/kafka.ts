@@ -73,8 +73,9 @@ export const kafkaService: ServiceDef = {
       const idFile = join(p.kafkaData, 'cluster.id');
       if (!existsSync(idFile)) writeFileSync(idFile, randomBytes(16).toString('base64url'));
       const clusterId = readFileSync(idFile, 'utf8').trim();
+      // `=` form: a base64url id may start with '-', which the tool's parser would take for a flag.
       const fmt = spawnSync(config.java, [...jvmOpts(config), '-cp', cp, 'kafka.tools.StorageTool', 'format',
-        '-t', clusterId, '-c', props, '--ignore-formatted'], { encoding: 'utf8' });
+        `--cluster-id=${clusterId}`, '-c', props, '--ignore-formatted'], { encoding: 'utf8' });
       if (fmt.status !== 0) {
         throw new StackError('kafka', `formatting the KRaft log dir failed: ${(fmt.stderr || fmt.stdout).trim().split('\n').pop()}`,
           `remove ${p.kafkaData} and run \`recur up\` again`);

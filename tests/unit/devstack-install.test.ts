@@ -6,6 +6,7 @@ import { parseConfig } from '../../config';
 import { StackError } from '../../errors';
 import { repoRoot } from '../../services/devstack';
 import { checkJava, ensureVenv } from '../../services/devstack/install';
+import { kafkaService } from '../../services/devstack/kafka';
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'recur-install-'));
 
@@ -47,6 +48,17 @@ describe('set-up failures get a one-line error that says what to do', () => {
     writeFileSync(join(venv, '.recur-installed'), digest);
     expect(() => ensureVenv(config, () => undefined)).toThrow(/venv: Recur's Python venv at .* is broken \(ModuleNotFoundError: No module named ipykernel\)/);
     try { ensureVenv(config, () => undefined); } catch (e) { expect((e as StackError).hint).toBe('run `recur setup --force` to rebuild it'); }
+  });
+});
+
+describe('Kafka log dir formatting', () => {
+  it('accepts a cluster id that starts with "-" (base64url ids can)', () => {
+    const home = scratch();
+    const { config } = parseConfig({ RECUR_HOME: home, RECUR_TOOLS_DIR: parseConfig({}).config.toolsDir });
+    mkdirSync(join(home, 'kafka'), { recursive: true });
+    writeFileSync(join(home, 'kafka', 'cluster.id'), '-AbCdEfGhIjKlMnOpQrStUw');
+    kafkaService.prepare(config);
+    expect(readFileSync(join(home, 'kafka', 'data', 'meta.properties'), 'utf8')).toMatch(/cluster.id=-AbCdEfGhIjKlMnOpQrStUw/);
   });
 });
 
