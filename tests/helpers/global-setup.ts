@@ -10,6 +10,12 @@ export default async function globalSetup(): Promise<void> {
   await down(config);
   rmSync(config.home, { recursive: true, force: true });
   const t0 = Date.now();
-  await up(config, (line) => process.stderr.write(`[stack] ${line}\n`));
+  try {
+    await up(config, (line) => process.stderr.write(`[stack] ${line}\n`));
+  } catch (e) {
+    // Jest skips globalTeardown when globalSetup fails: stop what did start, or it holds the ports.
+    await down(config);
+    throw e;
+  }
   process.stderr.write(`[stack] up in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`);
 }
