@@ -20,6 +20,7 @@ export function benchEnv(base: NodeJS.ProcessEnv = process.env): Record<string, 
     RECUR_TEMPORAL_METRICS_PORT: '37253',
     RECUR_JUPYTER_PORT: '38988',
     RECUR_DAEMON_PORT: '37300',
+    RECUR_BRIDGE_PORT: '37310',
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
   };
 }

@@ -19,6 +19,7 @@ export function defaultConfig(): RecurConfig {
       temporalMetrics: 17253,
       jupyter: 18888,
       daemon: 17300,
+      bridge: 17310,
     },
     kafka: { topic: 'recur.events.v1', partitions: 4, clientId: 'recur', heap: '512m' },
     temporal: { namespace: 'default', taskQueue: 'recur-sessions' },

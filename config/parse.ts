@@ -26,6 +26,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_TEMPORAL_METRICS_PORT', ports, 'temporalMetrics', 'port'],
   ['RECUR_JUPYTER_PORT', ports, 'jupyter', 'port'],
   ['RECUR_DAEMON_PORT', ports, 'daemon', 'port'],
+  ['RECUR_BRIDGE_PORT', ports, 'bridge', 'port'],
   ['RECUR_KAFKA_TOPIC', kafka, 'topic', 'text'],
   ['RECUR_KAFKA_HEAP', kafka, 'heap', 'text'],
   ['RECUR_TEMPORAL_NAMESPACE', temporal, 'namespace', 'text'],

@@ -13,6 +13,8 @@ export interface RecurConfig {
     temporalMetrics: number;
     jupyter: number;
     daemon: number;
+    /** The worker's host bridge (kernel → host calls). Fixed, so a restarted worker is reachable at the URL kernels already hold. */
+    bridge: number;
   };
   kafka: {
     /** The event log topic. Keyed by session id, append-only, never compacted. */
