@@ -41,7 +41,7 @@ export function createModelActivities(deps: { transcripts: TranscriptCache; blob
     async callModel(input: CallModelInput): Promise<CallModelResult> {
       const ctx = Context.current();
       const prompt = buildPrompt(await deps.transcripts.load(input.sessionId, input.throughSeq));
-      const beat = setInterval(() => ctx.heartbeat(), 5_000);
+      const beat = setInterval(() => ctx.heartbeat(), 3_000);
       let res;
       try {
         res = await modelFor(input.model).complete({

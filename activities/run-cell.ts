@@ -27,6 +27,10 @@ export function restoreNote(r: KernelRestoredFields, skipped: Array<{ requestId:
   return `${parts.join('')}]\n`;
 }
 
+function lostCell(outputs: string, why: string): CellFields {
+  return { status: 'interrupted', outputs, durationMs: 0, errorName: 'KernelLostError', errorValue: why };
+}
+
 interface KernelDeps {
   kernels: KernelClient;
   blobs: BlobStore;
@@ -62,7 +66,11 @@ export function createKernelActivities(deps: KernelDeps) {
   }
 
   async function execute(input: RunCellInput, prefix: string): Promise<CellFields> {
-    const r = await kernels.execute(input.sessionId, input.code, { timeoutMs: input.timeoutSeconds * 1000 });
+    const r = await kernels.execute(input.sessionId, input.code, { timeoutMs: input.timeoutSeconds * 1000, cellId: input.cellId });
+    return fieldsOf(r, prefix);
+  }
+
+  async function fieldsOf(r: ExecuteResult, prefix: string): Promise<CellFields> {
     const text = prefix + renderOutputs(r);
     const { preview, blob } = await inlineOrBlob(blobs, text, INLINE_OUTPUT_CHARS);
     const note = blob ? `\n[output truncated: ${text.length} characters in all, ${INLINE_OUTPUT_CHARS} shown; full output is blob ${blob.sha256}]` : '';
@@ -79,26 +87,50 @@ export function createKernelActivities(deps: KernelDeps) {
     };
   }
 
+  /** Brings the session's kernel up and, if its namespace is new, caught up with the log. */
+  async function prepare(input: RunCellInput): Promise<Awaited<ReturnType<typeof restore>> | null> {
+    const { fresh } = await kernels.start(input.sessionId);
+    if (!fresh) return null;
+    const restored = input.firstCell ? null : await restore(input);
+    await kernels.markReady(input.sessionId);
+    return restored;
+  }
+
+  /**
+   * A retry after the worker running the first attempt died. The kernel outlives a worker, so
+   * the cell may have run, may still be running, or may never have arrived: ask the kernel and
+   * never run it twice. A cell lost with its kernel is reported, not re-run.
+   */
+  async function resumeOrRun(input: RunCellInput, scheduledAtMs: number): Promise<RunCellResult> {
+    const left = Math.max(input.timeoutSeconds * 1000 - (Date.now() - scheduledAtMs), 1_000);
+    const found = await kernels.resume(input.sessionId, input.cellId, { timeoutMs: left });
+    if (found.kind === 'finished') return { cell: await fieldsOf(found.result, ''), restored: null };
+    const lostWithKernel = found.kind === 'gone' ? !input.firstCell : found.kind === 'not-ready' && found.restarted;
+    if (!lostWithKernel) {
+      const restored = await prepare(input);
+      return { cell: await execute(input, restored?.note ?? ''), restored: restored?.fields ?? null };
+    }
+    const restored = await prepare(input);
+    return {
+      cell: lostCell(`${restored?.note ?? ''}[the kernel was lost while the cell ran; it was not re-run]`, 'the kernel died while its worker was down'),
+      restored: restored?.fields ?? null,
+    };
+  }
+
   return {
     async runCell(input: RunCellInput): Promise<RunCellResult> {
       const ctx = Context.current();
-      const beat = setInterval(() => ctx.heartbeat(), 5_000);
+      const beat = setInterval(() => ctx.heartbeat(), 3_000);
       const stop = () => void kernels.interrupt(input.sessionId).catch(() => undefined);
       ctx.cancellationSignal.addEventListener('abort', stop);
       let restored: Awaited<ReturnType<typeof restore>> | null = null;
       try {
-        const { fresh } = await kernels.start(input.sessionId);
-        if (fresh && !input.firstCell) restored = await restore(input);
+        if (ctx.info.attempt > 1) return await resumeOrRun(input, ctx.info.scheduledTimestampMs);
+        restored = await prepare(input);
         return { cell: await execute(input, restored?.note ?? ''), restored: restored?.fields ?? null };
       } catch (e) {
         if (!(e instanceof KernelLostError)) throw e;
-        return {
-          cell: {
-            status: 'interrupted', outputs: `[the kernel was lost while the cell ran; it was not re-run: ${e.message}]`,
-            durationMs: 0, errorName: 'KernelLostError', errorValue: e.message,
-          },
-          restored: restored?.fields ?? null,
-        };
+        return { cell: lostCell(`[the kernel was lost while the cell ran; it was not re-run: ${e.message}]`, e.message), restored: restored?.fields ?? null };
       } finally {
         clearInterval(beat);
         ctx.cancellationSignal.removeEventListener('abort', stop);

@@ -2,32 +2,34 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { SessionActivities } from '../activities/session-activities';
 
 /**
- * Activity options per kind of work. A cell is never retried by Temporal: re-running code with
- * side effects is the model's call, so a lost cell comes back as `interrupted`. Model calls and
- * appends are safe to repeat (same input, same bytes), so they retry.
+ * Activity options per kind of work. Every activity is safe to retry: model calls and appends
+ * repeat the same input and bytes, and a retried cell asks the kernel what became of the first
+ * attempt instead of sending the cell again (activities/run-cell.ts). Heartbeat timeouts are what
+ * a worker SIGKILL costs before the retry starts on another (or the restarted) worker.
  */
 export function sessionActivities(cellTimeoutSeconds: number) {
   const log = proxyActivities<Pick<SessionActivities, 'appendEvents' | 'shutdownKernel'>>({
-    startToCloseTimeout: '1 minute',
+    // An append takes milliseconds; a lost worker's append is retried after this.
+    startToCloseTimeout: '15 seconds',
     retry: { maximumAttempts: 20, initialInterval: '200ms', maximumInterval: '10s' },
   });
   const model = proxyActivities<Pick<SessionActivities, 'callModel'>>({
     startToCloseTimeout: '15 minutes',
-    heartbeatTimeout: '20 seconds',
+    heartbeatTimeout: '10 seconds',
     // Providers retry 429/5xx themselves; this covers a worker lost mid-call.
     retry: { maximumAttempts: 3 },
   });
   const cells = proxyActivities<Pick<SessionActivities, 'runCell'>>({
     // The activity interrupts the cell itself at the timeout; the margin covers kernel start-up.
     startToCloseTimeout: `${cellTimeoutSeconds + 120} seconds`,
-    // The activity heartbeats every 5 s; a lost worker's cell is reported within this.
-    heartbeatTimeout: '15 seconds',
-    retry: { maximumAttempts: 1 },
+    heartbeatTimeout: '10 seconds',
+    // Retries cover a lost worker and a Jupyter server that is restarting.
+    retry: { maximumAttempts: 8, initialInterval: '1 second', maximumInterval: '20 seconds' },
   });
   // Proxies have no own keys to spread: name each activity.
   const snapshots = proxyActivities<Pick<SessionActivities, 'snapshotKernel'>>({
     startToCloseTimeout: '10 minutes',
-    heartbeatTimeout: '1 minute',
+    heartbeatTimeout: '10 seconds',
     retry: { maximumAttempts: 2 },
   });
   return {

@@ -5,8 +5,10 @@ import { stripAnsi } from './strip-ansi';
 
 export interface BindingInfo {
   session_id: string;
-  /** The bind just made was the first in this kernel process: the namespace is new. */
+  /** No agent cell may have run here yet: the host has not marked the namespace caught up with the log. */
   fresh: boolean;
+  /** An earlier process of this kernel was caught up and died, with its namespace. */
+  restarted: boolean;
   pid: number;
 }
 

@@ -9,6 +9,12 @@ export interface BootstrapParams {
   pythonPath?: string;
 }
 
+/** Python that puts `dir` first on sys.path unless it is there, leaving no name behind. */
+export function pythonPathCode(dir: string): string {
+  const lit = JSON.stringify(dir);
+  return `${lit} in __import__('sys').path or __import__('sys').path.insert(0, ${lit})`;
+}
+
 /** Read back through `user_expressions` after the bootstrap cell: `{session_id, fresh, pid}`. */
 export const BINDING_INFO_EXPRESSION = "__import__('recur_kernel').binding_info()";
 
@@ -19,10 +25,7 @@ export const BINDING_INFO_EXPRESSION = "__import__('recur_kernel').binding_info(
  */
 export function bootstrapCode(p: BootstrapParams): string {
   const lines: string[] = [];
-  if (p.pythonPath) {
-    const dir = JSON.stringify(p.pythonPath);
-    lines.push(`${dir} in __import__('sys').path or __import__('sys').path.insert(0, ${dir})`);
-  }
+  if (p.pythonPath) lines.push(pythonPathCode(p.pythonPath));
   const args = { url: p.hostUrl, session_id: p.sessionId, token: p.token, env: p.env ?? null };
   lines.push(`__import__('recur_kernel').bind(**__import__('json').loads(${JSON.stringify(JSON.stringify(args))}))`);
   return lines.join('\n');

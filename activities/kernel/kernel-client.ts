@@ -2,6 +2,8 @@ import { type Kernel, KernelAPI, KernelConnection, ServerConnection } from '@jup
 import { KernelLostError, RecurError } from '../../errors';
 import { bindKernel } from './bind-kernel';
 import { createJupyterSessions } from './jupyter-sessions';
+import { pythonPathCode } from './bootstrap-code';
+import { type ResumeOutcome, resumeCell } from './resume-cell';
 import { type CellLoss, runCell } from './run-cell';
 import { runSilent } from './run-silent';
 import type { ExecuteResult, KernelSessionInfo } from './types';
@@ -30,8 +32,22 @@ export interface KernelClientOptions {
 export interface KernelClient {
   /** The session's kernel: reused if alive, reattached after a worker restart, else started. Binds it to the session. */
   start(sessionId: string, opts?: { env?: Record<string, string> }): Promise<KernelSessionInfo>;
-  /** Runs one cell. Throws KernelLostError if the kernel died mid-cell or its namespace was reset since `start`. */
-  execute(sessionId: string, code: string, opts?: { timeoutMs?: number }): Promise<ExecuteResult>;
+  /**
+   * After `start` reported a fresh namespace and the caller caught it up with the log (or had
+   * nothing to restore): agent cells may run. Until then every `start` reports it fresh again.
+   */
+  markReady(sessionId: string): Promise<void>;
+  /**
+   * Runs one cell. Throws KernelLostError if the kernel died mid-cell or its namespace was reset
+   * since `start`. With `cellId`, the kernel keeps the cell's outputs under that id for `resume`.
+   */
+  execute(sessionId: string, code: string, opts?: { timeoutMs?: number; cellId?: string }): Promise<ExecuteResult>;
+  /**
+   * What became of a cell an earlier attempt may have sent before its worker died: waits up to
+   * `timeoutMs` for it to finish (then interrupts it) and returns what it sent back. `gone`: the
+   * server holds no kernel for the session. Never sends the cell.
+   */
+  resume(sessionId: string, cellId: string, opts: { timeoutMs: number }): Promise<ResumeOutcome | { kind: 'gone' }>;
   /**
    * Runs host code (snapshots, restores) unseen by the agent: no history, no output, no
    * execution count. Returns the value of `expression` evaluated afterwards (JSON when it has
@@ -53,6 +69,8 @@ interface Entry {
   bound: boolean;
   /** The namespace is new and the caller has not yet been told (via `start`). */
   freshPending: boolean;
+  /** From the last bind: an earlier process of this kernel died. */
+  restarted: boolean;
   env?: Record<string, string>;
 }
 
@@ -82,7 +100,7 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
    */
   function attach(sessionId: string, model: Kernel.IModel, env?: Record<string, string>): Entry {
     const kernel = new KernelConnection({ model, serverSettings: settings, handleComms: false });
-    const entry: Entry = { kernel, bound: false, freshPending: false, env };
+    const entry: Entry = { kernel, bound: false, freshPending: false, restarted: false, env };
     kernel.statusChanged.connect((_, status) => {
       if (status === 'restarting' || status === 'autorestarting') entry.bound = false;
     });
@@ -129,6 +147,7 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
       });
       entry.bound = true;
       entry.freshPending ||= info.fresh;
+      entry.restarted = info.restarted;
     }
     return entry;
   }
@@ -156,7 +175,35 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
         const entry = await ensureBound(sessionId, true, opts.env);
         const fresh = entry.freshPending;
         entry.freshPending = false;
-        return { sessionId, kernelId: entry.kernel.id, fresh };
+        return { sessionId, kernelId: entry.kernel.id, fresh, restarted: fresh && entry.restarted };
+      }),
+    markReady: (sessionId) =>
+      serialized(sessionId, async () => {
+        const entry = await ensureBound(sessionId, false);
+        const outcome = await runSilent(entry.kernel, "__import__('recur_kernel').mark_ready()", {
+          timeoutMs: BIND_TIMEOUT_MS, interruptGraceMs, interrupt: () => entry.kernel.interrupt(),
+        });
+        if ('lost' in outcome) return lose(sessionId, entry, outcome);
+        if (outcome.kind !== 'ok') throw new RecurError(`could not mark the kernel of ${sessionId} ready: ${outcome.kind}`, { retryable: true });
+        entry.freshPending = false;
+      }),
+    resume: (sessionId, cellId, opts) =>
+      serialized(sessionId, async () => {
+        let entry = entries.get(sessionId);
+        if (!entry || entry.kernel.isDisposed) {
+          const model = await sessions.find(sessionId);
+          if (!model?.kernel) return { kind: 'gone' as const };
+          entry = attach(sessionId, model.kernel);
+        }
+        const kernel = entry.kernel;
+        const outcome = await resumeCell(kernel, cellId, {
+          timeoutMs: opts.timeoutMs,
+          maxOutputChars,
+          interruptGraceMs,
+          interrupt: () => kernel.interrupt(),
+          prelude: options.pythonPath ? pythonPathCode(options.pythonPath) : undefined,
+        });
+        return 'lost' in outcome ? lose(sessionId, entry, outcome) : outcome;
       }),
     execute: (sessionId, code, opts = {}) =>
       serialized(sessionId, async () => {
@@ -165,6 +212,7 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
           throw new KernelLostError(sessionId, entry.kernel.id, 'kernel namespace was reset; call start() and restore it');
         }
         const outcome = await runCell(entry.kernel, code, {
+          cellId: opts.cellId,
           timeoutMs: opts.timeoutMs ?? options.defaultTimeoutMs ?? 600_000,
           maxOutputChars,
           interruptGraceMs,

@@ -9,6 +9,8 @@ export interface RunCellOptions {
   interruptGraceMs: number;
   /** Interrupts the kernel through the server's REST API (SIGINT). */
   interrupt: () => Promise<void>;
+  /** Sent as the request's `recur_cell` metadata: the kernel keeps this cell's outputs under it for a retry (resume-cell.ts). */
+  cellId?: string;
 }
 
 /** A cell ended without a reply: the kernel died or restarted, or ignored the interrupt. */
@@ -27,7 +29,11 @@ export async function runCell(kernel: Kernel.IKernelConnection, code: string, op
   const timers: NodeJS.Timeout[] = [];
   const timer = (ms: number) => new Promise<Outcome>((resolve) => timers.push(setTimeout(() => resolve({ kind: 'timer' }), ms)));
   try {
-    const future = kernel.requestExecute({ code, silent: false, store_history: true, allow_stdin: false, stop_on_error: false });
+    const future = kernel.requestExecute(
+      { code, silent: false, store_history: true, allow_stdin: false, stop_on_error: false },
+      true,
+      opts.cellId ? { recur_cell: opts.cellId } : undefined,
+    );
     future.onIOPub = (msg) => collector.add(msg);
     const done: Promise<Outcome> = future.done.then(
       (reply) => ({ kind: 'reply', reply }),
@@ -47,22 +53,31 @@ export async function runCell(kernel: Kernel.IKernelConnection, code: string, op
       }
     }
     if (outcome.kind !== 'reply') return { lost: 'died', reason: outcome.kind === 'lost' ? outcome.reason : 'no reply' };
-    const content = outcome.reply.content;
-    if (content.status === 'error') collector.setErrorIfMissing(content);
-    const output = collector.output();
-    const status = timedOut
-      ? 'timeout'
-      : content.status === 'ok'
-        ? 'ok'
-        : content.status === 'aborted' || output.error?.ename === 'KeyboardInterrupt'
-          ? 'interrupted'
-          : 'error';
-    const executionCount = 'execution_count' in content && typeof content.execution_count === 'number' ? content.execution_count : null;
-    return { status, ...output, durationMs: performance.now() - started, executionCount };
+    return resultOf(collector, outcome.reply.content, timedOut, performance.now() - started);
   } finally {
     timers.forEach(clearTimeout);
     loss.dispose();
   }
+}
+
+/** A finished cell's result from its collected output and execute reply. */
+export function resultOf(
+  collector: ReturnType<typeof createOutputCollector>,
+  content: KernelMessage.IExecuteReplyMsg['content'],
+  timedOut: boolean,
+  durationMs: number,
+): ExecuteResult {
+  if (content.status === 'error') collector.setErrorIfMissing(content);
+  const output = collector.output();
+  const status = timedOut
+    ? 'timeout'
+    : content.status === 'ok'
+      ? 'ok'
+      : content.status === 'aborted' || output.error?.ename === 'KeyboardInterrupt'
+        ? 'interrupted'
+        : 'error';
+  const executionCount = 'execution_count' in content && typeof content.execution_count === 'number' ? content.execution_count : null;
+  return { status, ...output, durationMs, executionCount };
 }
 
 /** Resolves when the kernel dies, restarts (its namespace is gone) or its websocket gives up reconnecting. */

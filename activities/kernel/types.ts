@@ -35,4 +35,6 @@ export interface KernelSessionInfo {
    * kernel, or one the server restarted after it died. The caller restores a snapshot then.
    */
   fresh: boolean;
+  /** An earlier process of this kernel served the session and died (the server restarted it). */
+  restarted: boolean;
 }

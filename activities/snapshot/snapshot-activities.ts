@@ -121,7 +121,7 @@ export function createSnapshotActivities(deps: SnapshotDeps) {
 /** Heartbeats while `fn` runs, and interrupts the kernel if Temporal cancels the activity. */
 async function whileBeating<T>(sessionId: string, kernels: Pick<KernelClient, 'interrupt'>, fn: () => Promise<T>): Promise<T> {
   const ctx = Context.current();
-  const beat = setInterval(() => ctx.heartbeat(), 5_000);
+  const beat = setInterval(() => ctx.heartbeat(), 3_000);
   const stop = () => void kernels.interrupt(sessionId).catch(() => undefined);
   ctx.cancellationSignal.addEventListener('abort', stop);
   try {

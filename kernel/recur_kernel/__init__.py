@@ -7,13 +7,13 @@ this package itself. The op contract is in ``kernel/README.md``.
 
 import os
 
-from . import _session
+from . import _cells, _session
 from ._errors import HostError, HostUnavailableError
 from ._final import final
 from ._messages import AgentMessage
 from ._rlm import Rlm, RlmHandle
 
-__all__ = ["bind", "binding_info", "call", "HostError", "HostUnavailableError", "RlmHandle"]
+__all__ = ["bind", "binding_info", "call", "mark_ready", "resume_info", "HostError", "HostUnavailableError", "RlmHandle"]
 
 # For package code that adds agent APIs (harness edits, goals): one RPC as this session.
 call = _session.call
@@ -21,7 +21,6 @@ call = _session.call
 # The only names bind() adds to the user's namespace.
 AGENT_API = {"rlm": Rlm(), "agent_message": AgentMessage(), "final": final}
 
-_fresh = None
 
 
 def bind(url, session_id, token, env=None, user_ns=None):
@@ -30,16 +29,16 @@ def bind(url, session_id, token, env=None, user_ns=None):
     Safe to run again (a worker that reconnects re-binds with a new url and token). The API
     names are also marked hidden so ``%who`` and namespace snapshots skip them.
     """
-    global _fresh
     if env:
         os.environ.update({str(k): str(v) for k, v in env.items()})
-    _fresh = _session.bind_client(url, session_id, token)
+    _session.bind_client(url, session_id, token)
     shell = None
     if user_ns is None:
         from IPython import get_ipython
 
         shell = get_ipython()
         user_ns = shell.user_ns
+        _cells.install(shell)
     user_ns.update(AGENT_API)
     if shell is not None:
         shell.user_ns_hidden.update(AGENT_API)
@@ -59,5 +58,30 @@ class _BindingInfo:
 
 
 def binding_info():
-    """``{session_id, fresh, pid}``: ``fresh`` is true when the last bind was this process's first."""
-    return _BindingInfo({"session_id": _session.session_id(), "fresh": _fresh, "pid": os.getpid()})
+    """``{session_id, fresh, restarted, pid}``.
+
+    ``fresh``: the host has not yet caught this namespace up with the log (``mark_ready``), so
+    no agent cell has run in this process. ``restarted``: an earlier process of this kernel was
+    ready and died, taking its namespace (and any cell it was running) with it.
+    """
+    return _BindingInfo({
+        "session_id": _session.session_id(),
+        "fresh": not _cells.is_ready(),
+        "restarted": _cells.was_restarted(),
+        "pid": os.getpid(),
+    })
+
+
+mark_ready = _cells.mark_ready
+
+
+def resume_info(cell_id):
+    """For a host retrying ``cell_id`` after losing its worker: is this namespace the one cells
+    ran in (``ready``), did an earlier process of this kernel die (``restarted``), and what the
+    cell sent back if this process ran it (``record``, None if it never received it)."""
+    return _BindingInfo({
+        "session_id": _session.session_id(),
+        "ready": _cells.is_ready(),
+        "restarted": _cells.was_restarted(),
+        "record": _cells.record(cell_id),
+    })

@@ -3,7 +3,11 @@
 Uses ``http.client`` rather than ``urllib`` so each thread keeps one connection alive (0.4 ms
 per call instead of 0.8 ms). A connection idle longer than ``_REUSE_IDLE_S`` is replaced
 before use, well inside the bridge's keep-alive timeout, so a kept-alive socket is never
-closed by the host mid-request and a non-idempotent op is never sent twice.
+closed by the host mid-request.
+
+The host's worker may be restarted (crash, upgrade) while a cell runs. It comes back at the same
+URL and honours the same token, so a call that finds the host gone is retried for a while with
+the same ``rid``; the host uses the rid to make every op that changes anything happen once.
 """
 
 import http.client
@@ -17,6 +21,13 @@ from ._errors import HostUnavailableError, error_for
 
 DEFAULT_TIMEOUT_S = 60.0
 _REUSE_IDLE_S = 10.0
+# Long enough for a worker to be noticed dead, restarted and bundled; short enough that an agent
+# whose host is really gone hears about it.
+RETRY_WINDOW_S = 180.0
+
+
+class _HostGone(Exception):
+    """The connection failed before a reply: worth retrying with the same rid."""
 
 
 class HostClient:
@@ -43,7 +54,7 @@ class HostClient:
             {"op": op, "args": args or {}, "session": self.session_id, "rid": os.urandom(8).hex()},
             allow_nan=False,
         ).encode()
-        status, raw = self._post(body, timeout)
+        status, raw = self._post_retrying(body, timeout)
         try:
             reply = json.loads(raw) if raw else {}
         except ValueError:
@@ -59,13 +70,31 @@ class HostClient:
         """Close this thread's kept-alive connection."""
         self._drop()
 
+    def _post_retrying(self, body, timeout):
+        deadline = time.monotonic() + RETRY_WINDOW_S
+        pause = 0.25
+        while True:
+            try:
+                return self._post(body, timeout)
+            except _HostGone as gone:
+                if time.monotonic() + pause > deadline:
+                    raise HostUnavailableError(
+                        f"host bridge at {self.url} unreachable for {RETRY_WINDOW_S:.0f}s: {gone.__cause__}"
+                    ) from gone.__cause__
+                time.sleep(pause)
+                pause = min(pause * 2, 2.0)
+
     def _post(self, body, timeout):
         conn = self._connection(timeout)
         try:
             conn.request("POST", self._path, body=body, headers=self._headers)
             resp = conn.getresponse()
             raw = resp.read()
-        except (OSError, http.client.HTTPException) as e:
+        except (ConnectionError, http.client.HTTPException) as e:
+            # Refused, reset or closed without a reply: the host process is gone or restarting.
+            self._drop()
+            raise _HostGone() from e
+        except OSError as e:
             self._drop()
             raise HostUnavailableError(f"host bridge at {self.url} unreachable: {e}") from e
         except BaseException:

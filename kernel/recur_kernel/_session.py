@@ -6,21 +6,18 @@ import time
 from ._host import HostClient
 
 _client = None
-_binds = 0
 _first_session = None
 
 
 def bind_client(url, session_id, token):
-    """Point every later host call at ``url`` as ``session_id``; return whether this is the first bind."""
-    global _client, _binds, _first_session
+    """Point every later host call at ``url`` as ``session_id``."""
+    global _client, _first_session
     if _first_session is not None and session_id != _first_session:
         raise RuntimeError(
             f"kernel {os.getpid()} already belongs to session {_first_session!r}, not {session_id!r}"
         )
     _client = HostClient(url, session_id, token) if url else None
     _first_session = session_id
-    _binds += 1
-    return _binds == 1
 
 
 def session_id():

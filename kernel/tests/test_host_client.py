@@ -6,8 +6,8 @@ import unittest
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import recur_kernel
-from recur_kernel import _rlm, _session
-from recur_kernel._errors import HostError, error_for
+from recur_kernel import _host, _rlm, _session
+from recur_kernel._errors import HostError, HostUnavailableError, error_for
 from recur_kernel._host import HostClient
 
 
@@ -105,6 +105,51 @@ class ApiTest(unittest.TestCase):
                 _rlm.RlmHandle("c1", "n").result(timeout=0)
         finally:
             _session.call = original
+
+
+class HostRestartTest(unittest.TestCase):
+    """The host's worker restarts at the same URL: a call in flight is retried with its rid."""
+
+    def test_a_call_waits_for_the_host_to_come_back_and_keeps_its_rid(self):
+        probe = ThreadingHTTPServer(("127.0.0.1", 0), _Bridge)
+        port = probe.server_address[1]
+        probe.server_close()
+        started = []
+
+        def come_back():
+            server = ThreadingHTTPServer(("127.0.0.1", port), _Bridge)
+            started.append(server)
+            server.serve_forever()
+
+        _Bridge.calls.clear()
+        timer = threading.Timer(0.8, come_back)
+        timer.start()
+        client = HostClient(f"http://127.0.0.1:{port}", "s", "tok")
+        try:
+            self.assertEqual(client.call("rlm.list")["op"], "rlm.list")
+        finally:
+            client.close()
+            while not started:
+                threading.Event().wait(0.05)
+            started[0].shutdown()
+            timer.join()
+            started[0].server_close()
+        self.assertEqual(len(_Bridge.calls), 1)
+
+    def test_a_host_that_stays_gone_is_reported_after_the_window(self):
+        probe = ThreadingHTTPServer(("127.0.0.1", 0), _Bridge)
+        port = probe.server_address[1]
+        probe.server_close()
+        window = _host.RETRY_WINDOW_S
+        _host.RETRY_WINDOW_S = 0.6
+        client = HostClient(f"http://127.0.0.1:{port}", "s", "tok")
+        try:
+            with self.assertRaises(HostUnavailableError) as caught:
+                client.call("rlm.list")
+            self.assertIn("unreachable", str(caught.exception))
+        finally:
+            _host.RETRY_WINDOW_S = window
+            client.close()
 
 
 if __name__ == "__main__":

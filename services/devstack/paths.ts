@@ -14,6 +14,7 @@ export function stackPaths(config: RecurConfig) {
     temporalDb: join(config.home, 'temporal', 'dev.db'),
     jupyterRoot: join(config.home, 'jupyter'),
     jupyterToken: join(run, 'jupyter.token'),
+    bridgeSecret: join(run, 'bridge.secret'),
     venv: join(config.toolsDir, 'venv'),
     python: join(config.toolsDir, 'venv', 'bin', 'python'),
     temporalBin: join(config.toolsDir, 'venv', 'bin', 'temporal'),

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import { RecurError } from '../../errors';
 import { BridgeError, toErrorReply } from './bridge-errors';
@@ -33,10 +34,16 @@ export interface CallContext {
 
 export interface HostBridgeOptions {
   host?: string;
-  /** 0 picks a free port. */
+  /** 0 picks a free port. A fixed port lets kernels reach a restarted worker at the URL they hold. */
   port?: number;
   maxBodyBytes?: number;
+  /** Key session tokens derive from; the same secret (and port) lets a restarted worker honour kernels' tokens. Random when absent. */
+  secret?: Buffer;
 }
+
+/** A fixed port may still be held for a moment by the worker this one replaces. */
+const LISTEN_ATTEMPTS = 20;
+const LISTEN_RETRY_MS = 500;
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -44,7 +51,7 @@ export async function startHostBridge(options: HostBridgeOptions = {}): Promise<
   const host = options.host ?? '127.0.0.1';
   if (!LOOPBACK.has(host)) throw new RecurError(`host bridge must listen on loopback, not ${host}`);
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const tokens = createSessionTokens();
+  const tokens = createSessionTokens(options.secret);
   const handlers = new Map<string, BridgeHandler>();
 
   async function serve(req: IncomingMessage, signal: AbortSignal): Promise<unknown> {
@@ -78,10 +85,7 @@ export async function startHostBridge(options: HostBridgeOptions = {}): Promise<
   });
   // Longer than the kernel's idle reuse window (10 s), so the host never closes a socket the kernel is about to use.
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, resolve);
-  });
+  await listen(server, options.port ?? 0, host);
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
@@ -99,6 +103,28 @@ export async function startHostBridge(options: HostBridgeOptions = {}): Promise<
         server.closeAllConnections();
       }),
   };
+}
+
+async function listen(server: Server, port: number, host: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0 || attempt >= LISTEN_ATTEMPTS) {
+        throw new RecurError(`host bridge cannot listen on ${host}:${port}: ${(e as Error).message}`, {
+          hint: 'another worker of this home may be running, or set RECUR_BRIDGE_PORT to a free port',
+        });
+      }
+      await sleep(LISTEN_RETRY_MS);
+    }
+  }
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

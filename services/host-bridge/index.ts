@@ -1,2 +1,3 @@
 export { startHostBridge, type HostBridge, type HostBridgeOptions, type BridgeHandler, type CallContext } from './host-bridge';
 export { BridgeError, toErrorReply } from './bridge-errors';
+export { loadBridgeSecret } from './bridge-secret';

@@ -1,47 +1,38 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Per-session bearer tokens. Tokens are looked up by their SHA-256, so the map lookup's timing
- * says nothing usable about a token, and the final check is a constant-time compare.
+ * Per-session bearer tokens, derived: `<session id, base64url>.<HMAC-SHA256(secret, session id)>`.
+ * A worker restarted with the same secret honours the tokens its predecessor handed to kernels,
+ * so a cell that calls the host while the worker restarts carries on. A kernel learns only its
+ * own token and never the secret, so it can act only as its own session.
  */
 export interface SessionTokens {
-  /** The session's token, minted on first call (32 random bytes, hex). */
+  /** The session's token (and un-revokes it). */
   register(sessionId: string): string;
+  /** Refuse the session's token in this process from now on. */
   revoke(sessionId: string): void;
   /** The session a presented token belongs to, or undefined. */
   resolve(token: string): string | undefined;
 }
 
-interface Entry {
-  sessionId: string;
-  digest: Buffer;
-}
-
-const digestOf = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
-
-export function createSessionTokens(): SessionTokens {
-  const byDigest = new Map<string, Entry>();
-  const tokenOf = new Map<string, string>();
+export function createSessionTokens(secret: Buffer = randomBytes(32)): SessionTokens {
+  const revoked = new Set<string>();
+  const macOf = (sessionId: string) => createHmac('sha256', secret).update(sessionId, 'utf8').digest();
   return {
     register(sessionId) {
-      const existing = tokenOf.get(sessionId);
-      if (existing) return existing;
-      const token = randomBytes(32).toString('hex');
-      const digest = digestOf(token);
-      byDigest.set(digest.toString('hex'), { sessionId, digest });
-      tokenOf.set(sessionId, token);
-      return token;
+      revoked.delete(sessionId);
+      return `${Buffer.from(sessionId, 'utf8').toString('base64url')}.${macOf(sessionId).toString('hex')}`;
     },
     revoke(sessionId) {
-      const token = tokenOf.get(sessionId);
-      if (token === undefined) return;
-      tokenOf.delete(sessionId);
-      byDigest.delete(digestOf(token).toString('hex'));
+      revoked.add(sessionId);
     },
     resolve(token) {
-      const digest = digestOf(token);
-      const entry = byDigest.get(digest.toString('hex'));
-      return entry && timingSafeEqual(entry.digest, digest) ? entry.sessionId : undefined;
+      const m = /^([A-Za-z0-9_-]+)\.([0-9a-f]{64})$/.exec(token);
+      if (!m) return undefined;
+      const sessionId = Buffer.from(m[1], 'base64url').toString('utf8');
+      const presented = Buffer.from(m[2], 'hex');
+      if (!timingSafeEqual(presented, macOf(sessionId)) || revoked.has(sessionId)) return undefined;
+      return sessionId;
     },
   };
 }

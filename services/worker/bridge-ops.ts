@@ -12,10 +12,15 @@ const MAX_WAIT_S = 30;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const waitMs = (v: unknown) => Math.min(Math.max(Number(v) || 0, 0), MAX_WAIT_S) * 1000;
 
+/** The kernel repeats a call whose connection broke (worker restart) with the same rid: one update per rid. */
+const once = (kind: string, rid: string | undefined) => (rid ? { updateId: `${kind}-${rid}` } : {});
+
 /**
  * What a kernel can ask of its own session, as bridge ops over the session workflow's updates
  * and queries. The bridge has already mapped the caller's token to `sessionId`, so every op acts
- * on the caller's own workflow; family scope and depth are decided there and logged.
+ * on the caller's own workflow; family scope and depth are decided there and logged. Every op
+ * that changes anything is an update keyed by the call's rid, so a retried call is answered
+ * from the first one's outcome (a message is taken or sent once, a child spawned once).
  */
 export function registerSessionOps(bridge: HostBridge, client: Client): void {
   const session = (id: string) => client.workflow.getHandle(id);
@@ -31,7 +36,7 @@ export function registerSessionOps(bridge: HostBridge, client: Client): void {
     if (!task) throw new ScopeError('rlm(task): task must be a non-empty string');
     const reply = await session(sessionId).executeUpdate(spawnChildUpdate, {
       args: [{ task, name: str(args.name), model: str(args.model), spec: args.spec ? JSON.stringify(args.spec) : null, requestId: rid ?? null }],
-      ...(rid && { updateId: `spawn-${rid}` }),
+      ...once('spawn', rid),
     });
     if (!reply.ok) throw new ScopeError(reply.reason);
     return { id: reply.childId, name: reply.name };
@@ -52,8 +57,8 @@ export function registerSessionOps(bridge: HostBridge, client: Client): void {
 
   bridge.handle('rlm.list', async (sessionId) => children(sessionId));
 
-  bridge.handle('rlm.delete', async (sessionId, args) => {
-    const reply = await session(sessionId).executeUpdate(deleteChildUpdate, { args: [{ name: str(args.name) ?? '' }] });
+  bridge.handle('rlm.delete', async (sessionId, args, { rid }) => {
+    const reply = await session(sessionId).executeUpdate(deleteChildUpdate, { args: [{ name: str(args.name) ?? '' }], ...once('delete', rid) });
     if (!reply.ok) throw new ScopeError(reply.reason);
     return reply;
   });
@@ -61,23 +66,25 @@ export function registerSessionOps(bridge: HostBridge, client: Client): void {
   bridge.handle('agent_message.send', async (sessionId, args, { rid }) => {
     const reply = await session(sessionId).executeUpdate(sendAgentMessageUpdate, {
       args: [{ to: str(args.to) ?? 'parent', text: String(args.text ?? '') }],
-      ...(rid && { updateId: `send-${rid}` }),
+      ...once('send', rid),
     });
     if (!reply.ok) throw new ScopeError(reply.reason);
     return { messageId: reply.messageId, to: reply.to };
   });
 
-  bridge.handle('agent_message.inbox', async (sessionId) =>
-    session(sessionId).executeUpdate(takeMessagesUpdate, { args: [{ waitMs: 0, max: null }] }));
+  bridge.handle('agent_message.inbox', async (sessionId, _args, { rid }) =>
+    session(sessionId).executeUpdate(takeMessagesUpdate, { args: [{ waitMs: 0, max: null }], ...once('take', rid) }));
 
-  bridge.handle('agent_message.recv', async (sessionId, args) => {
-    const [message] = await session(sessionId).executeUpdate(takeMessagesUpdate, { args: [{ waitMs: waitMs(args.wait), max: 1 }] });
+  bridge.handle('agent_message.recv', async (sessionId, args, { rid }) => {
+    const [message] = await session(sessionId).executeUpdate(takeMessagesUpdate, {
+      args: [{ waitMs: waitMs(args.wait), max: 1 }], ...once('take', rid),
+    });
     return { message: message ?? null };
   });
 
-  bridge.handle('final', async (sessionId, args) => {
+  bridge.handle('final', async (sessionId, args, { rid }) => {
     const answer = typeof args.value === 'string' ? args.value : JSON.stringify(args.value);
-    await session(sessionId).executeUpdate(setFinalUpdate, { args: [{ answer }] });
+    await session(sessionId).executeUpdate(setFinalUpdate, { args: [{ answer }], ...once('final', rid) });
     return null;
   });
 }

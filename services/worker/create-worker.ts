@@ -12,7 +12,7 @@ import type { SessionActivities } from '../../activities/session-activities';
 import { TranscriptCache } from '../../activities/transcript-cache';
 import { workerObservability, type Telemetry } from '../../observability';
 import { jupyterConnection, kafkaClient, repoRoot, stackPaths, temporalAddress } from '../devstack';
-import { startHostBridge } from '../host-bridge';
+import { loadBridgeSecret, startHostBridge } from '../host-bridge';
 import { readSessionLog } from '../projector';
 import { registerSessionOps } from './bridge-ops';
 
@@ -28,7 +28,13 @@ export interface RecurWorker {
  */
 export async function createRecurWorker(
   config: RecurConfig,
-  opts: { taskQueue?: string; env?: NodeJS.ProcessEnv; telemetry?: Telemetry } = {},
+  opts: {
+    taskQueue?: string;
+    env?: NodeJS.ProcessEnv;
+    telemetry?: Telemetry;
+    /** The bridge's port; 0 (the default) picks a free one. The worker process uses config.ports.bridge. */
+    bridgePort?: number;
+  } = {},
 ): Promise<RecurWorker> {
   const obs = workerObservability(opts.telemetry);
   const kafka = kafkaClient(config);
@@ -43,7 +49,9 @@ export async function createRecurWorker(
   const blobs = createLocalBlobStore(stackPaths(config).blobs);
   const connection = await Connection.connect({ address: temporalAddress(config) });
   const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: obs.clientInterceptors });
-  const bridge = await startHostBridge({ host: config.host });
+  const bridge = await startHostBridge({
+    host: config.host, port: opts.bridgePort ?? 0, secret: loadBridgeSecret(stackPaths(config).bridgeSecret),
+  });
   registerSessionOps(obs.bridge(bridge), client);
   const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel` }));
 

@@ -6,7 +6,7 @@ import { createRecurWorker } from './create-worker';
 async function main(): Promise<void> {
   const config = loadConfig();
   const telemetry = initTelemetry({ service: 'recur-worker', config });
-  const { worker, close } = await createRecurWorker(config, { telemetry });
+  const { worker, close } = await createRecurWorker(config, { telemetry, bridgePort: config.ports.bridge });
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => worker.shutdown());
   try {
     await worker.run();

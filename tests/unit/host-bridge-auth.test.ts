@@ -27,9 +27,30 @@ describe('host bridge authentication', () => {
 
   test('a session token acts as its session', async () => {
     const token = bridge.registerSession('root/a');
-    expect(token).toMatch(/^[0-9a-f]{64}$/);
+    expect(token).toMatch(/^[A-Za-z0-9_-]+\.[0-9a-f]{64}$/);
     expect(bridge.registerSession('root/a')).toBe(token);
     expect(await post(bridge, { op: 'whoami', session: 'root/a' }, bearer(token))).toEqual({ status: 200, body: { result: 'root/a' } });
+  });
+
+  test('a bridge restarted with the same secret honours the tokens kernels hold; another secret does not', async () => {
+    const secret = Buffer.alloc(32, 7);
+    const first = await startHostBridge({ secret });
+    const token = first.registerSession('root/a');
+    await first.close();
+    const again = await startHostBridge({ secret });
+    const other = await startHostBridge({ secret: Buffer.alloc(32, 8) });
+    try {
+      for (const b of [again, other]) b.handle('whoami', async (sessionId) => sessionId);
+      expect(await post(again, { op: 'whoami' }, bearer(token))).toEqual({ status: 200, body: { result: 'root/a' } });
+      expect((await post(other, { op: 'whoami' }, bearer(token))).status).toBe(401);
+      // A token names its session; claiming another session with it is still forgery.
+      const [, mac] = token.split('.');
+      const claimed = `${Buffer.from('root/b').toString('base64url')}.${mac}`;
+      expect((await post(again, { op: 'whoami' }, bearer(claimed))).status).toBe(401);
+    } finally {
+      await again.close();
+      await other.close();
+    }
   });
 
   test('a missing, unknown or revoked token is 401 with a JSON error', async () => {

@@ -34,12 +34,14 @@ const opts = (over: Partial<Parameters<typeof runCell>[2]> = {}) => ({
 describe('runCell', () => {
   test('sends the cell once and folds its output into the result', async () => {
     const k = fakeKernel();
-    const pending = runCell(k.kernel, 'print(1)', opts());
+    const pending = runCell(k.kernel, 'print(1)', opts({ cellId: 's/4' }));
     k.iopub('stream', { name: 'stdout', text: '1\n' });
     k.reply({ status: 'ok', execution_count: 7 });
     expect(await pending).toMatchObject({ status: 'ok', stdout: '1\n', executionCount: 7, error: null });
     expect(k.fake.requestExecute).toHaveBeenCalledTimes(1);
-    expect(k.fake.requestExecute).toHaveBeenCalledWith(expect.objectContaining({ allow_stdin: false, stop_on_error: false }));
+    // The cell id rides in the request's metadata: the kernel files the cell's outputs under it for a retry.
+    expect(k.fake.requestExecute).toHaveBeenCalledWith(
+      expect.objectContaining({ allow_stdin: false, stop_on_error: false }), true, { recur_cell: 's/4' });
   });
 
   test('on timeout it interrupts and reports timeout with the output so far', async () => {

@@ -36,7 +36,7 @@ function fakes(outputs: Record<string, ExecuteResult | Error>, blobs: Record<str
     kernels: {
       start: async (s) => {
         calls.push(`start ${s}`);
-        return { sessionId: s, kernelId: 'k', fresh: true };
+        return { sessionId: s, kernelId: 'k', fresh: true, restarted: false };
       },
       execute: async (s, code) => {
         calls.push(`execute ${s} ${code}`);

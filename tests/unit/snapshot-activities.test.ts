@@ -21,7 +21,7 @@ describe('snapshot activities (fake kernel, real blob store)', () => {
   let blobs: BlobStore;
   let kernelReport: (args: Record<string, unknown>) => Promise<unknown>;
   const kernels = {
-    start: jest.fn(async (sessionId: string) => ({ sessionId, kernelId: 'k1', fresh: true })),
+    start: jest.fn(async (sessionId: string) => ({ sessionId, kernelId: 'k1', fresh: true, restarted: false })),
     runSilent: jest.fn(async (_sessionId: string, _code: string, opts?: { expression?: string }) => kernelReport(argsOf(opts!.expression!).args)),
     interrupt: jest.fn(async () => undefined),
   };
