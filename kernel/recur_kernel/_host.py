@@ -6,8 +6,10 @@ before use, well inside the bridge's keep-alive timeout, so a kept-alive socket 
 closed by the host mid-request.
 
 The host's worker may be restarted (crash, upgrade) while a cell runs. It comes back at the same
-URL and honours the same token, so a call that finds the host gone is retried for a while with
-the same ``rid``; the host uses the rid to make every op that changes anything happen once.
+URL and honours the same token, so a call that finds the host gone, or that the host answers
+with 503 (retryable: e.g. no worker is serving the session's workflow yet), is retried for a
+while with the same ``rid``; the host uses the rid to make every op that changes anything
+happen once.
 """
 
 import http.client
@@ -71,18 +73,21 @@ class HostClient:
         self._drop()
 
     def _post_retrying(self, body, timeout):
+        """POST until a reply other than 503 or the retry window ends; the last reply is returned."""
         deadline = time.monotonic() + RETRY_WINDOW_S
         pause = 0.25
         while True:
             try:
-                return self._post(body, timeout)
+                status, raw = self._post(body, timeout)
+                if status != 503 or time.monotonic() + pause > deadline:
+                    return status, raw
             except _HostGone as gone:
                 if time.monotonic() + pause > deadline:
                     raise HostUnavailableError(
                         f"host bridge at {self.url} unreachable for {RETRY_WINDOW_S:.0f}s: {gone.__cause__}"
                     ) from gone.__cause__
-                time.sleep(pause)
-                pause = min(pause * 2, 2.0)
+            time.sleep(pause)
+            pause = min(pause * 2, 2.0)
 
     def _post(self, body, timeout):
         conn = self._connection(timeout)

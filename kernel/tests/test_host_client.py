@@ -136,6 +136,33 @@ class HostRestartTest(unittest.TestCase):
             started[0].server_close()
         self.assertEqual(len(_Bridge.calls), 1)
 
+    def test_a_retryable_503_is_asked_again_with_the_same_rid(self):
+        class Flaky(_Bridge):
+            rids = []
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                Flaky.rids.append(body["rid"])
+                status = 503 if len(Flaky.rids) < 3 else 200
+                data = json.dumps({"error": {"name": "RecurError", "message": "no worker yet"}} if status == 503 else {"result": "ok"}).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Flaky)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        client = HostClient(f"http://127.0.0.1:{server.server_address[1]}", "s", "tok")
+        try:
+            self.assertEqual(client.call("final", {"value": 1}), "ok")
+        finally:
+            client.close()
+            server.shutdown()
+            server.server_close()
+        self.assertEqual(len(Flaky.rids), 3)
+        self.assertEqual(len(set(Flaky.rids)), 1)
+
     def test_a_host_that_stays_gone_is_reported_after_the_window(self):
         probe = ThreadingHTTPServer(("127.0.0.1", 0), _Bridge)
         port = probe.server_address[1]

@@ -1,16 +1,33 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Client } from '@temporalio/client';
-import { ScopeError, SubagentFailedError } from '../../errors';
+import { type Client, ServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { RecurError, ScopeError, SubagentFailedError } from '../../errors';
 import {
   deleteChildUpdate, getChildrenQuery, sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate,
 } from '../../workflows/messages';
-import type { HostBridge } from '../host-bridge';
+import type { BridgeHandler, HostBridge } from '../host-bridge';
 
 /** Longest a long-poll op (rlm.result, agent_message.recv) holds one request; Python loops past it. */
 const MAX_WAIT_S = 30;
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const waitMs = (v: unknown) => Math.min(Math.max(Number(v) || 0, 0), MAX_WAIT_S) * 1000;
+
+/**
+ * Temporal not answering (no worker serving the workflow yet, a restarting server) is worth
+ * the kernel asking again: a retryable error is a 503, which the kernel retries with the same rid.
+ */
+function retryableWhenTransient(fn: BridgeHandler): BridgeHandler {
+  return async (sessionId, args, ctx) => {
+    try {
+      return await fn(sessionId, args, ctx);
+    } catch (e) {
+      if (e instanceof ServiceError || e instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+        throw new RecurError(`Temporal did not answer for ${sessionId}: ${e.message}`, { retryable: true, cause: e });
+      }
+      throw e;
+    }
+  };
+}
 
 /** The kernel repeats a call whose connection broke (worker restart) with the same rid: one update per rid. */
 const once = (kind: string, rid: string | undefined) => (rid ? { updateId: `${kind}-${rid}` } : {});
@@ -22,7 +39,8 @@ const once = (kind: string, rid: string | undefined) => (rid ? { updateId: `${ki
  * that changes anything is an update keyed by the call's rid, so a retried call is answered
  * from the first one's outcome (a message is taken or sent once, a child spawned once).
  */
-export function registerSessionOps(bridge: HostBridge, client: Client): void {
+export function registerSessionOps(host: HostBridge, client: Client): void {
+  const bridge = { handle: (op: string, fn: BridgeHandler) => host.handle(op, retryableWhenTransient(fn)) };
   const session = (id: string) => client.workflow.getHandle(id);
   const children = (id: string) => session(id).query(getChildrenQuery);
   const child = async (sessionId: string, id: unknown) => {

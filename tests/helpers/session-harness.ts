@@ -37,14 +37,21 @@ export class SessionHarness {
   async start(): Promise<void> {
     this.recur = await createRecurWorker(this.config, { taskQueue: this.taskQueue });
     this.running = this.recur.worker.run();
+    await this.connect();
+  }
+
+  /** A Temporal client only: for tests that drive the stack's own worker process (the daemon's). */
+  async connect(): Promise<void> {
     this.connection = await Connection.connect({ address: temporalAddress(this.config) });
     this.client = new Client({ connection: this.connection, namespace: this.config.temporal.namespace });
   }
 
   async stop(): Promise<void> {
-    this.recur.worker.shutdown();
-    await this.running;
-    await this.recur.close();
+    if (this.recur) {
+      this.recur.worker.shutdown();
+      await this.running;
+      await this.recur.close();
+    }
     await this.connection.close();
   }
 

@@ -11,9 +11,11 @@ const newSession = () => `kx-${randomUUID()}`;
 describe('kernel client on a real Jupyter server', () => {
   let client: KernelClient;
   const started: string[] = [];
+  // As the cell activity does: a new namespace is marked caught up before agent cells run in it.
   const start = async (sessionId = newSession()) => {
     started.push(sessionId);
     await client.start(sessionId);
+    await client.markReady(sessionId);
     return sessionId;
   };
 
@@ -105,7 +107,7 @@ describe('kernel client on a real Jupyter server', () => {
     const kernelId = await client.kernelIdOf(s);
     const other = createKernelClient(jupyterConnection(loadConfig()));
     try {
-      expect(await other.start(s)).toEqual({ sessionId: s, kernelId, fresh: false });
+      expect(await other.start(s)).toEqual({ sessionId: s, kernelId, fresh: false, restarted: false });
       expect((await other.execute(s, 'sum(survivor)')).result).toBe('6');
     } finally {
       other.dispose();
@@ -119,7 +121,7 @@ describe('kernel client on a real Jupyter server', () => {
     await expect(died).rejects.toBeInstanceOf(KernelLostError);
     await expect(client.execute(s, 'marker')).rejects.toBeInstanceOf(KernelLostError);
     const info = await client.start(s);
-    expect(info.fresh).toBe(true);
+    expect(info).toMatchObject({ fresh: true, restarted: true });
     const r = await client.execute(s, 'marker');
     expect(r.error?.ename).toBe('NameError');
   });

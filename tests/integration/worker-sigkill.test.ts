@@ -1,0 +1,153 @@
+import { loadConfig } from '../../config';
+import type { StoredEvent } from '../../schemas';
+import { kafkaClient, status } from '../../services/devstack';
+import { followSessionLog } from '../../services/projector';
+import { py, SessionHarness, type SessionRun } from '../helpers/session-harness';
+import type { SessionResult } from '../../workflows/session-types';
+
+/**
+ * SIGKILL of the stack's worker process at seeded, random points of a three-agent session
+ * (model calls, running cells, spawns, messages, snapshots): the session must end exactly as an
+ * undisturbed run of the same script does. Kill points are positions in the tree's event log,
+ * drawn from RECUR_CHAOS_SEED (printed, so a failure can be replayed with the same seed).
+ */
+const SEED = Number(process.env.RECUR_CHAOS_SEED ?? 20261129);
+const KILLS = Number(process.env.RECUR_CHAOS_KILLS ?? 4);
+
+/** Prints the session's plain variables: a cell run twice or lost shows up here. */
+const SHOW_VARS = 'print({k: v for k, v in sorted(globals().items()) if isinstance(v, (int, str, float)) and not k.startswith("_")})';
+
+const SCRIPT = {
+  root: [
+    py('n_cells = 1\na = rlm("count to three slowly", name="counter")\nb = rlm("sum the squares below ten", name="squarer")\nimport time\ntime.sleep(0.5)'),
+    py('n_cells += 1\nva = a.result(timeout=600)\nvb = b.result(timeout=600)'),
+    py(`n_cells += 1\nheard = len(agent_message.inbox())\n${SHOW_VARS}`),
+    py('final(f"{va}|{vb}|{n_cells}")'),
+  ],
+  counter: [
+    py('n_cells = 1\nimport time\ntotal = 0\nfor i in range(1, 4):\n    total += i\n    time.sleep(0.8)'),
+    py('n_cells += 1\nreceipt = agent_message.send(f"counter total {total}")\nprint("sent")'),
+    py(`n_cells += 1\n${SHOW_VARS}`),
+    py('final(str(total))'),
+  ],
+  squarer: [
+    py('n_cells = 1\nsq = sum(i * i for i in range(10))\nimport time\ntime.sleep(1.5)'),
+    py(`n_cells += 1\n${SHOW_VARS}`),
+    py('final(str(sq))'),
+  ],
+};
+
+/** mulberry32: a tiny seeded PRNG, so kill points are the same on every machine for a seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `count` distinct event positions in [from, to], ascending. */
+function killPoints(seed: number, count: number, from: number, to: number): number[] {
+  const next = prng(seed);
+  const points = new Set<number>();
+  while (points.size < Math.min(count, to - from + 1)) points.add(from + Math.floor(next() * (to - from + 1)));
+  return [...points].sort((x, y) => x - y);
+}
+
+async function workerPid(config: ReturnType<typeof loadConfig>): Promise<number | null> {
+  const w = (await status(config)).find((s) => s.name === 'worker');
+  return w?.healthy && w.pid ? w.pid : null;
+}
+
+/** Each session's cells by position, keyed by the session's place in the tree (ids differ between runs). */
+function cellsOf(run: SessionRun) {
+  const out: Record<string, Array<{ status: string; outputs: string; executionCount: number | null }>> = {};
+  for (const [id, events] of run.sessions) {
+    out[id.slice(run.id.length) || '/'] = events
+      .filter((e) => e.event.type === 'CellExecuted')
+      .map((e) => {
+        const c = e.event as Extract<StoredEvent['event'], { type: 'CellExecuted' }>;
+        return { status: c.status, outputs: c.outputs, executionCount: c.executionCount };
+      });
+  }
+  return out;
+}
+
+function count(run: SessionRun, type: string, key: (e: StoredEvent['event']) => string): Map<string, number> {
+  const seen = new Map<string, number>();
+  for (const events of run.sessions.values()) {
+    for (const e of events) if (e.type === type) seen.set(key(e.event), (seen.get(key(e.event)) ?? 0) + 1);
+  }
+  return seen;
+}
+
+describe('worker SIGKILL at seeded random points of a multi-agent session', () => {
+  const h = new SessionHarness();
+  const config = loadConfig();
+
+  beforeAll(() => h.connect());
+  afterAll(() => h.stop());
+
+  async function runOnStackWorker(onEvent?: (n: number) => Promise<void>): Promise<SessionRun> {
+    const input = h.input(SCRIPT, 'add up what two helpers compute');
+    const handle = await h.client.workflow.start('agentSessionWorkflow', {
+      taskQueue: config.temporal.taskQueue, workflowId: input.sessionId, args: [input],
+    });
+    const abort = new AbortController();
+    const following = (async () => {
+      let n = 0;
+      for await (const item of followSessionLog({ kafka: kafkaClient(config, 'chaos'), topic: config.kafka.topic, sessionId: input.sessionId, signal: abort.signal })) {
+        if (item.kind === 'event') await onEvent?.(++n);
+      }
+    })();
+    // A failed session still has a log worth comparing: what differs says what went wrong.
+    const result = await handle.result().then(
+      (r) => r as SessionResult,
+      (e: Error & { cause?: Error }) => ({ status: 'failed' as const, kind: 'internal' as const, reason: e.cause?.message ?? e.message }),
+    );
+    abort.abort();
+    await following;
+    return h.read(input.sessionId, result);
+  }
+
+  test(`kills at ${KILLS} seeded points (seed ${SEED}) change nothing: answer, every cell's output, one of each effect`, async () => {
+    const baseline = await runOnStackWorker();
+    expect(baseline.result).toEqual({ status: 'completed', answer: '6|285|3' });
+    const total = [...baseline.sessions.values()].reduce((n, events) => n + events.length, 0);
+    // Not the first events (nothing to resume yet) nor the last (the run would end before the kill bites).
+    const points = killPoints(SEED, KILLS, 2, total - 4);
+    process.stderr.write(`[chaos] seed ${SEED}: ${total} events in the undisturbed run; SIGKILL of the worker after events ${points.join(', ')}\n`);
+
+    const killed: Array<{ at: number; pid: number }> = [];
+    let next = 0;
+    const disturbed = await runOnStackWorker(async (n) => {
+      if (next >= points.length || n < points[next]) return;
+      const pid = await workerPid(config);
+      if (pid === null) return; // still restarting from the last kill: take the next event
+      process.kill(pid, 'SIGKILL');
+      killed.push({ at: n, pid });
+      next += 1;
+    });
+    process.stderr.write(`[chaos] killed ${JSON.stringify(killed)}\n`);
+
+    expect(killed.length).toBeGreaterThanOrEqual(Math.min(KILLS, 2));
+    expect(disturbed.result).toEqual(baseline.result);
+    // Every cell ran once and said the same: a lost or repeated cell changes an output or an execution count.
+    expect(cellsOf(disturbed)).toEqual(cellsOf(baseline));
+    // One of each effect: sessions started, children spawned, messages sent and delivered.
+    for (const [type, key] of [
+      ['SessionStarted', () => 'x'],
+      ['SubagentSpawned', (e: StoredEvent['event']) => (e as { childId: string }).childId],
+      ['MessageSent', (e: StoredEvent['event']) => (e as { messageId: string }).messageId],
+      ['MessageDelivered', (e: StoredEvent['event']) => (e as { messageId: string }).messageId],
+    ] as const) {
+      const seen = count(disturbed, type, key);
+      expect([...seen.values()].every((c) => c === (type === 'SessionStarted' ? disturbed.sessions.size : 1))).toBe(true);
+      expect(seen.size).toBe(count(baseline, type, key).size);
+    }
+    expect(disturbed.of('CellExecuted').every((c) => c.status === 'ok')).toBe(true);
+  }, 600_000);
+});
