@@ -121,4 +121,51 @@ print(pid, g.result(timeout=120))`),
       expect(await jupyter().find(id)).toBeUndefined();
     }
   }, 240_000);
+  it('a plain message reloads an unloaded child transparently to the sender; its retained state survives continue-as-new', async () => {
+    const input = h.input({
+      root: [
+        py(`
+rlm("set x", name="kid").result(timeout=120)
+while (m := agent_message.recv(timeout=300))["from"] != "user":
+    pass`),
+        py(`
+agent_message.send("what is x?", to="child:kid")
+print(agent_message.recv(timeout=120)["text"])
+while (m := agent_message.recv(timeout=300))["from"] != "user":
+    pass`),
+        'done',
+      ],
+      kid: [py('x = 5'), 'has x', py('y = x * 2'), py('agent_message.send(str(x), to="parent")'), 'replied'],
+    }, 'idle unload by message', { idleUnloadSeconds: 3, snapshotEveryCells: 100, turnsPerRun: 2 });
+    const root = input.sessionId;
+    const kid = `${root}/kid`;
+    const handle = await h.client.workflow.start('agentSessionWorkflow', { taskQueue: h.taskQueue, workflowId: root, args: [input] });
+    const kafka = kafkaClient(h.config, 'test-reader');
+    await until('the child to unload', async () => {
+      const log = await readSessionLog({ kafka, topic: h.config.kafka.topic, sessionId: root });
+      return (log.sessions.get(kid) ?? []).some((e) => e.type === 'SessionUnloaded') ? true : undefined;
+    });
+    expect(await jupyter().find(kid)).toBeUndefined();
+
+    await handle.signal(deliverMessageSignal, { messageId: `${root}#user-1`, from: 'user', text: 'go' });
+    // The root ends only once the child has finished replying: an ending root would cancel it mid-reply.
+    await until('the child to end its reply', async () => {
+      const log = await readSessionLog({ kafka, topic: h.config.kafka.topic, sessionId: root });
+      return (log.sessions.get(kid) ?? []).some((e) => e.type === 'TaskEnded') ? true : undefined;
+    });
+    await handle.signal(deliverMessageSignal, { messageId: `${root}#user-2`, from: 'user', text: 'end' });
+    const result = await handle.result().then((r) => r as SessionResult);
+    expect(result).toEqual({ status: 'completed', answer: 'done' });
+    const run = await h.read(root, result);
+
+    // The sender saw nothing of the unload: its send succeeded and the answer came from the restored x.
+    expect(run.of('CellExecuted').map((c) => c.outputs)).toEqual(['', '5']);
+    expect(run.types()).not.toContain('MessageRefused');
+    const [sent] = run.of('MessageSent').filter((m) => m.to === kid);
+    expect(run.of('SessionReloaded', kid)).toEqual([expect.objectContaining({ messageId: sent.messageId, from: root })]);
+    expect(run.of('KernelRestored', kid)[0].restored).toContain('x');
+    // The reply's round spans a continue-as-new (turnsPerRun 2) and still ends as a later task, not a second SessionCompleted.
+    expect(run.of('SessionCompleted', kid)).toHaveLength(1);
+    expect(run.of('TaskEnded', kid)).toEqual([expect.objectContaining({ round: 1, status: 'completed', answer: 'replied' })]);
+  }, 240_000);
 });
