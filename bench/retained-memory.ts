@@ -6,6 +6,9 @@ import { py, scriptedAgents, sessionInput, startBenchWorker } from './bench-work
 import type { BenchContext } from './benchmark';
 import { treeMemory } from './proc-memory';
 import { compare, type Measured } from './report';
+import { summarize } from './stats';
+
+const median = (xs: number[]) => summarize(xs).median;
 
 /** Each retained sub-agent's first and only task: hold a 100k-int list, then answer. */
 const HOLD = [py('data = list(range(100_000))'), 'held'];
@@ -64,8 +67,8 @@ export async function retainedMemory(ctx: BenchContext, serverPid: number, n: nu
       name: 'kernel-memory/idle-unload', title: `Jupyter server + ${n} retained sub-agents: loaded vs after idle unload`, unit: 'MiB RSS', better: 'lower',
       subject: { label: `${n} retained sub-agents loaded (idle, answered)`, samples: loaded },
       baseline: { label: `the same sub-agents after the idle timer unloaded them`, samples: unloaded },
-      limits: 'real Recur sessions on the bench worker; the loaded readings are taken within the idle limit, so sub-agents that answered first may be near their unload; RSS counts shared pages once per process',
-      details: { subAgents: n, idleUnloadSeconds },
+      limits: 'real Recur sessions on the bench worker; both readings include the root session\'s own kernel (never unloaded while it waits); RSS counts shared pages once per process',
+      details: { subAgents: n, idleUnloadSeconds, freedMiB: median(loaded) - median(unloaded) },
     });
   } finally {
     await handle.terminate().catch(() => undefined);
