@@ -120,8 +120,7 @@ async function finish(s: SessionState, r: SessionResult, acts: ReturnType<typeof
   const idle = s.retained?.idle ?? false;
   s.phase = 'done';
   if (!idle) await endTask(s, r);
-  for (const child of s.children.values()) {
-    if (child.status !== 'cancelled') await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
-  }
+  // Whatever the parent last saw, a child may still run or be retained: every one is told to end.
+  for (const child of s.children.values()) await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
   if (s.retained?.unloadedSeq == null) await acts.shutdownKernel({ sessionId: s.id });
 }

@@ -12,16 +12,17 @@ export function retainsAfter(parentId: string | null, r: SessionResult, retained
 export type IdleStep =
   /** Wait for a message this long (null: with no time limit, as there is nothing left to free). */
   | { kind: 'wait'; ms: number | null }
-  /** Wait until no child runs: a session is never unloaded while a child it started still works. */
-  | { kind: 'wait-children' }
   | { kind: 'unload' };
 
-/** What an idle retained session does next, given the workflow clock and its running children. Pure. */
-export function decideIdleUnload(r: RetainState, now: number, idleUnloadSeconds: number, runningChildren: number): IdleStep {
+/**
+ * What an idle retained session does next, given the workflow clock. Only an idle session asks:
+ * one working on a task, or waiting on a child, is never unloaded (a task's end stops the children
+ * still running on it). Pure.
+ */
+export function decideIdleUnload(r: RetainState, now: number, idleUnloadSeconds: number): IdleStep {
   if (r.unloadedSeq !== null) return { kind: 'wait', ms: null };
   const left = r.idleSince + idleUnloadSeconds * 1000 - now;
-  if (left > 0) return { kind: 'wait', ms: left };
-  return runningChildren > 0 ? { kind: 'wait-children' } : { kind: 'unload' };
+  return left > 0 ? { kind: 'wait', ms: left } : { kind: 'unload' };
 }
 
 /** The inbox id of a child's outcome: one per piece of work, so a retained child's later answers are not taken for repeats. */

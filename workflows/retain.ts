@@ -41,7 +41,10 @@ function endEvent(round: number, r: SessionResult): RecurEventInput {
 export async function retain(s: SessionState, r: SessionResult): Promise<void> {
   await endTask(s, r);
   for (const child of s.children.values()) {
-    if (child.status === 'running') await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
+    if (child.status !== 'running') continue;
+    // Marked first, so the stopped child's outcome is not taken for a message that wakes this session.
+    child.status = 'cancelled';
+    await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
   }
   s.retained = { round: s.retained?.round ?? 0, idle: true, idleSince: Date.now(), unloadedSeq: null };
 }
@@ -53,12 +56,10 @@ export async function retain(s: SessionState, r: SessionResult): Promise<void> {
  */
 export async function awaitWork(s: SessionState, r: RetainState, acts: Acts): Promise<'work' | 'continue'> {
   const ready = () => s.inbox.length > 0 || workflowInfo().continueAsNewSuggested;
-  const running = () => [...s.children.values()].filter((c) => c.status === 'running').length;
   for (;;) {
     s.phase = r.unloadedSeq === null ? 'idle' : 'unloaded';
-    const next = decideIdleUnload(r, Date.now(), s.input.limits.idleUnloadSeconds, running());
+    const next = decideIdleUnload(r, Date.now(), s.input.limits.idleUnloadSeconds);
     if (next.kind === 'unload') await unload(s, r, acts);
-    else if (next.kind === 'wait-children') await condition(() => ready() || running() === 0);
     else if (next.ms === null) await condition(ready);
     else await condition(ready, next.ms);
     if (s.inbox.length > 0) return wake(s, r);

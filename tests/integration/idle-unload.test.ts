@@ -168,4 +168,28 @@ while (m := agent_message.recv(timeout=300))["from"] != "user":
     expect(run.of('SessionCompleted', kid)).toHaveLength(1);
     expect(run.of('TaskEnded', kid)).toEqual([expect.objectContaining({ round: 1, status: 'completed', answer: 'replied' })]);
   }, 240_000);
+  it('a task\'s end stops the children still running on it, and their ending does not wake the retained session', async () => {
+    const input = h.input({
+      root: [py(`
+print(rlm("start a helper", name="kid").result(timeout=120))
+while (m := agent_message.recv(timeout=300))["from"] != "user":
+    pass`), 'done'],
+      kid: [py('s = rlm("wait for a message that never comes", name="sleeper")'), 'left it running'],
+      sleeper: [py('agent_message.recv(timeout=600)'), 'never'],
+    }, 'stop on task end', { idleUnloadSeconds: 3 });
+    const root = input.sessionId;
+    const kid = `${root}/kid`;
+    const handle = await h.client.workflow.start('agentSessionWorkflow', { taskQueue: h.taskQueue, workflowId: root, args: [input] });
+    const kafka = kafkaClient(h.config, 'test-reader');
+    await until('the child to unload', async () => {
+      const log = await readSessionLog({ kafka, topic: h.config.kafka.topic, sessionId: root });
+      return (log.sessions.get(kid) ?? []).some((e) => e.type === 'SessionUnloaded') ? true : undefined;
+    });
+    await handle.signal(deliverMessageSignal, { messageId: `${root}#user-1`, from: 'user', text: 'end' });
+    const run = await h.read(root, await handle.result().then((r) => r as SessionResult));
+    expect(run.result).toEqual({ status: 'completed', answer: 'done' });
+    expect(run.of('SessionFailed', `${kid}/sleeper`)).toEqual([expect.objectContaining({ kind: 'cancelled' })]);
+    const kidTypes = run.types(kid);
+    expect(kidTypes.slice(kidTypes.indexOf('SessionCompleted'))).toEqual(['SessionCompleted', 'KernelSnapshotted', 'SessionUnloaded']);
+  }, 240_000);
 });

@@ -5,20 +5,20 @@ const idle = (over: Partial<RetainState> = {}): RetainState => ({ round: 0, idle
 
 describe('decideIdleUnload', () => {
   test('waits out the rest of the idle limit, measured from when the session went idle', () => {
-    expect(decideIdleUnload(idle(), 12_500, 3, 0)).toEqual({ kind: 'wait', ms: 500 });
+    expect(decideIdleUnload(idle(), 12_500, 3)).toEqual({ kind: 'wait', ms: 500 });
   });
 
   test('unloads once the idle limit has passed with no message', () => {
-    expect(decideIdleUnload(idle(), 13_000, 3, 0)).toEqual({ kind: 'unload' });
-    expect(decideIdleUnload(idle(), 99_000, 3, 0)).toEqual({ kind: 'unload' });
+    expect(decideIdleUnload(idle(), 13_000, 3)).toEqual({ kind: 'unload' });
+    expect(decideIdleUnload(idle(), 99_000, 3)).toEqual({ kind: 'unload' });
   });
 
-  test('never unloads while a child it started still runs', () => {
-    expect(decideIdleUnload(idle(), 99_000, 3, 1)).toEqual({ kind: 'wait-children' });
+  test('the idle clock restarts from idleSince, as carried across continue-as-new', () => {
+    expect(decideIdleUnload(idle({ idleSince: 50_000 }), 51_000, 3)).toEqual({ kind: 'wait', ms: 2000 });
   });
 
   test('an unloaded session waits for a message with no time limit', () => {
-    expect(decideIdleUnload(idle({ unloadedSeq: 7 }), 99_000, 3, 0)).toEqual({ kind: 'wait', ms: null });
+    expect(decideIdleUnload(idle({ unloadedSeq: 7 }), 99_000, 3)).toEqual({ kind: 'wait', ms: null });
   });
 });
 
