@@ -117,10 +117,10 @@ function started(input: SessionInput) {
 
 /** Logs the end (unless it idled, retained, with nothing under way), stops every child (running or retained), frees the kernel. */
 async function finish(s: SessionState, r: SessionResult, acts: ReturnType<typeof sessionActivities>): Promise<void> {
-  const idle = s.retained?.idle ?? false;
+  const { retained } = s;
   s.phase = 'done';
-  if (!idle) await endTask(s, r);
+  if (!retained?.idle) await endTask(s, r);
   // Whatever the parent last saw, a child may still run or be retained: every one is told to end.
   for (const child of s.children.values()) await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
-  if (s.retained?.unloadedSeq == null) await acts.shutdownKernel({ sessionId: s.id });
+  if (retained?.unloadedSeq === undefined || retained.unloadedSeq === null) await acts.shutdownKernel({ sessionId: s.id });
 }
