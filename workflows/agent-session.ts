@@ -122,5 +122,5 @@ async function finish(s: SessionState, r: SessionResult, acts: ReturnType<typeof
   if (!retained?.idle) await endTask(s, r);
   // Whatever the parent last saw, a child may still run or be retained: every one is told to end.
   for (const child of s.children.values()) await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
-  if (retained?.unloadedSeq === undefined || retained.unloadedSeq === null) await acts.shutdownKernel({ sessionId: s.id });
+  if (!retained || retained.unloadedSeq === null) await acts.shutdownKernel({ sessionId: s.id });
 }
