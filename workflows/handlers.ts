@@ -71,8 +71,9 @@ export function installHandlers(s: SessionState, childWorkflow: (input: SessionI
   setHandler(deleteChildUpdate, async ({ name }) => {
     const child = s.children.get(name);
     if (!child) return { ok: false, reason: `no child named "${name}"` };
-    // A completed child is retained (workflows/retain.ts): deleting it ends it too.
-    if (child.status === 'running' || child.status === 'completed') await getExternalWorkflowHandle(child.id).cancel();
+    if (child.status === 'running') await getExternalWorkflowHandle(child.id).cancel();
+    // A completed child is retained (workflows/retain.ts): deleting it ends it too, if it has not ended already.
+    else if (child.status === 'completed') await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
     return { ok: true };
   });
 }
