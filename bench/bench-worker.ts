@@ -43,17 +43,22 @@ export function sessionInput(config: RecurConfig, model: string, limits: Partial
     sessionId: id, rootId: id, parentId: null, name: 'root', task: 'benchmark session', model, depth: 0,
     limits: {
       maxTurns: a.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: 60, maxDepth: a.maxDepth,
-      turnsPerRun: a.turnsPerRun, snapshotEveryCells: a.snapshotEveryCells, ...limits,
+      turnsPerRun: a.turnsPerRun, snapshotEveryCells: a.snapshotEveryCells, idleUnloadSeconds: a.idleUnloadSeconds, ...limits,
     },
   };
 }
 
 /** A `scripted:` model spec whose root agent answers `replies` in order; the file lives in the bench home, wiped each run. */
 export function scriptedModel(config: RecurConfig, replies: string[]): string {
+  return scriptedAgents(config, { root: replies });
+}
+
+/** A `scripted:` model spec with replies for the root and its sub-agents, by agent name. */
+export function scriptedAgents(config: RecurConfig, agents: Record<string, string[]>): string {
   const dir = join(config.home, 'bench-scripts');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${randomBytes(6).toString('hex')}.json`);
-  writeFileSync(file, JSON.stringify({ agents: { root: replies } }));
+  writeFileSync(file, JSON.stringify({ agents }));
   return `scripted:${file}`;
 }
 

@@ -7,7 +7,8 @@ import { newSessionId } from './bench-worker';
 import { size, type Benchmark } from './benchmark';
 import { barChart } from './chart';
 import { processTree, memoryOf, treeMemory, type ProcMemory } from './proc-memory';
-import { compare, notYet } from './report';
+import { compare } from './report';
+import { retainedMemory } from './retained-memory';
 import { summarize } from './stats';
 
 /** Five readings of the Jupyter server's process tree (server + kernels), 200 ms apart, in MiB RSS. */
@@ -22,8 +23,8 @@ async function readings(serverPid: number): Promise<number[]> {
 
 /**
  * Memory of N idle sub-agent-like kernels (bootstrapped, holding a 100k-int list) loaded, then
- * after shutting them down: what idle unload can free. The unload itself (snapshot, shut down,
- * reload on demand) is not built yet, so only its baseline is measured.
+ * after shutting them down: what unloading can free at best. Then the same with N real retained
+ * sub-agents that Recur's idle timer unloads (bench/retained-memory.ts).
  */
 export const kernelMemory: Benchmark = {
   name: 'kernel-memory',
@@ -47,26 +48,27 @@ export const kernelMemory: Benchmark = {
       for (const s of sessions) await kernels.shutdown(s);
       for (let i = 0; i < 50 && processTree(server.pid).some((p) => kernelPids.includes(p)); i++) await sleep(200);
       const unloaded = await readings(server.pid);
+      const raw = compare({
+        name: 'kernel-memory/loaded-vs-unloaded', title: `Jupyter server + ${n} idle kernels: loaded vs shut down`, unit: 'MiB RSS', better: 'lower',
+        subject: { label: `${n} kernels loaded`, samples: loaded },
+        baseline: { label: 'the same kernels shut down (the unload baseline)', samples: unloaded },
+        limits: 'one ipykernel process per sub-agent (interpreter, IPython, recur_kernel); RSS counts shared pages once per process',
+        details: {
+          kernels: n,
+          kernelRssMiB: perKernel.length ? summarize(perKernel.map((m) => m.rssMiB)) : null,
+          kernelPssMiB: perKernel.length ? summarize(perKernel.map((m) => m.pssMiB)) : null,
+          freedMiB: summarize(loaded).median - summarize(unloaded).median,
+        },
+      });
+      const retained = await retainedMemory(ctx, server.pid, n, size(ctx, 30, 15));
       ctx.plot('kernel-memory.png', barChart({
-        title: `JUPYTER TREE MEMORY, ${n} KERNELS`, yLabel: 'MIB RSS', legend: ['MEDIAN'],
-        groups: [{ label: 'LOADED', values: [summarize(loaded).median] }, { label: 'UNLOADED', values: [summarize(unloaded).median] }],
+        title: `JUPYTER TREE MEMORY, ${n} KERNELS / SUB-AGENTS`, yLabel: 'MIB RSS', legend: ['BARE KERNELS', 'RETAINED SUB-AGENTS'],
+        groups: [
+          { label: 'LOADED', values: [summarize(loaded).median, retained.subject.summary.median] },
+          { label: 'UNLOADED', values: [summarize(unloaded).median, retained.baseline.summary.median] },
+        ],
       }));
-      return [
-        compare({
-          name: 'kernel-memory/loaded-vs-unloaded', title: `Jupyter server + ${n} idle kernels: loaded vs shut down`, unit: 'MiB RSS', better: 'lower',
-          subject: { label: `${n} kernels loaded`, samples: loaded },
-          baseline: { label: 'the same kernels shut down (the unload baseline)', samples: unloaded },
-          limits: 'one ipykernel process per sub-agent (interpreter, IPython, recur_kernel); RSS counts shared pages once per process',
-          details: {
-            kernels: n,
-            kernelRssMiB: perKernel.length ? summarize(perKernel.map((m) => m.rssMiB)) : null,
-            kernelPssMiB: perKernel.length ? summarize(perKernel.map((m) => m.pssMiB)) : null,
-            freedMiB: summarize(loaded).median - summarize(unloaded).median,
-          },
-        }),
-        notYet('kernel-memory/idle-unload', 'Retained sub-agents unloaded by the idle timer',
-          'idle unload is not built yet: no workflow timer snapshots an idle sub-agent and shuts its kernel down (agent.idleUnloadSeconds is read by nothing), so there is no unloaded-then-reloaded sub-agent to measure; the shut-down baseline above is what it could free'),
-      ];
+      return [raw, retained];
     } finally {
       for (const s of sessions) await kernels.shutdown(s).catch(() => undefined);
       await close();

@@ -7,12 +7,14 @@ import {
   ActivityFailure, ApplicationFailure, CancellationScope, allHandlersFinished, condition, continueAsNew,
   getExternalWorkflowHandle, isCancellation, workflowInfo,
 } from '@temporalio/workflow';
+import { retainsAfter } from './decide-idle-unload';
 import { installHandlers } from './handlers';
-import { childFinishedSignal } from './messages';
 import { checkBudget, failureKind } from './plan-next-step';
 import { sessionActivities } from './proxies';
+import { awaitWork, endTask, retain } from './retain';
 import { SessionState } from './session-state';
 import type { SessionInput, SessionResult } from './session-types';
+import { snapshotKernel } from './snapshot-kernel';
 
 export async function agentSessionWorkflow(input: SessionInput): Promise<SessionResult> {
   const acts = sessionActivities(input.limits.cellTimeoutSeconds);
@@ -22,12 +24,19 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
   let cancelled: unknown;
   try {
     if (!input.carry) await s.emit(() => [started(input)]);
-    const outcome = await runTurns(s, acts);
-    if (outcome === 'continue') {
-      await condition(allHandlersFinished);
-      return continueAsNew<typeof agentSessionWorkflow>({ ...input, carry: s.carry() });
+    for (;;) {
+      const outcome = s.retained?.idle ? await awaitWork(s, s.retained, acts) : await runTurns(s, acts);
+      if (outcome === 'continue') {
+        await condition(allHandlersFinished);
+        return continueAsNew<typeof agentSessionWorkflow>({ ...input, carry: s.carry() });
+      }
+      if (outcome === 'work') continue;
+      if (!retainsAfter(input.parentId, outcome, s.retained)) {
+        result = outcome;
+        break;
+      }
+      await retain(s, outcome);
     }
-    result = outcome;
   } catch (e) {
     if (!isCancellation(e)) throw e;
     cancelled = e;
@@ -84,27 +93,10 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     });
     if (restored) await s.emit(() => [{ type: 'KernelRestored', ...restored }]);
     const doneSeq = await s.emit(() => [{ type: 'CellExecuted', requestId, code, ...cell }]);
-    if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) await snapshot(s, acts, doneSeq);
+    if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) await snapshotKernel(s, acts, doneSeq);
     if (s.final !== null) return { status: 'completed', answer: s.final };
     if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
   }
-}
-
-/** Snapshots the kernel; a failed snapshot is skipped (the next cadence tries again), never fatal. */
-async function snapshot(s: SessionState, acts: ReturnType<typeof sessionActivities>, coversSeq: number): Promise<void> {
-  let r;
-  try {
-    r = await acts.snapshotKernel({ sessionId: s.id, coversSeq });
-  } catch (e) {
-    if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
-    return;
-  }
-  s.cellsSinceSnapshot = 0;
-  s.lastSnapshot = { manifest: r.manifest, coversSeq };
-  await s.emit(() => [{
-    type: 'KernelSnapshotted', manifest: r.manifest, coversSeq, variables: r.variables, bytes: r.bytes,
-    unsaved: r.unsaved, oversize: r.oversize, durationMs: r.durationMs,
-  }]);
 }
 
 /** A cell whose run was lost (worker or kernel died): reported, never silently re-run. */
@@ -123,20 +115,12 @@ function started(input: SessionInput) {
   };
 }
 
-/** Logs the end, stops running children, tells the parent, frees the kernel. */
+/** Logs the end (unless it idled, retained, with nothing under way), stops every child (running or retained), frees the kernel. */
 async function finish(s: SessionState, r: SessionResult, acts: ReturnType<typeof sessionActivities>): Promise<void> {
+  const { retained } = s;
   s.phase = 'done';
-  await s.emit(() => [r.status === 'completed'
-    ? { type: 'SessionCompleted', answer: r.answer }
-    : { type: 'SessionFailed', kind: r.kind, reason: r.reason }]);
-  for (const child of s.children.values()) {
-    if (child.status === 'running') await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
-  }
-  if (s.input.parentId) {
-    await getExternalWorkflowHandle(s.input.parentId).signal(childFinishedSignal, r.status === 'completed'
-      ? { name: s.input.name, status: 'completed', answer: r.answer, error: null }
-      : { name: s.input.name, status: r.kind === 'cancelled' ? 'cancelled' : 'failed', answer: null, error: r.reason },
-    ).catch(() => undefined);
-  }
-  await acts.shutdownKernel({ sessionId: s.id });
+  if (!retained?.idle) await endTask(s, r);
+  // Whatever the parent last saw, a child may still run or be retained: every one is told to end.
+  for (const child of s.children.values()) await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
+  if (!retained || retained.unloadedSeq === null) await acts.shutdownKernel({ sessionId: s.id });
 }

@@ -2,11 +2,13 @@ import {
   ParentClosePolicy, condition, getExternalWorkflowHandle, setHandler, startChild,
 } from '@temporalio/workflow';
 import { checkAgentName, resolveRecipient } from './check-family-scope';
+import { outcomeMessageId } from './decide-idle-unload';
 import {
   childFinishedSignal, deleteChildUpdate, deliverMessageSignal, getChildrenQuery, getStatusQuery,
   sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate,
   type SpawnReply, type SpawnRequest,
 } from './messages';
+import { retask } from './retain';
 import type { SessionState } from './session-state';
 import type { SessionInput } from './session-types';
 
@@ -35,7 +37,7 @@ export function installHandlers(s: SessionState, childWorkflow: (input: SessionI
     const text = outcome.status === 'completed'
       ? `[answer from ${outcome.name}] ${outcome.answer ?? ''}`
       : `[${outcome.name} ${outcome.status}] ${outcome.error ?? ''}`;
-    s.accept({ messageId: `${child.id}#outcome`, from: child.id, text });
+    s.accept({ messageId: outcomeMessageId(child.id, outcome.round), from: child.id, text });
   });
 
   setHandler(spawnChildUpdate, (req) => spawn(s, req, childWorkflow));
@@ -70,6 +72,8 @@ export function installHandlers(s: SessionState, childWorkflow: (input: SessionI
     const child = s.children.get(name);
     if (!child) return { ok: false, reason: `no child named "${name}"` };
     if (child.status === 'running') await getExternalWorkflowHandle(child.id).cancel();
+    // A completed child is retained (workflows/retain.ts): deleting it ends it too, if it has not ended already.
+    else if (child.status === 'completed') await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
     return { ok: true };
   });
 }
@@ -84,11 +88,7 @@ async function spawn(
   const bad = checkAgentName(name);
   if (bad) return { ok: false, reason: bad };
   const existing = s.children.get(name);
-  if (existing) {
-    return existing.task === req.task
-      ? { ok: true, childId: existing.id, name }
-      : { ok: false, reason: `a child named "${name}" already exists with another task` };
-  }
+  if (existing) return existing.task === req.task ? { ok: true, childId: existing.id, name } : retask(s, existing, req);
   if (input.depth + 1 > input.limits.maxDepth) {
     return { ok: false, reason: `depth limit ${input.limits.maxDepth} reached: ${s.id} is at depth ${input.depth} and cannot spawn (raise RECUR_MAX_DEPTH)` };
   }

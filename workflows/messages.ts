@@ -37,7 +37,7 @@ export interface SessionStatusView {
   turn: number;
   tokens: number;
   nextSeq: number;
-  phase: 'starting' | 'model' | 'cell' | 'done';
+  phase: 'starting' | 'model' | 'cell' | 'idle' | 'unloaded' | 'done';
   unread: number;
 }
 export const getStatusQuery = defineQuery<SessionStatusView>('getStatus');

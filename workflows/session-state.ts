@@ -1,6 +1,6 @@
 import type { RecurEventInput } from '../schemas/generated/events';
 import type { SessionActivities } from '../activities/session-activities';
-import type { ChildInfo, InboxMessage, SessionCarry, SessionInput, SnapshotPointer } from './session-types';
+import type { ChildInfo, InboxMessage, RetainState, SessionCarry, SessionInput, SnapshotPointer } from './session-types';
 import type { SessionStatusView } from './messages';
 
 const GENESIS = '0'.repeat(64);
@@ -24,6 +24,8 @@ export class SessionState {
   cellsSinceSnapshot: number;
   lastSnapshot: SnapshotPointer | null;
   final: string | null = null;
+  /** Set once a sub-agent's first task has ended: it is retained (workflows/retain.ts). */
+  retained: RetainState | null;
   phase: SessionStatusView['phase'] = 'starting';
   private tail: Promise<unknown> = Promise.resolve();
 
@@ -41,6 +43,7 @@ export class SessionState {
     this.messagesSent = c?.messagesSent ?? 0;
     this.cellsSinceSnapshot = c?.cellsSinceSnapshot ?? 0;
     this.lastSnapshot = c?.lastSnapshot ?? null;
+    this.retained = c?.retained ?? null;
   }
 
   /** Appends events built from the seq the first one will get; resolves to that seq. */
@@ -94,6 +97,7 @@ export class SessionState {
       messagesSent: this.messagesSent,
       cellsSinceSnapshot: this.cellsSinceSnapshot,
       lastSnapshot: this.lastSnapshot,
+      retained: this.retained,
     };
   }
 

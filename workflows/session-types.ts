@@ -12,6 +12,8 @@ export interface SessionLimits {
   turnsPerRun: number;
   /** Cells between kernel snapshots: bounds how many cells a restore must re-run. */
   snapshotEveryCells: number;
+  /** Seconds a retained sub-agent may sit with no message before its kernel is snapshotted and shut down. */
+  idleUnloadSeconds: number;
 }
 
 /** The session's latest kernel snapshot: a manifest blob and the last seq it reflects. */
@@ -67,6 +69,21 @@ export interface SessionCarry {
   messagesSent: number;
   cellsSinceSnapshot: number;
   lastSnapshot: SnapshotPointer | null;
+  retained?: RetainState | null;
+}
+
+/**
+ * A sub-agent that completed its first task stays addressable (see workflows/retain.ts). `round`
+ * counts the pieces of work after that task; `idleSince` is workflow time, so the idle timer
+ * resumes with the right remainder after continue-as-new.
+ */
+export interface RetainState {
+  round: number;
+  /** Waiting for a message or task (true), or working on one (false). */
+  idle: boolean;
+  idleSince: number;
+  /** seq of its SessionUnloaded while its kernel is shut down; null while loaded. */
+  unloadedSeq: number | null;
 }
 
 export type FailureKindName =
@@ -82,4 +99,6 @@ export interface ChildOutcome {
   status: Exclude<ChildStatus, 'running'>;
   answer: string | null;
   error: string | null;
+  /** 0 for the first task; a retained child's later pieces of work count up from 1. */
+  round: number;
 }

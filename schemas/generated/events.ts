@@ -207,7 +207,7 @@ export interface ModelCalled {
   readonly requestBlob: BlobRef | null;
 }
 
-/** The session gave its final answer. Appended by the session's workflow as its last event; a session has at most one of SessionCompleted and SessionFailed. */
+/** The session gave its final answer. Appended by the session's workflow at the end of its task; a session has at most one of SessionCompleted and SessionFailed. A root session ends here; a sub-agent is then retained and may log later events (SessionUnloaded, SessionReloaded, TaskEnded) until its parent ends. */
 export interface SessionCompleted {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'SessionCompleted';
@@ -230,6 +230,18 @@ export interface SessionFailed {
   readonly reason: string;
   /** Name and message of the underlying error, when there was one. */
   readonly error: string | null;
+}
+
+/** An unloaded retained session got a message or a new task and is working again. Appended by the session's workflow before the message is delivered (MessageDelivered) and before its next model call; the kernel itself comes back from the snapshot named in SessionUnloaded when the next cell runs (KernelRestored). */
+export interface SessionReloaded {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'SessionReloaded';
+  /** Id of the first unread message, the one that woke the session. */
+  readonly messageId: string;
+  /** Session id of that message's sender, or 'user'. */
+  readonly from: string;
+  /** seq of the SessionUnloaded this reload follows. */
+  readonly unloadedSeq: number;
 }
 
 /** A session (root or sub-agent) began. Appended by the session's own workflow as its event with seq 0, before it calls a model or runs a cell; a sub-agent's SessionStarted follows the parent's SubagentSpawned for it. */
@@ -258,6 +270,18 @@ export interface SessionStarted {
   readonly budgetUsd: number | null;
   /** The full system prompt in effect at start, so an audit can show the immutable base prompt was the one used. */
   readonly systemPromptBlob: BlobRef | null;
+}
+
+/** A retained session (a sub-agent that finished its task and waits for messages or a new task) had no message for its idle limit, so its kernel was snapshotted (a KernelSnapshotted before this event, unless no cell ran since the last one) and shut down, freeing its memory. Appended by the session's workflow after the kernel is gone; the next message or task reloads the session (SessionReloaded). */
+export interface SessionUnloaded {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'SessionUnloaded';
+  /** The snapshot the reload will restore (as in its KernelSnapshotted); null when the session never ran a cell, so there was no namespace to keep. */
+  readonly manifest: BlobRef | null;
+  /** seq of the last event whose effects that snapshot holds; null when manifest is null. */
+  readonly coversSeq: number | null;
+  /** The idle limit that elapsed with no message (SessionLimits.idleUnloadSeconds). */
+  readonly idleSeconds: number;
 }
 
 /** How a sub-agent's session ended. */
@@ -297,6 +321,41 @@ export interface SubagentSpawned {
   readonly spec: string | null;
   /** eventId of the CellRequested whose code called rlm(); null when the spawn did not come from a cell. */
   readonly requestId: string | null;
+}
+
+/** A session gave a new task to a retained sub-agent (one that had completed its earlier task), by calling rlm() again with the child's name and another task. Appended to the parent's log by the parent's workflow once the task was handed to the child as a message; the child logs its delivery (MessageDelivered with this messageId) and, when it answers, the parent logs another SubagentCompleted. */
+export interface SubagentTasked {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'SubagentTasked';
+  /** Session id of the child. */
+  readonly childId: string;
+  /** The child's name. */
+  readonly name: string;
+  /** The new task; truncated when taskBlob is set. */
+  readonly task: string;
+  /** The full task when it did not fit inline. */
+  readonly taskBlob: BlobRef | null;
+  /** Id of the message that carried the task to the child. */
+  readonly messageId: string;
+  /** eventId of the CellRequested whose code called rlm(); null when it did not come from a cell. */
+  readonly requestId: string | null;
+}
+
+/** How a later task ended. */
+export type TaskEndStatus = 'completed' | 'failed' | 'cancelled';
+
+/** A retained session finished a later piece of work: a new task or a message that woke it after its first task ended (that one ends with SessionCompleted). Appended by the session's workflow; the session stays retained afterwards, unless it was cancelled. */
+export interface TaskEnded {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'TaskEnded';
+  /** Which later piece of work this was: 1 for the first after SessionCompleted, then 2, ... */
+  readonly round: number;
+  /** completed with an answer, failed (a limit or an error), or cancelled (the parent ended or deleted it). */
+  readonly status: TaskEndStatus;
+  /** The answer when completed; null otherwise. */
+  readonly answer: string | null;
+  /** Why it failed or was cancelled, in words; null when completed. */
+  readonly reason: string | null;
 }
 
 /** One entry of a session's event log: the Kafka value of every record on the event topic, in Avro single-object encoding, keyed by sessionId. Written only by the appendEvents activity on behalf of the session's workflow. A session's events form a gap-free sequence 0..N in one partition; readers drop duplicates by eventId. Hash rule: hash = lower-case hex SHA-256 of (the 32 bytes of prevHash) followed by (the single-object encoding of this envelope with hash set to the empty string). */
@@ -339,13 +398,17 @@ export type RecurEvent =
   | ModelCalled
   | SessionCompleted
   | SessionFailed
+  | SessionReloaded
   | SessionStarted
+  | SessionUnloaded
   | SubagentCompleted
-  | SubagentSpawned;
+  | SubagentSpawned
+  | SubagentTasked
+  | TaskEnded;
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'SessionCompleted', 'SessionFailed', 'SessionStarted', 'SubagentCompleted', 'SubagentSpawned'];
+export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -362,6 +425,10 @@ export type RecurEventInput =
   | WithDefaults<ModelCalled, 'responseBlob' | 'toolCalls' | 'requestBlob'>
   | WithDefaults<SessionCompleted, 'answerBlob'>
   | WithDefaults<SessionFailed, 'error'>
+  | SessionReloaded
   | WithDefaults<SessionStarted, 'taskBlob' | 'parentId' | 'budgetUsd' | 'systemPromptBlob'>
+  | WithDefaults<SessionUnloaded, 'manifest' | 'coversSeq'>
   | WithDefaults<SubagentCompleted, 'answerBlob' | 'error'>
-  | WithDefaults<SubagentSpawned, 'taskBlob' | 'spec' | 'requestId'>;
+  | WithDefaults<SubagentSpawned, 'taskBlob' | 'spec' | 'requestId'>
+  | WithDefaults<SubagentTasked, 'taskBlob' | 'requestId'>
+  | WithDefaults<TaskEnded, 'answer' | 'reason'>;

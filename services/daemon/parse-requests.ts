@@ -13,7 +13,7 @@ const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 const MAX_ID_CHARS = 512;
 /** Task and message texts go into events inline, which must stay well under MAX_EVENT_BYTES. */
 export const MAX_TEXT_CHARS = 100_000;
-const LIMIT_KEYS: ReadonlyArray<keyof SessionLimits> = ['maxTurns', 'maxTokens', 'maxSeconds', 'cellTimeoutSeconds', 'maxDepth', 'turnsPerRun', 'snapshotEveryCells'];
+const LIMIT_KEYS: ReadonlyArray<keyof SessionLimits> = ['maxTurns', 'maxTokens', 'maxSeconds', 'cellTimeoutSeconds', 'maxDepth', 'turnsPerRun', 'snapshotEveryCells', 'idleUnloadSeconds'];
 
 /** A fresh root session id: `<prefix><base36 ms time><6 hex>`, sortable by start and unguessable enough to never collide. */
 export function newRootSessionId(name?: string, now = Date.now()): string {

@@ -54,6 +54,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         maxDepth: agent.maxDepth,
         turnsPerRun: agent.turnsPerRun,
         snapshotEveryCells: agent.snapshotEveryCells,
+        idleUnloadSeconds: agent.idleUnloadSeconds,
         ...req.limits,
       },
     };

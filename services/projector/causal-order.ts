@@ -1,6 +1,7 @@
 import type { StoredEvent } from '../../schemas';
 
-const OUTCOME_SUFFIX = '#outcome';
+/** `<child>#outcome` for a child's first task, `<child>#outcome-<round>` for a retained child's later ones. */
+const OUTCOME_ID = /^(.*)#outcome(?:-(\d+))?$/;
 
 const isEnd = (e: StoredEvent): boolean => e.type === 'SessionCompleted' || e.type === 'SessionFailed';
 
@@ -14,7 +15,8 @@ function before(a: StoredEvent, b: StoredEvent): boolean {
 /**
  * For each event, the eventId it must follow besides its session predecessor: a child's first
  * event follows the parent's SubagentSpawned for it; a MessageDelivered follows its MessageSent
- * (a `<child>#outcome` delivery follows the child's end); a SubagentCompleted follows the child's end.
+ * or SubagentTasked (a `<child>#outcome[-<round>]` delivery follows the child's SessionCompleted,
+ * SessionFailed or TaskEnded of that round); a SubagentCompleted follows the child's end.
  */
 function causeIndex(sessions: ReadonlyMap<string, readonly StoredEvent[]>): Map<string, string> {
   const spawnOf = new Map<string, string>();
@@ -23,8 +25,10 @@ function causeIndex(sessions: ReadonlyMap<string, readonly StoredEvent[]>): Map<
   for (const events of sessions.values()) {
     for (const e of events) {
       if (e.event.type === 'SubagentSpawned' && !spawnOf.has(e.event.childId)) spawnOf.set(e.event.childId, e.eventId);
-      if (e.event.type === 'MessageSent' && !sentOf.has(e.event.messageId)) sentOf.set(e.event.messageId, e.eventId);
+      // A new task for a retained child travels as a message too.
+      if ((e.event.type === 'MessageSent' || e.event.type === 'SubagentTasked') && !sentOf.has(e.event.messageId)) sentOf.set(e.event.messageId, e.eventId);
       if (isEnd(e) && !endOf.has(e.sessionId)) endOf.set(e.sessionId, e.eventId);
+      if (e.event.type === 'TaskEnded') endOf.set(`${e.sessionId}#${e.event.round}`, e.eventId);
     }
   }
   const causes = new Map<string, string>();
@@ -36,8 +40,9 @@ function causeIndex(sessions: ReadonlyMap<string, readonly StoredEvent[]>): Map<
     for (const e of events) {
       const ev = e.event;
       if (ev.type === 'MessageDelivered') {
-        const outcomeOf = ev.messageId.endsWith(OUTCOME_SUFFIX) ? ev.messageId.slice(0, -OUTCOME_SUFFIX.length) : undefined;
-        link(e, sentOf.get(ev.messageId) ?? (outcomeOf === undefined ? undefined : endOf.get(outcomeOf)));
+        const outcome = OUTCOME_ID.exec(ev.messageId);
+        const endKey = outcome && (outcome[2] === undefined ? outcome[1] : `${outcome[1]}#${outcome[2]}`);
+        link(e, sentOf.get(ev.messageId) ?? (endKey ? endOf.get(endKey) : undefined));
       }
       if (ev.type === 'SubagentCompleted') link(e, endOf.get(ev.childId));
     }

@@ -62,7 +62,7 @@ export class SessionHarness {
     const a = this.config.agent;
     return {
       sessionId: id, rootId: id, parentId: null, name: 'root', task, model: `scripted:${script}`, depth: 0,
-      limits: { maxTurns: a.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: 60, maxDepth: a.maxDepth, turnsPerRun: a.turnsPerRun, snapshotEveryCells: a.snapshotEveryCells, ...limits },
+      limits: { maxTurns: a.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: 60, maxDepth: a.maxDepth, turnsPerRun: a.turnsPerRun, snapshotEveryCells: a.snapshotEveryCells, idleUnloadSeconds: a.idleUnloadSeconds, ...limits },
     };
   }
 

@@ -4,6 +4,7 @@ import { barChart, compact, lineChart, niceCeil } from '../../bench/chart';
 import { glyphPixel } from '../../bench/font';
 import { crc32, encodePng } from '../../bench/png';
 import { compare, notYet, renderSummary, type BenchReport } from '../../bench/report';
+import { countLogged, retainedScript } from '../../bench/retained-memory';
 import { filler, sessionEvents } from '../../bench/sample-events';
 import { deltas, ratio, summarize } from '../../bench/stats';
 import { encodeEventBatch, ZERO_HASH } from '../../schemas';
@@ -116,5 +117,20 @@ describe('bench sample events', () => {
     const mean = batch.values.reduce((n, v) => n + v.length, 0) / batch.values.length;
     expect(mean).toBeGreaterThan(300);
     expect(mean).toBeLessThan(3000);
+  });
+});
+
+describe('bench retained sub-agents', () => {
+  it('scripts a root that spawns n holders and waits for the user, and one reply list per holder', () => {
+    const agents = retainedScript(2);
+    expect(Object.keys(agents)).toEqual(['root', 'held0', 'held1']);
+    expect(agents.root[0]).toContain('["held0","held1"]');
+    expect(agents.held1).toHaveLength(2);
+  });
+
+  it('counts the children that logged an event type', () => {
+    const sessions = new Map([['r/a', [{ type: 'SessionCompleted' }, { type: 'SessionUnloaded' }]], ['r/b', [{ type: 'SessionCompleted' }]]]);
+    expect(countLogged(sessions, ['r/a', 'r/b', 'r/c'], 'SessionCompleted')).toBe(2);
+    expect(countLogged(sessions, ['r/a', 'r/b'], 'SessionUnloaded')).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import { checkBudget, failureKind } from '../../workflows/plan-next-step';
 
-const limits = { maxTurns: 3, maxTokens: 1000, maxSeconds: 60, cellTimeoutSeconds: 10, maxDepth: 2, turnsPerRun: 100, snapshotEveryCells: 3 };
+const limits = { maxTurns: 3, maxTokens: 1000, maxSeconds: 60, cellTimeoutSeconds: 10, maxDepth: 2, turnsPerRun: 100, snapshotEveryCells: 3, idleUnloadSeconds: 1800 };
 
 describe('budget checks before each model turn', () => {
   it('lets a session within every limit go on', () => {

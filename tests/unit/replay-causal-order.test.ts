@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../schemas';
+import type { RecurEventInput, StoredEvent } from '../../schemas';
 import { causalOrder } from '../../services/projector/causal-order';
 import { chain, ev, skewedTree } from '../helpers/replay-tree-fixture';
 
@@ -58,6 +58,18 @@ describe('causal order of a session tree', () => {
     const order = causalOrder([...root, ...child]);
     expect(pos(order, 'r/2')).toBeGreaterThan(pos(order, 'r/c/1'));
     expect(ids(order)).toEqual(['r/0', 'r/1', 'r/c/0', 'r/c/1', 'r/2', 'r/3']);
+  });
+
+  test('a retained child\'s new task and its later answer keep their order even when stamped earlier', () => {
+    const tasked: RecurEventInput = { type: 'SubagentTasked', childId: 'r/c', name: 'c', task: 'again', messageId: 'r#m1' };
+    const root = chain('r', [[1, ev.started('root', 0)], [2, ev.spawned('r/c')], [50, tasked], [51, ev.delivered('r/c#outcome-1', 'r/c', 'r')]]).records;
+    const child = chain('r/c', [
+      [10, ev.started('c', 1, 'r')], [20, ev.completed()], [40, ev.delivered('r#m1', 'r', 'r/c')],
+      [60, { type: 'TaskEnded', round: 1, status: 'completed', answer: 'again done' }],
+    ]).records;
+    const order = causalOrder([...root, ...child]);
+    expect(pos(order, 'r/c/2')).toBeGreaterThan(pos(order, 'r/2'));
+    expect(pos(order, 'r/3')).toBeGreaterThan(pos(order, 'r/c/3'));
   });
 
   test('links to events outside the tree read constrain nothing (a subtree replay)', () => {

@@ -1,0 +1,43 @@
+import { decideIdleUnload, outcomeMessageId, retainsAfter } from '../../workflows/decide-idle-unload';
+import type { RetainState } from '../../workflows/session-types';
+
+const idle = (over: Partial<RetainState> = {}): RetainState => ({ round: 0, idle: true, idleSince: 10_000, unloadedSeq: null, ...over });
+
+describe('decideIdleUnload', () => {
+  test('waits out the rest of the idle limit, measured from when the session went idle', () => {
+    expect(decideIdleUnload(idle(), 12_500, 3)).toEqual({ kind: 'wait', ms: 500 });
+  });
+
+  test('unloads once the idle limit has passed with no message', () => {
+    expect(decideIdleUnload(idle(), 13_000, 3)).toEqual({ kind: 'unload' });
+    expect(decideIdleUnload(idle(), 99_000, 3)).toEqual({ kind: 'unload' });
+  });
+
+  test('the idle clock restarts from idleSince, as carried across continue-as-new', () => {
+    expect(decideIdleUnload(idle({ idleSince: 50_000 }), 51_000, 3)).toEqual({ kind: 'wait', ms: 2000 });
+  });
+
+  test('an unloaded session waits for a message with no time limit', () => {
+    expect(decideIdleUnload(idle({ unloadedSeq: 7 }), 99_000, 3)).toEqual({ kind: 'wait', ms: null });
+  });
+});
+
+describe('retainsAfter', () => {
+  const done = { status: 'completed' as const, answer: '42' };
+  const failed = { status: 'failed' as const, kind: 'max_turns' as const, reason: 'turn limit' };
+
+  test('a sub-agent that answered its task is retained; a root never is', () => {
+    expect(retainsAfter('r1', done, null)).toBe(true);
+    expect(retainsAfter(null, done, null)).toBe(false);
+  });
+
+  test('a sub-agent whose first task failed ends; once retained, a failed later task keeps it', () => {
+    expect(retainsAfter('r1', failed, null)).toBe(false);
+    expect(retainsAfter('r1', failed, idle({ round: 2, idle: false }))).toBe(true);
+  });
+});
+
+test('each piece of a retained child\'s work has its own outcome id, the first keeps the plain one', () => {
+  expect(outcomeMessageId('r1/kid', 0)).toBe('r1/kid#outcome');
+  expect(outcomeMessageId('r1/kid', 2)).toBe('r1/kid#outcome-2');
+});

@@ -1,0 +1,31 @@
+import type { RetainState, SessionResult } from './session-types';
+
+/**
+ * Whether a session whose task just ended stays addressable: a sub-agent that answered its first
+ * task, and from then on every later one, however it ended. Roots end; so does a sub-agent whose
+ * first task failed (its parent saw it fail and has no use for it). Pure.
+ */
+export function retainsAfter(parentId: string | null, r: SessionResult, retained: RetainState | null): boolean {
+  return parentId !== null && (retained !== null || r.status === 'completed');
+}
+
+export type IdleStep =
+  /** Wait for a message this long (null: with no time limit, as there is nothing left to free). */
+  | { kind: 'wait'; ms: number | null }
+  | { kind: 'unload' };
+
+/**
+ * What an idle retained session does next, given the workflow clock. Only an idle session asks:
+ * one working on a task, or waiting on a child, is never unloaded (a task's end stops the children
+ * still running on it). Pure.
+ */
+export function decideIdleUnload(r: RetainState, now: number, idleUnloadSeconds: number): IdleStep {
+  if (r.unloadedSeq !== null) return { kind: 'wait', ms: null };
+  const left = r.idleSince + idleUnloadSeconds * 1000 - now;
+  return left > 0 ? { kind: 'wait', ms: left } : { kind: 'unload' };
+}
+
+/** The inbox id of a child's outcome: one per piece of work, so a retained child's later answers are not taken for repeats. */
+export function outcomeMessageId(childId: string, round: number): string {
+  return round === 0 ? `${childId}#outcome` : `${childId}#outcome-${round}`;
+}

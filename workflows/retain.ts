@@ -1,0 +1,119 @@
+/*
+ * A sub-agent that completed its task stays addressable: its workflow waits for a message or a
+ * new task, and after `idleUnloadSeconds` with none it snapshots its kernel and shuts it down. The
+ * next message reloads it; the kernel itself comes back on the next cell (runCell restores the
+ * latest snapshot into a fresh kernel). Deterministic workflow code: timers and activities only.
+ */
+import { condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import type { RecurEventInput } from '../schemas/generated/events';
+import { decideIdleUnload } from './decide-idle-unload';
+import { childFinishedSignal, deliverMessageSignal, type SpawnReply, type SpawnRequest } from './messages';
+import type { sessionActivities } from './proxies';
+import type { SessionState } from './session-state';
+import type { ChildInfo, RetainState, SessionResult } from './session-types';
+import { snapshotKernel } from './snapshot-kernel';
+
+type Acts = ReturnType<typeof sessionActivities>;
+
+/** Logs the end of the session's current piece of work and tells the parent how it ended. */
+export async function endTask(s: SessionState, r: SessionResult): Promise<void> {
+  const round = s.retained?.round ?? 0;
+  await s.emit(() => [endEvent(round, r)]);
+  if (!s.input.parentId) return;
+  await getExternalWorkflowHandle(s.input.parentId).signal(childFinishedSignal, r.status === 'completed'
+    ? { name: s.input.name, status: 'completed', answer: r.answer, error: null, round }
+    : { name: s.input.name, status: r.kind === 'cancelled' ? 'cancelled' : 'failed', answer: null, error: r.reason, round },
+  ).catch(() => undefined);
+}
+
+function endEvent(round: number, r: SessionResult): RecurEventInput {
+  if (round > 0) {
+    return r.status === 'completed'
+      ? { type: 'TaskEnded', round, status: 'completed', answer: r.answer }
+      : { type: 'TaskEnded', round, status: r.kind === 'cancelled' ? 'cancelled' : 'failed', reason: r.reason };
+  }
+  return r.status === 'completed'
+    ? { type: 'SessionCompleted', answer: r.answer }
+    : { type: 'SessionFailed', kind: r.kind, reason: r.reason };
+}
+
+/** Ends a piece of work without ending the session: it is logged, running children stop, and the session idles. */
+export async function retain(s: SessionState, r: SessionResult): Promise<void> {
+  await endTask(s, r);
+  for (const child of s.children.values()) {
+    if (child.status !== 'running') continue;
+    // Marked first, so the stopped child's outcome is not taken for a message that wakes this session.
+    child.status = 'cancelled';
+    await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
+  }
+  s.retained = { round: s.retained?.round ?? 0, idle: true, idleSince: Date.now(), unloadedSeq: null };
+}
+
+/**
+ * Waits, retained, for a message or a task, unloading the kernel once the idle limit passes with
+ * none (a durable timer). 'work' when the inbox has something (reloaded first if unloaded);
+ * 'continue' when the history asks for continue-as-new (the idle clock is carried).
+ */
+export async function awaitWork(s: SessionState, r: RetainState, acts: Acts): Promise<'work' | 'continue'> {
+  const ready = () => s.inbox.length > 0 || workflowInfo().continueAsNewSuggested;
+  for (;;) {
+    s.phase = r.unloadedSeq === null ? 'idle' : 'unloaded';
+    const next = decideIdleUnload(r, Date.now(), s.input.limits.idleUnloadSeconds);
+    if (next.kind === 'unload') await unload(s, r, acts);
+    else if (next.ms === null) await condition(ready);
+    else await condition(ready, next.ms);
+    if (s.inbox.length > 0) return wake(s, r);
+    if (workflowInfo().continueAsNewSuggested) return 'continue';
+  }
+}
+
+/** Snapshots the namespace (unless no cell ran since the last snapshot), then frees the kernel. */
+async function unload(s: SessionState, r: RetainState, acts: Acts): Promise<void> {
+  if (s.cellsSinceSnapshot > 0 && !(await snapshotKernel(s, acts, s.nextSeq - 1))) {
+    // Shutting down now would lose what the snapshot missed; keep the kernel and try after another idle period.
+    r.idleSince = Date.now();
+    return;
+  }
+  await acts.shutdownKernel({ sessionId: s.id });
+  const snap = s.lastSnapshot;
+  r.unloadedSeq = await s.emit(() => [{
+    type: 'SessionUnloaded', manifest: snap?.manifest ?? null, coversSeq: snap?.coversSeq ?? null,
+    idleSeconds: s.input.limits.idleUnloadSeconds,
+  }]);
+}
+
+async function wake(s: SessionState, r: RetainState): Promise<'work'> {
+  if (r.unloadedSeq !== null) {
+    const [first] = s.inbox;
+    const unloadedSeq = r.unloadedSeq;
+    await s.emit(() => [{ type: 'SessionReloaded', messageId: first.messageId, from: first.from, unloadedSeq }]);
+    r.unloadedSeq = null;
+  }
+  r.round += 1;
+  r.idle = false;
+  s.final = null;
+  return 'work';
+}
+
+/**
+ * `rlm(task, name=n)` for a child that completed its task gives it this new task, as a message
+ * from the parent; the handle's result() then waits for the answer to it.
+ */
+export async function retask(s: SessionState, child: ChildInfo, req: SpawnRequest): Promise<SpawnReply> {
+  if (child.status === 'running') return { ok: false, reason: `a child named "${child.name}" already exists with another task` };
+  if (child.status !== 'completed') return { ok: false, reason: `"${child.name}" has ended (${child.status}) and cannot take a new task` };
+  const messageId = `${s.id}#m${++s.messagesSent}`;
+  const before = { ...child };
+  // Running before the signal: the child's answer must find it waiting.
+  Object.assign(child, { task: req.task, status: 'running', answer: null, error: null });
+  try {
+    await getExternalWorkflowHandle(child.id).signal(deliverMessageSignal, { messageId, from: s.id, text: `[new task] ${req.task}` });
+  } catch {
+    Object.assign(child, before);
+    return { ok: false, reason: `${child.id} has ended and cannot take a new task` };
+  }
+  await s.emit(() => [{
+    type: 'SubagentTasked', childId: child.id, name: child.name, task: req.task, messageId, requestId: req.requestId,
+  }]);
+  return { ok: true, childId: child.id, name: child.name };
+}
