@@ -19,12 +19,17 @@ export function renderOutputs(r: ExecuteResult): string {
 }
 
 /** The one line the model reads about a restore. */
-export function restoreNote(r: KernelRestoredFields, skipped: Array<{ requestId: string; reason: string }>): string {
+export function restoreNote(r: KernelRestoredFields, skipped: Array<{ requestId: string; reason: string }>, unloaded = false): string {
   const from = r.fromSnapshotSeq === null ? 'no snapshot yet' : `the snapshot at #${r.fromSnapshotSeq}`;
-  const parts = [`[your kernel was lost and has been restored: ${r.restored.length} variable(s) from ${from}, ${r.replayedCells.length} later cell(s) re-run`];
+  const what = unloaded ? 'was unloaded while you were idle and has been reloaded' : 'was lost and has been restored';
+  const parts = [`[your kernel ${what}: ${r.restored.length} variable(s) from ${from}, ${r.replayedCells.length} later cell(s) re-run`];
   if (r.failed.length) parts.push(`; could not restore: ${r.failed.map((f) => `${f.name} (${f.reason})`).join(', ')}`);
   if (skipped.length) parts.push(`; not re-run: ${skipped.map((s) => `${s.requestId} (${s.reason})`).join(', ')}`);
   return `${parts.join('')}]\n`;
+}
+
+interface CellProgress {
+  sentCellId: string | null;
 }
 
 function lostCell(outputs: string, why: string): CellFields {
@@ -62,10 +67,13 @@ export function createKernelActivities(deps: KernelDeps) {
       interruptedCell: plan.interruptedCell,
       durationMs: Date.now() - t0,
     };
-    return { fields, note: restoreNote(fields, plan.skipped) };
+    // Unloaded on purpose (idle) rather than lost: the last thing that happened to the kernel was a SessionUnloaded.
+    const last = events.filter((e) => e.type === 'SessionUnloaded' || e.type === 'KernelRestored').at(-1);
+    return { fields, note: restoreNote(fields, plan.skipped, last?.type === 'SessionUnloaded') };
   }
 
-  async function execute(input: RunCellInput, prefix: string): Promise<CellFields> {
+  async function execute(input: RunCellInput, prefix: string, sending: () => void): Promise<CellFields> {
+    sending();
     const r = await kernels.execute(input.sessionId, input.code, { timeoutMs: input.timeoutSeconds * 1000, cellId: input.cellId });
     return fieldsOf(r, prefix);
   }
@@ -97,18 +105,21 @@ export function createKernelActivities(deps: KernelDeps) {
   }
 
   /**
-   * A retry after the worker running the first attempt died. The kernel outlives a worker, so
-   * the cell may have run, may still be running, or may never have arrived: ask the kernel and
-   * never run it twice. A cell lost with its kernel is reported, not re-run.
+   * A retry after the attempt before it failed or its worker died. The kernel outlives a worker,
+   * so the cell may have run, may still be running, or may never have arrived: the kernel's own
+   * record says which, and the cell never runs twice. When the kernel itself is gone or was
+   * restarted, the earlier attempt's heartbeat says whether the cell had been sent; a cell lost
+   * with its kernel is reported, not re-run. (Sent, then the worker died before that heartbeat
+   * left, then the kernel died too: only that double fault runs the cell again, after a restore.)
    */
-  async function resumeOrRun(input: RunCellInput, scheduledAtMs: number): Promise<RunCellResult> {
-    const left = Math.max(input.timeoutSeconds * 1000 - (Date.now() - scheduledAtMs), 1_000);
+  async function resumeOrRun(input: RunCellInput, info: { scheduledAtMs: number; sentBefore: boolean }, sending: () => void): Promise<RunCellResult> {
+    const left = Math.max(input.timeoutSeconds * 1000 - (Date.now() - info.scheduledAtMs), 1_000);
     const found = await kernels.resume(input.sessionId, input.cellId, { timeoutMs: left });
     if (found.kind === 'finished') return { cell: await fieldsOf(found.result, ''), restored: null };
-    const lostWithKernel = found.kind === 'gone' ? !input.firstCell : found.kind === 'not-ready' && found.restarted;
-    if (!lostWithKernel) {
+    const kernelLost = found.kind === 'gone' || (found.kind === 'not-ready' && found.restarted);
+    if (!(kernelLost && info.sentBefore)) {
       const restored = await prepare(input);
-      return { cell: await execute(input, restored?.note ?? ''), restored: restored?.fields ?? null };
+      return { cell: await execute(input, restored?.note ?? '', sending), restored: restored?.fields ?? null };
     }
     const restored = await prepare(input);
     return {
@@ -120,14 +131,25 @@ export function createKernelActivities(deps: KernelDeps) {
   return {
     async runCell(input: RunCellInput): Promise<RunCellResult> {
       const ctx = Context.current();
-      const beat = setInterval(() => ctx.heartbeat(), 3_000);
+      // Heartbeat details reach the next attempt: whether this one got as far as sending the cell.
+      let progress: CellProgress = { sentCellId: null };
+      const sending = () => {
+        progress = { sentCellId: input.cellId };
+        ctx.heartbeat(progress);
+      };
+      const beat = setInterval(() => ctx.heartbeat(progress), 3_000);
       const stop = () => void kernels.interrupt(input.sessionId).catch(() => undefined);
       ctx.cancellationSignal.addEventListener('abort', stop);
       let restored: Awaited<ReturnType<typeof restore>> | null = null;
       try {
-        if (ctx.info.attempt > 1) return await resumeOrRun(input, ctx.info.scheduledTimestampMs);
+        if (ctx.info.attempt > 1) {
+          const before = ctx.info.heartbeatDetails as CellProgress | undefined;
+          const sentBefore = before?.sentCellId === input.cellId;
+          if (sentBefore) progress = { sentCellId: input.cellId };
+          return await resumeOrRun(input, { scheduledAtMs: ctx.info.scheduledTimestampMs, sentBefore }, sending);
+        }
         restored = await prepare(input);
-        return { cell: await execute(input, restored?.note ?? ''), restored: restored?.fields ?? null };
+        return { cell: await execute(input, restored?.note ?? '', sending), restored: restored?.fields ?? null };
       } catch (e) {
         if (!(e instanceof KernelLostError)) throw e;
         return { cell: lostCell(`[the kernel was lost while the cell ran; it was not re-run: ${e.message}]`, e.message), restored: restored?.fields ?? null };

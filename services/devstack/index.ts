@@ -2,3 +2,4 @@ export { up, down, status, SERVICES, type ServiceStatus } from './stack';
 export { ensureTools } from './install';
 export { stackPaths, jupyterConnection, kafkaBrokers, kafkaClient, temporalAddress, type JupyterConnection } from './paths';
 export { repoRoot } from './repo-root';
+export { ownerOnlySecret } from './secret-file';

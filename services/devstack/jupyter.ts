@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jupyterConnection, stackPaths } from './paths';
+import { ownerOnlySecret } from './secret-file';
 import { repoRoot } from './repo-root';
 import { baseEnv, type ServiceDef } from './service';
 
@@ -25,8 +25,8 @@ export const jupyterService: ServiceDef = {
       runtime: join(p.run, 'jupyter-runtime'),
     };
     for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
-    const token = randomBytes(24).toString('hex');
-    writeFileSync(p.jupyterToken, token, { mode: 0o600 });
+    // Kept across restarts: a worker holding it keeps working when the server is restarted under it.
+    const token = ownerOnlySecret(p.jupyterToken, 24);
     const serverConfig = {
       ServerApp: {
         ip: config.host,

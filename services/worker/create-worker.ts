@@ -11,8 +11,8 @@ import { createSnapshotActivities } from '../../activities/snapshot/index';
 import type { SessionActivities } from '../../activities/session-activities';
 import { TranscriptCache } from '../../activities/transcript-cache';
 import { workerObservability, type Telemetry } from '../../observability';
-import { jupyterConnection, kafkaClient, repoRoot, stackPaths, temporalAddress } from '../devstack';
-import { loadBridgeSecret, startHostBridge } from '../host-bridge';
+import { jupyterConnection, kafkaClient, ownerOnlySecret, repoRoot, stackPaths, temporalAddress } from '../devstack';
+import { startHostBridge } from '../host-bridge';
 import { readSessionLog } from '../projector';
 import { registerSessionOps } from './bridge-ops';
 
@@ -50,7 +50,7 @@ export async function createRecurWorker(
   const connection = await Connection.connect({ address: temporalAddress(config) });
   const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: obs.clientInterceptors });
   const bridge = await startHostBridge({
-    host: config.host, port: opts.bridgePort ?? 0, secret: loadBridgeSecret(stackPaths(config).bridgeSecret),
+    host: config.host, port: opts.bridgePort ?? 0, secret: Buffer.from(ownerOnlySecret(stackPaths(config).bridgeSecret), 'hex'),
   });
   registerSessionOps(obs.bridge(bridge), client);
   const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel` }));

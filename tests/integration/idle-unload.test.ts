@@ -103,6 +103,8 @@ print(pid, g.result(timeout=120))`),
     expect(restored).toMatchObject({ fromSnapshotSeq: snap.coversSeq, failed: [], replayedCells: [] });
     expect(restored.restored).toEqual(expect.arrayContaining(['x', 'pid']));
     expect(run.of('CellExecuted', kid)[1].outputs).toMatch(new RegExp(`\\n42 ${pid}$`));
+    // The kid is told in one line why its kernel came back, and that it was on purpose.
+    expect(run.of('CellExecuted', kid)[1].outputs).toMatch(/^\[your kernel was unloaded while you were idle and has been reloaded: /);
     expect(run.of('TaskEnded', kid)).toEqual([expect.objectContaining({ round: 1, status: 'completed', answer: '42' })]);
 
     // The root got both answers; it was never unloaded (a root is never retained).

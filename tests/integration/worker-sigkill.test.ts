@@ -1,9 +1,8 @@
 import { loadConfig } from '../../config';
 import type { StoredEvent } from '../../schemas';
-import { kafkaClient, status } from '../../services/devstack';
-import { followSessionLog } from '../../services/projector';
+import { status } from '../../services/devstack';
 import { py, SessionHarness, type SessionRun } from '../helpers/session-harness';
-import type { SessionResult } from '../../workflows/session-types';
+import { runOnStackWorker } from '../helpers/stack-session';
 
 /**
  * SIGKILL of the stack's worker process at seeded, random points of a three-agent session
@@ -91,30 +90,8 @@ describe('worker SIGKILL at seeded random points of a multi-agent session', () =
   beforeAll(() => h.connect());
   afterAll(() => h.stop());
 
-  async function runOnStackWorker(onEvent?: (n: number) => Promise<void>): Promise<SessionRun> {
-    const input = h.input(SCRIPT, 'add up what two helpers compute');
-    const handle = await h.client.workflow.start('agentSessionWorkflow', {
-      taskQueue: config.temporal.taskQueue, workflowId: input.sessionId, args: [input],
-    });
-    const abort = new AbortController();
-    const following = (async () => {
-      let n = 0;
-      for await (const item of followSessionLog({ kafka: kafkaClient(config, 'chaos'), topic: config.kafka.topic, sessionId: input.sessionId, signal: abort.signal })) {
-        if (item.kind === 'event') await onEvent?.(++n);
-      }
-    })();
-    // A failed session still has a log worth comparing: what differs says what went wrong.
-    const result = await handle.result().then(
-      (r) => r as SessionResult,
-      (e: Error & { cause?: Error }) => ({ status: 'failed' as const, kind: 'internal' as const, reason: e.cause?.message ?? e.message }),
-    );
-    abort.abort();
-    await following;
-    return h.read(input.sessionId, result);
-  }
-
   test(`kills at ${KILLS} seeded points (seed ${SEED}) change nothing: answer, every cell's output, one of each effect`, async () => {
-    const baseline = await runOnStackWorker();
+    const baseline = await runOnStackWorker(h, SCRIPT, { task: 'add up what two helpers compute' });
     expect(baseline.result).toEqual({ status: 'completed', answer: '6|285|3' });
     const total = [...baseline.sessions.values()].reduce((n, events) => n + events.length, 0);
     // Not the first events (nothing to resume yet) nor the last (the run would end before the kill bites).
@@ -123,13 +100,16 @@ describe('worker SIGKILL at seeded random points of a multi-agent session', () =
 
     const killed: Array<{ at: number; pid: number }> = [];
     let next = 0;
-    const disturbed = await runOnStackWorker(async (n) => {
-      if (next >= points.length || n < points[next]) return;
-      const pid = await workerPid(config);
-      if (pid === null) return; // still restarting from the last kill: take the next event
-      process.kill(pid, 'SIGKILL');
-      killed.push({ at: n, pid });
-      next += 1;
+    const disturbed = await runOnStackWorker(h, SCRIPT, {
+      task: 'add up what two helpers compute',
+      onEvent: async (n) => {
+        if (next >= points.length || n < points[next]) return;
+        const pid = await workerPid(config);
+        if (pid === null) return; // still restarting from the last kill: take the next event
+        process.kill(pid, 'SIGKILL');
+        killed.push({ at: n, pid });
+        next += 1;
+      },
     });
     process.stderr.write(`[chaos] killed ${JSON.stringify(killed)}\n`);
 
