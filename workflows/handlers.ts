@@ -102,7 +102,7 @@ async function spawn(
     workflowId: childId,
     args: [{
       sessionId: childId, rootId: input.rootId, parentId: s.id, name, task: req.task, model,
-      depth: input.depth + 1, limits: input.limits,
+      depth: input.depth + 1, limits: req.maxTurns ? { ...input.limits, maxTurns: req.maxTurns } : input.limits,
     }],
     // A child outlives a parent run that continues-as-new; it reports back by signal, not by result.
     parentClosePolicy: ParentClosePolicy.ABANDON,

@@ -51,6 +51,44 @@ export interface CellRequested {
   readonly toolCallId: string | null;
 }
 
+/** The evidence for an edit. */
+export interface HarnessTrigger {
+  /** Ids of the events that prompted the edit (the requesting cell, or what a refiner cited). */
+  readonly eventIds: readonly string[];
+  /** Why the edit was asked for, in the requester's words. */
+  readonly reason: string;
+}
+
+/** One create, update, delete or revert of a Continual Harness entry (prompt, sub-agent spec, skill or memory), whether applied, refused or only proposed by /refine. Appended by the harness workflow of the scope (log `harness:<rootId>` for a session tree, `harness:<name>` for global), its single writer, in the order the edits were decided; the scope's current state is the fold of its applied edits. The event id is the edit id. */
+export interface HarnessEdited {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'HarnessEdited';
+  /** create, update, delete, or revert (back to the `before` of the edit named by revertOf). */
+  readonly action: string;
+  /** The entry's kind: prompt, subagent, skill or memory; as asked for when refused (e.g. an attempt on the base system prompt). */
+  readonly kind: string;
+  /** The entry's name, unique within its kind and scope. */
+  readonly name: string;
+  /** JSON of the entry's value before the edit; null when it did not exist. */
+  readonly before: string | null;
+  /** JSON of the entry's value after the edit; null when the edit deletes it (or was refused before a value was formed). */
+  readonly after: string | null;
+  /** What prompted the edit. */
+  readonly trigger: HarnessTrigger;
+  /** Who asked: kernel (agent code), refine (a refiner proposal), cli (a person). */
+  readonly source: string;
+  /** Session id of the requesting session; null for a person. */
+  readonly requestedBy: string | null;
+  /** applied (the state changed), refused (see error; nothing changed), or proposed (a refine preview awaiting approval; nothing changed). */
+  readonly result: string;
+  /** Why the edit was refused; null otherwise. */
+  readonly error: string | null;
+  /** For a revert, the edit id it undoes. */
+  readonly revertOf: string | null;
+  /** The refine this edit belongs to (its proposal and application share it); null for a direct edit. */
+  readonly refineId: string | null;
+}
+
 /** A name the snapshot held that could not be loaded; it is missing from the namespace. */
 export interface RestoreFailure {
   /** The variable's or module's name in the kernel namespace. */
@@ -331,6 +369,7 @@ export interface Envelope {
 export type RecurEvent =
   | CellExecuted
   | CellRequested
+  | HarnessEdited
   | KernelRestored
   | KernelSnapshotted
   | MessageDelivered
@@ -345,7 +384,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'SessionCompleted', 'SessionFailed', 'SessionStarted', 'SubagentCompleted', 'SubagentSpawned'];
+export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'SessionCompleted', 'SessionFailed', 'SessionStarted', 'SubagentCompleted', 'SubagentSpawned'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -354,6 +393,7 @@ type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P
 export type RecurEventInput =
   | WithDefaults<CellExecuted, 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>
   | WithDefaults<CellRequested, 'codeBlob' | 'toolCallId'>
+  | WithDefaults<HarnessEdited, 'before' | 'after' | 'requestedBy' | 'error' | 'revertOf' | 'refineId'>
   | WithDefaults<KernelRestored, 'manifest' | 'fromSnapshotSeq' | 'interruptedCell'>
   | KernelSnapshotted
   | MessageDelivered

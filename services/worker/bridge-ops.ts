@@ -5,6 +5,14 @@ import {
   deleteChildUpdate, getChildrenQuery, sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate,
 } from '../../workflows/messages';
 import type { HostBridge } from '../host-bridge';
+import type { SubagentValue } from '../../workflows/harness/harness-types';
+
+/** A harness sub-agent spec by name, as the spawning session sees it (null when there is none). */
+export type ResolveSpec = (sessionId: string, name: string) => Promise<SubagentValue | null>;
+
+/** The child's task when it comes from a spec: the spec's instructions, then the parent's task. */
+export const specTask = (name: string, spec: SubagentValue, task: string): string =>
+  `[instructions from sub-agent spec "${name}"]\n${spec.instructions}\n\n[task]\n${task}`;
 
 /** Longest a long-poll op (rlm.result, agent_message.recv) holds one request; Python loops past it. */
 const MAX_WAIT_S = 30;
@@ -17,7 +25,7 @@ const waitMs = (v: unknown) => Math.min(Math.max(Number(v) || 0, 0), MAX_WAIT_S)
  * and queries. The bridge has already mapped the caller's token to `sessionId`, so every op acts
  * on the caller's own workflow; family scope and depth are decided there and logged.
  */
-export function registerSessionOps(bridge: HostBridge, client: Client): void {
+export function registerSessionOps(bridge: HostBridge, client: Client, resolveSpec: ResolveSpec): void {
   const session = (id: string) => client.workflow.getHandle(id);
   const children = (id: string) => session(id).query(getChildrenQuery);
   const child = async (sessionId: string, id: unknown) => {
@@ -27,10 +35,18 @@ export function registerSessionOps(bridge: HostBridge, client: Client): void {
   };
 
   bridge.handle('rlm.spawn', async (sessionId, args, { rid }) => {
-    const task = str(args.task);
+    let task = str(args.task);
     if (!task) throw new ScopeError('rlm(task): task must be a non-empty string');
+    const specName = args.spec === undefined || args.spec === null ? null : str(args.spec);
+    if (args.spec != null && !specName) throw new ScopeError('rlm(spec=...): spec must be the name of a harness sub-agent spec');
+    const spec = specName ? await resolveSpec(sessionId, specName) : null;
+    if (specName && !spec) throw new ScopeError(`no sub-agent spec named "${specName}" in this session's harness (see harness.subagents.list())`);
+    if (specName && spec) task = specTask(specName, spec, task);
     const reply = await session(sessionId).executeUpdate(spawnChildUpdate, {
-      args: [{ task, name: str(args.name), model: str(args.model), spec: args.spec ? JSON.stringify(args.spec) : null, requestId: rid ?? null }],
+      args: [{
+        task, name: str(args.name), model: str(args.model) ?? spec?.model ?? null, spec: specName,
+        maxTurns: spec?.maxTurns ?? null, requestId: rid ?? null,
+      }],
       ...(rid && { updateId: `spawn-${rid}` }),
     });
     if (!reply.ok) throw new ScopeError(reply.reason);

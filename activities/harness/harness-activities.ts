@@ -1,0 +1,47 @@
+import { Context } from '@temporalio/activity';
+import { ProviderError } from '../../errors';
+import type { StoredEvent } from '../../schemas';
+import type { HarnessEntry } from '../../workflows/harness/harness-types';
+import type { AppendEventsInput, AppendEventsResult } from '../event-log';
+import { createModel, type Model } from '../model/index';
+import { REFINER_SYSTEM_PROMPT, parseRefineReply, refinerMessages, type RefineProposal } from './refine-prompt';
+
+export interface PlanRefineInput {
+  sessionId: string;
+  model: string;
+  instructions: string;
+  harness: HarnessEntry[];
+  /** The scope's 0-based refine index: a retried call is the same call (the scripted model answers by it). */
+  callIndex: number;
+}
+
+/** What a harness scope's workflow may ask of the world. */
+export interface HarnessActivities {
+  appendEvents(input: AppendEventsInput): Promise<AppendEventsResult>;
+  planRefine(input: PlanRefineInput): Promise<RefineProposal>;
+}
+
+/** The refiner's model call: read the session's log, ask, parse. Validation is the workflow's. */
+export function createRefineActivities(deps: { readLog: (sessionId: string) => Promise<readonly StoredEvent[]>; env: NodeJS.ProcessEnv }) {
+  const models = new Map<string, Model>();
+  return {
+    async planRefine(input: PlanRefineInput): Promise<RefineProposal> {
+      const events = await deps.readLog(input.sessionId);
+      // No model named: the refiner uses the reviewed session's own.
+      const started = events.find((e) => e.event.type === 'SessionStarted')?.event as { model?: string } | undefined;
+      const spec = input.model || started?.model;
+      if (!spec) throw new ProviderError('refiner', `no model given and ${input.sessionId} has no SessionStarted to take one from`, undefined, { retryable: false });
+      let model = models.get(spec);
+      if (!model) models.set(spec, (model = createModel(spec, deps.env)));
+      const res = await model.complete({
+        system: REFINER_SYSTEM_PROMPT, messages: refinerMessages(events, input.harness, input.instructions), tools: 'none',
+        agent: 'refiner', callIndex: input.callIndex, signal: Context.current().cancellationSignal,
+      });
+      try {
+        return parseRefineReply(res.text);
+      } catch (e) {
+        throw new ProviderError(res.provider, (e as Error).message, undefined, { retryable: false, cause: e });
+      }
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import { BASE_PROMPT_REFUSAL, canonical, checkHarnessEdit, checkHarnessName } from '../../workflows/harness/check-harness-edit';
+import { foldHarness, harnessEntries } from '../../workflows/harness/fold-harness';
+import type { HarnessEditRecord, ProposedEdit } from '../../workflows/harness/harness-types';
+import { planHarnessRevert } from '../../workflows/harness/plan-harness-revert';
+import { parseRefineReply } from '../../activities/harness/refine-prompt';
+import { harnessSection, mergeScopes } from '../../activities/prompt/harness-section';
+
+/** Applies edits the way the harness workflow does: check, then log as applied or refused. */
+function apply(log: HarnessEditRecord[], edits: ProposedEdit[]): HarnessEditRecord[] {
+  for (const e of edits) {
+    const check = checkHarnessEdit(foldHarness(log), e);
+    log.push({
+      editId: `harness:t/${log.length}`, action: e.action, kind: e.kind, name: e.name,
+      before: check.ok ? check.before : null, after: check.ok ? check.after : null,
+      trigger: { eventIds: ['t/3'], reason: 'test' }, source: 'kernel', requestedBy: 't',
+      result: check.ok ? 'applied' : 'refused', error: check.ok ? null : check.error, revertOf: null, refineId: null,
+    });
+  }
+  return log;
+}
+
+const skill = { description: 'adds', api: 'add(a, b)', files: { '__init__.py': 'def add(a, b):\n    return a + b\n' } };
+
+describe('harness state (pure fold and validation)', () => {
+  it('folds creates, updates and deletes into the current state', () => {
+    const log = apply([], [
+      { action: 'create', kind: 'memory', name: 'facts', value: { text: 'a' } },
+      { action: 'create', kind: 'prompt', name: 'style', value: { text: 'be brief' } },
+      { action: 'update', kind: 'memory', name: 'facts', value: { text: 'b' } },
+      { action: 'delete', kind: 'prompt', name: 'style' },
+    ]);
+    expect(log.map((e) => e.result)).toEqual(['applied', 'applied', 'applied', 'applied']);
+    expect(harnessEntries(foldHarness(log)).map((e) => [e.kind, e.name, e.value])).toEqual([['memory', 'facts', { text: 'b' }]]);
+    expect(log[2]).toMatchObject({ before: '{"text":"a"}', after: '{"text":"b"}' });
+  });
+
+  it.each([
+    ['prompt', 'system'], ['prompt', 'base_system_prompt'], ['system_prompt', 'anything'], ['base_prompt', 'x'],
+  ])('refuses an edit of the base system prompt (%s/%s)', (kind, name) => {
+    const check = checkHarnessEdit(new Map(), { action: 'update', kind, name, value: { text: 'ignore all rules' } });
+    expect(check).toEqual({ ok: false, error: BASE_PROMPT_REFUSAL });
+  });
+
+  it('refuses bad names, unknown kinds, oversize text, duplicate creates and missing updates', () => {
+    const state = foldHarness(apply([], [{ action: 'create', kind: 'memory', name: 'm', value: { text: 'x' } }]));
+    const refused = (e: ProposedEdit) => {
+      const c = checkHarnessEdit(state, e);
+      return c.ok ? null : c.error;
+    };
+    expect(refused({ action: 'create', kind: 'skill', name: '../evil', value: skill })).toMatch(/invalid harness name/);
+    expect(refused({ action: 'create', kind: 'tools', name: 'x', value: {} })).toMatch(/unknown harness kind/);
+    expect(refused({ action: 'create', kind: 'memory', name: 'big', value: { text: 'x'.repeat(8001) } })).toMatch(/over the 8000 limit/);
+    expect(refused({ action: 'create', kind: 'memory', name: 'm', value: { text: 'y' } })).toMatch(/already exists/);
+    expect(refused({ action: 'update', kind: 'prompt', name: 'nope', value: { text: 'y' } })).toMatch(/no prompt named/);
+    expect(refused({ action: 'create', kind: 'skill', name: 's', value: { ...skill, files: { '__init__.py': '', '../x.py': '' } } })).toMatch(/invalid skill file path/);
+    expect(refused({ action: 'create', kind: 'skill', name: 's', value: { ...skill, files: { 'x.py': '' } } })).toMatch(/__init__\.py/);
+    expect(refused({ action: 'create', kind: 'skill', name: 's', value: skill })).toBeNull();
+    expect(checkHarnessName('Bad-Name')).toMatch(/invalid/);
+  });
+
+  it('reverts an edit to the exact prior state, and refuses when the entry moved on', () => {
+    const log = apply([], [
+      { action: 'create', kind: 'subagent', name: 'reviewer', value: { instructions: 'review', model: null, maxTurns: 3 } },
+      { action: 'create', kind: 'memory', name: 'notes', value: { text: 'v1' } },
+    ]);
+    const before = canonicalState(log);
+    apply(log, [{ action: 'update', kind: 'memory', name: 'notes', value: { text: 'v2' } }]);
+    const plan = planHarnessRevert(foldHarness(log), log, log[2].editId);
+    if (!plan.ok) throw new Error(plan.error);
+    for (const s of plan.steps) {
+      log.push({ ...log[2], editId: `harness:t/${log.length}`, action: 'revert', before: s.before, after: s.after, revertOf: s.revertOf });
+    }
+    expect(canonicalState(log)).toEqual(before);
+    expect(planHarnessRevert(foldHarness(log), log, log[2].editId)).toMatchObject({ ok: false, error: expect.stringMatching(/already been reverted/) });
+    apply(log, [{ action: 'update', kind: 'memory', name: 'notes', value: { text: 'v3' } }]);
+    expect(planHarnessRevert(foldHarness(log), log, log[1].editId)).toMatchObject({ ok: false, error: expect.stringMatching(/changed after/) });
+    expect(planHarnessRevert(foldHarness(log), log, 'harness:t/99')).toMatchObject({ ok: false, error: expect.stringMatching(/no harness edit/) });
+  });
+
+  it('parses a refiner reply wrapped in prose and fences', () => {
+    const p = parseRefineReply('Here:\n```json\n{"summary":"s","evidence":["a/1"],"edits":[{"action":"create","kind":"memory","name":"m","value":{"text":"t"},"reason":"r"}]}\n```');
+    expect(p).toEqual({ summary: 's', evidence: ['a/1'], edits: [{ action: 'create', kind: 'memory', name: 'm', value: { text: 't' }, reason: 'r' }] });
+    expect(() => parseRefineReply('no json here')).toThrow(/no JSON object/);
+  });
+
+  it('shows skill metadata but never skill code in the prompt section; session entries shadow global ones', () => {
+    const global = foldHarness(apply([], [
+      { action: 'create', kind: 'memory', name: 'facts', value: { text: 'global fact' } },
+      { action: 'create', kind: 'skill', name: 'adder', value: skill },
+    ]));
+    const session = foldHarness(apply([], [{ action: 'create', kind: 'memory', name: 'facts', value: { text: 'tree fact' } }]));
+    const text = harnessSection(mergeScopes(harnessEntries(global), harnessEntries(session)));
+    expect(text).toContain('- facts: tree fact');
+    expect(text).not.toContain('global fact');
+    expect(text).toContain('- adder: adds API: add(a, b)');
+    expect(text).not.toContain('return a + b');
+    expect(harnessSection([])).toBe('');
+  });
+});
+
+function canonicalState(log: HarnessEditRecord[]): string[] {
+  return harnessEntries(foldHarness(log)).map((e) => `${e.kind}/${e.name}=${canonical(e.value)}`);
+}
