@@ -7,6 +7,7 @@ import {
   ActivityFailure, ApplicationFailure, CancellationScope, allHandlersFinished, condition, continueAsNew,
   getExternalWorkflowHandle, isCancellation, workflowInfo,
 } from '@temporalio/workflow';
+import { maybeAutoRefine } from './harness/auto-refine';
 import { installHandlers } from './handlers';
 import { childFinishedSignal } from './messages';
 import { checkBudget, failureKind } from './plan-next-step';
@@ -85,6 +86,7 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     if (restored) await s.emit(() => [{ type: 'KernelRestored', ...restored }]);
     const doneSeq = await s.emit(() => [{ type: 'CellExecuted', requestId, code, ...cell }]);
     if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) await snapshot(s, acts, doneSeq);
+    await maybeAutoRefine(input, s.turn);
     if (s.final !== null) return { status: 'completed', answer: s.final };
     if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
   }

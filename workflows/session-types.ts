@@ -12,6 +12,8 @@ export interface SessionLimits {
   turnsPerRun: number;
   /** Cells between kernel snapshots: bounds how many cells a restore must re-run. */
   snapshotEveryCells: number;
+  /** Root sessions run /refine every this many model turns; 0 or unset: never (RECUR_AUTO_REFINE_TURNS). */
+  autoRefineTurns?: number;
 }
 
 /** The session's latest kernel snapshot: a manifest blob and the last seq it reflects. */

@@ -54,6 +54,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         maxDepth: agent.maxDepth,
         turnsPerRun: agent.turnsPerRun,
         snapshotEveryCells: agent.snapshotEveryCells,
+        autoRefineTurns: deps.config.harness.autoRefineTurns,
         ...req.limits,
       },
     };

@@ -15,6 +15,7 @@ import { workerObservability, type Telemetry } from '../../observability';
 import { jupyterConnection, kafkaClient, repoRoot, stackPaths, temporalAddress } from '../devstack';
 import { startHostBridge } from '../host-bridge';
 import { readSessionLog } from '../projector';
+import { createAutoRefineActivities } from '../../activities/harness/auto-refine-activity';
 import { createRefineActivities } from '../../activities/harness/harness-activities';
 import { registerSessionOps } from './bridge-ops';
 import { createHarnessClient } from './harness-client';
@@ -57,13 +58,14 @@ export async function createRecurWorker(
   const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel` }));
 
   const snapshots = createSnapshotActivities({ kernels, blobs, blobsRoot: stackPaths(config).blobs });
-  const activities: SessionActivities & HarnessActivities = withRecurErrors({
+  const activities: SessionActivities & HarnessActivities & ReturnType<typeof createAutoRefineActivities> = withRecurErrors({
     ...createEventLogActivities({ kafka, topic: config.kafka.topic, producer, onAppended: (r) => transcripts.record(r) }),
     ...createModelActivities({ transcripts, blobs, env: opts.env ?? process.env, harnessSection: harnessPromptSection(harness) }),
     ...createRefineActivities({
       readLog: async (sessionId) => (await readSessionLog({ kafka, topic: config.kafka.topic, sessionId, descendants: false })).events,
       env: opts.env ?? process.env,
     }),
+    ...createAutoRefineActivities({ harness, apply: config.harness.refineApply }),
     ...createKernelActivities({ kernels, blobs, transcripts, snapshots }),
     snapshotKernel: snapshots.snapshotKernel,
   });

@@ -158,4 +158,18 @@ except PermissionError as e:
     expect(approved).toMatchObject({ ok: true, edits: [expect.objectContaining({ name: 'pending', result: 'applied' })] });
     expect((await harness.view(scopeId)).entries.some((e) => e.name === 'pending')).toBe(true);
   });
+
+  it('auto-refine runs the refiner every N turns of a root session and logs its edits with the session as trigger', async () => {
+    const run = await h.run({
+      root: [py('x = 1'), py('x += 1'), py('x += 1'), 'finished'],
+      refiner: [proposal([{ action: 'create', kind: 'memory', name: 'cadence', value: { text: 'x counts turns' } }], ['e/1'])],
+    }, 'count', { autoRefineTurns: 2 });
+    expect(run.result).toEqual({ status: 'completed', answer: 'finished' });
+    const edits = await harnessLog(harness.scopeId(run.id, 'session'));
+    // One refine (after turn 2; turn 4 ended the session without a cell): proposed, then applied.
+    expect(edits.map((e) => [e.name, e.result, e.source, e.requestedBy])).toEqual([
+      ['cadence', 'proposed', 'refine', run.id], ['cadence', 'applied', 'refine', run.id],
+    ]);
+    expect(edits[1].trigger.reason).toMatch(/^refine: test refine/);
+  });
 });

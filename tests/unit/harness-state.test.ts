@@ -1,6 +1,7 @@
 import { BASE_PROMPT_REFUSAL, canonical, checkHarnessEdit, checkHarnessName } from '../../workflows/harness/check-harness-edit';
 import { foldHarness, harnessEntries } from '../../workflows/harness/fold-harness';
 import type { HarnessEditRecord, ProposedEdit } from '../../workflows/harness/harness-types';
+import { shouldAutoRefine } from '../../workflows/harness/decide-auto-refine';
 import { planHarnessRevert } from '../../workflows/harness/plan-harness-revert';
 import { parseRefineReply } from '../../activities/harness/refine-prompt';
 import { harnessSection, mergeScopes } from '../../activities/prompt/harness-section';
@@ -75,6 +76,14 @@ describe('harness state (pure fold and validation)', () => {
     apply(log, [{ action: 'update', kind: 'memory', name: 'notes', value: { text: 'v3' } }]);
     expect(planHarnessRevert(foldHarness(log), log, log[1].editId)).toMatchObject({ ok: false, error: expect.stringMatching(/changed after/) });
     expect(planHarnessRevert(foldHarness(log), log, 'harness:t/99')).toMatchObject({ ok: false, error: expect.stringMatching(/no harness edit/) });
+  });
+
+  it('auto-refines root sessions on the configured cadence only', () => {
+    const limits = { autoRefineTurns: 3 } as never;
+    expect([1, 2, 3, 4, 5, 6].map((t) => shouldAutoRefine({ depth: 0, limits }, t))).toEqual([false, false, true, false, false, true]);
+    expect(shouldAutoRefine({ depth: 1, limits }, 3)).toBe(false);
+    expect(shouldAutoRefine({ depth: 0, limits: { autoRefineTurns: 0 } as never }, 3)).toBe(false);
+    expect(shouldAutoRefine({ depth: 0, limits: {} as never }, 3)).toBe(false);
   });
 
   it('parses a refiner reply wrapped in prose and fences', () => {
