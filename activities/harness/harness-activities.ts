@@ -37,11 +37,16 @@ export function createRefineActivities(deps: { readLog: (sessionId: string) => P
         system: REFINER_SYSTEM_PROMPT, messages: refinerMessages(events, input.harness, input.instructions), tools: 'none',
         agent: 'refiner', callIndex: input.callIndex, signal: Context.current().cancellationSignal,
       });
+      let proposal: RefineProposal;
       try {
-        return parseRefineReply(res.text);
+        proposal = parseRefineReply(res.text);
       } catch (e) {
         throw new ProviderError(res.provider, (e as Error).message, undefined, { retryable: false, cause: e });
       }
+      // Evidence is what the log holds: cited ids it lacks are dropped; with none left, the reviewed log's head.
+      const known = new Set(events.map((e) => e.eventId));
+      const cited = proposal.evidence.filter((id) => known.has(id));
+      return { ...proposal, evidence: cited.length > 0 ? cited : events.slice(-1).map((e) => e.eventId) };
     },
   };
 }
