@@ -178,4 +178,23 @@ except PermissionError as e:
     const secondCell = run.sessions.get(run.id)!.filter((e) => e.type === 'CellExecuted')[1];
     expect(edits[1].trigger.eventIds).toEqual([secondCell.eventId]);
   });
+
+  it('an agent refines its own harness from the kernel, and `recur harness ls` shows the result', async () => {
+    const run = await h.run({
+      root: [
+        py(`
+r = harness.refine("remember what the task was")
+print(r["summary"], [(o["name"], o["result"]) for o in r["applied"]])
+print(harness.memory.read("task_note"))`),
+        'noted',
+      ],
+      refiner: [proposal([{ action: 'create', kind: 'memory', name: 'task_note', value: { text: 'the task was a test' } }])],
+    });
+    expect(run.result).toEqual({ status: 'completed', answer: 'noted' });
+    expect(run.of('CellExecuted')[0].outputs).toBe("test refine [('task_note', 'applied')]\n{'text': 'the task was a test'}");
+    const out: string[] = [];
+    expect(await runCli(['harness', 'ls', run.id, '--json'], { out: (l) => out.push(l), err: (l) => out.push(l) })).toBe(0);
+    const { entries } = JSON.parse(out[0]) as { entries: Array<{ kind: string; name: string; scope: string }> };
+    expect(entries.filter((e) => e.scope === 'session').map((e) => [e.kind, e.name])).toEqual([['memory', 'task_note']]);
+  });
 });
