@@ -7,6 +7,7 @@ import {
   sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate,
   type SpawnReply, type SpawnRequest,
 } from './messages';
+import { recordHarnessEditsUpdate } from './harness/harness-messages';
 import type { SessionState } from './session-state';
 import type { SessionInput } from './session-types';
 
@@ -60,6 +61,10 @@ export function installHandlers(s: SessionState, childWorkflow: (input: SessionI
   setHandler(takeMessagesUpdate, async ({ waitMs, max }) => {
     if (waitMs > 0) await condition(() => s.inbox.length > 0, Math.min(waitMs, MAX_TAKE_WAIT_MS));
     return s.deliver('kernel', max ?? undefined);
+  });
+
+  setHandler(recordHarnessEditsUpdate, async ({ op, editIds }) => {
+    await s.emit(() => [{ type: 'HarnessEditRequested', op, editIds }]);
   });
 
   setHandler(setFinalUpdate, ({ answer }) => {

@@ -51,6 +51,16 @@ export interface CellRequested {
   readonly toolCallId: string | null;
 }
 
+/** This session's kernel had its harness edited (edit, revert or refine) while a cell ran. Appended to the session's log by its workflow after the harness scope logged the edits and before the kernel gets the answer, so it lies between the cell's CellRequested and CellExecuted: a kernel restore knows not to re-run that cell, and an auditor can follow the link to the HarnessEdited events. */
+export interface HarnessEditRequested {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'HarnessEditRequested';
+  /** What the kernel asked for: edit, revert or refine. */
+  readonly op: string;
+  /** Ids of the HarnessEdited events it produced (applied, refused or proposed), in the scope's log. */
+  readonly editIds: readonly string[];
+}
+
 /** The evidence for an edit. */
 export interface HarnessTrigger {
   /** Ids of the events that prompted the edit (the requesting cell, or what a refiner cited). */
@@ -369,6 +379,7 @@ export interface Envelope {
 export type RecurEvent =
   | CellExecuted
   | CellRequested
+  | HarnessEditRequested
   | HarnessEdited
   | KernelRestored
   | KernelSnapshotted
@@ -384,7 +395,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'SessionCompleted', 'SessionFailed', 'SessionStarted', 'SubagentCompleted', 'SubagentSpawned'];
+export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'SessionCompleted', 'SessionFailed', 'SessionStarted', 'SubagentCompleted', 'SubagentSpawned'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -393,6 +404,7 @@ type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P
 export type RecurEventInput =
   | WithDefaults<CellExecuted, 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>
   | WithDefaults<CellRequested, 'codeBlob' | 'toolCallId'>
+  | HarnessEditRequested
   | WithDefaults<HarnessEdited, 'before' | 'after' | 'requestedBy' | 'error' | 'revertOf' | 'refineId'>
   | WithDefaults<KernelRestored, 'manifest' | 'fromSnapshotSeq' | 'interruptedCell'>
   | KernelSnapshotted

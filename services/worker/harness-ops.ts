@@ -4,7 +4,7 @@ import { materialiseSkill } from '../../activities/harness/materialise-skill';
 import { mergeScopes } from '../../activities/prompt/harness-section';
 import { getStatusQuery } from '../../workflows/messages';
 import {
-  editHarnessUpdate, refineHarnessUpdate, revertHarnessUpdate,
+  editHarnessUpdate, recordHarnessEditsUpdate, refineHarnessUpdate, revertHarnessUpdate, type EditOutcome,
 } from '../../workflows/harness/harness-messages';
 import type { HarnessScope, ProposedEdit, SkillValue } from '../../workflows/harness/harness-types';
 import type { HostBridge } from '../host-bridge';
@@ -39,6 +39,12 @@ export function registerHarnessOps(bridge: HostBridge, deps: {
     const { nextSeq } = await deps.client.workflow.getHandle(sessionId).query(getStatusQuery);
     return nextSeq > 0 ? [`${sessionId}/${nextSeq - 1}`] : [];
   };
+  // The session logs the link before the kernel hears back, so the cell is known to have had an effect.
+  const record = async (sessionId: string, op: 'edit' | 'revert' | 'refine', outcomes: EditOutcome[]) => {
+    if (outcomes.length > 0) {
+      await deps.client.workflow.getHandle(sessionId).executeUpdate(recordHarnessEditsUpdate, { args: [{ op, editIds: outcomes.map((o) => o.editId) }] });
+    }
+  };
   const entries = async (sessionId: string) => {
     const { global, session } = await harness.merged(sessionId);
     return mergeScopes(global.entries, session.entries);
@@ -58,6 +64,7 @@ export function registerHarnessOps(bridge: HostBridge, deps: {
       edits: [edit], source: 'kernel', requestedBy: sessionId,
       trigger: { eventIds: await evidence(sessionId), reason: typeof args.reason === 'string' && args.reason ? args.reason : `${edit.action} from ${sessionId}` },
     });
+    await record(sessionId, 'edit', [outcome]);
     if (outcome.result === 'refused') throw new HarnessEditError(`${outcome.error} (logged as ${outcome.editId})`);
     return outcome;
   });
@@ -72,6 +79,7 @@ export function registerHarnessOps(bridge: HostBridge, deps: {
       id, source: 'kernel', requestedBy: sessionId, reason: typeof args.reason === 'string' ? args.reason : '',
     });
     if (!reply.ok) throw new HarnessEditError(reply.error);
+    await record(sessionId, 'revert', reply.edits);
     return reply.edits;
   });
 
@@ -88,6 +96,7 @@ export function registerHarnessOps(bridge: HostBridge, deps: {
       sessionId, model: '', instructions: typeof args.instructions === 'string' ? args.instructions : '',
       apply: args.apply === 'approve' || args.apply === 'auto' ? args.apply : deps.refineApply, source: 'kernel', requestedBy: sessionId,
     });
+    await record(sessionId, 'refine', [...reply.proposed, ...reply.applied]);
     return reply;
   });
 }

@@ -57,6 +57,13 @@ except ValueError as e:
     const cellRequested = first.sessions.get(first.id)!.find((e) => e.type === 'CellRequested')!;
     expect(edits[0].trigger.eventIds).toEqual([cellRequested.eventId]);
     expect(edits[0]).toMatchObject({ before: null, source: 'kernel', requestedBy: first.id });
+    // The session's own log links the cell to the edits it made (the refused one too), inside the cell.
+    const rootTypes = first.types();
+    expect(rootTypes.slice(0, rootTypes.indexOf('CellExecuted') + 1)).toEqual([
+      'SessionStarted', 'ModelCalled', 'CellRequested', 'HarnessEditRequested', 'HarnessEditRequested', 'HarnessEditRequested', 'CellExecuted',
+    ]);
+    expect(first.of('HarnessEditRequested').map((e) => e.editIds.length)).toEqual([1, 1, 1]);
+    expect(first.of('HarnessEditRequested')[0].editIds).toEqual([edits[0].editId]);
     // The traversal attempt was refused and logged in the session tree's own scope.
     const refusedEdit = (await harnessLog(harness.scopeId(first.id, 'session'))).find((e) => e.name === '../evil');
     expect(refusedEdit).toMatchObject({ result: 'refused', error: expect.stringMatching(/invalid harness name/) });

@@ -3,6 +3,8 @@ import { foldHarness, harnessEntries } from '../../workflows/harness/fold-harnes
 import type { HarnessEditRecord, ProposedEdit } from '../../workflows/harness/harness-types';
 import { shouldAutoRefine } from '../../workflows/harness/decide-auto-refine';
 import { planHarnessRevert } from '../../workflows/harness/plan-harness-revert';
+import { planKernelRestore } from '../../activities/plan-kernel-restore';
+import { chain, ev } from '../helpers/replay-tree-fixture';
 import { parseRefineReply } from '../../activities/harness/refine-prompt';
 import { harnessSection, mergeScopes } from '../../activities/prompt/harness-section';
 
@@ -84,6 +86,19 @@ describe('harness state (pure fold and validation)', () => {
     expect(shouldAutoRefine({ depth: 1, limits }, 3)).toBe(false);
     expect(shouldAutoRefine({ depth: 0, limits: { autoRefineTurns: 0 } as never }, 3)).toBe(false);
     expect(shouldAutoRefine({ depth: 0, limits: {} as never }, 3)).toBe(false);
+  });
+
+  it('a restored kernel does not re-run a cell that edited the harness', () => {
+    const code = 'harness.memory.create("m", "x")';
+    const { records } = chain('r', [
+      [1, ev.started('root', 0)],
+      [2, ev.request('x = 1')], [3, ev.executed('r/1', 'x = 1', '')],
+      [4, ev.request(code)], [5, { type: 'HarnessEditRequested', op: 'edit', editIds: ['harness:r/0'] }], [6, ev.executed('r/3', code, '')],
+      [7, ev.request('y = 2')], [8, ev.executed('r/6', 'y = 2', '')],
+    ]);
+    const plan = planKernelRestore(records, 0);
+    expect(plan.replay.map((c) => c.requestId)).toEqual(['r/1', 'r/6']);
+    expect(plan.skipped).toEqual([{ requestId: 'r/3', reason: expect.stringMatching(/edited the harness/) }]);
   });
 
   it('parses a refiner reply wrapped in prose and fences', () => {

@@ -56,3 +56,6 @@ export interface HarnessView {
   log: HarnessEditRecord[];
 }
 export const getHarnessQuery = defineQuery<HarnessView>('getHarness');
+
+/** Sent to a session (not a scope): its kernel's request produced these edits; the session logs the link. */
+export const recordHarnessEditsUpdate = defineUpdate<void, [{ op: 'edit' | 'revert' | 'refine'; editIds: string[] }]>('recordHarnessEdits');
