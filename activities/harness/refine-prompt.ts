@@ -1,7 +1,6 @@
 import type { StoredEvent } from '../../schemas';
 import type { HarnessEntry, ProposedEdit } from '../../workflows/harness/harness-types';
 import type { ChatMessage } from '../model/types';
-import { buildPrompt } from '../prompt/build-prompt';
 
 /** The refiner sees at most this much of the trajectory, newest last. */
 const TRAJECTORY_CHARS = 80_000;
@@ -19,11 +18,36 @@ export interface RefineProposal {
   edits: ProposedEdit[];
 }
 
+/** One line per event the agent saw or did, prefixed with its id so the refiner can cite it. */
+function trajectoryLine(e: StoredEvent): string | null {
+  const ev = e.event;
+  switch (ev.type) {
+    case 'SessionStarted':
+      return `task: ${ev.task}`;
+    case 'ModelCalled': {
+      const call = ev.toolCalls.find((t) => t.name === 'python');
+      return `assistant: ${ev.response}${call ? `\n${(JSON.parse(call.arguments) as { code: string }).code}` : ''}`;
+    }
+    case 'CellExecuted':
+      return `cell ${ev.status}: ${ev.outputs}${ev.status === 'error' ? `\n${ev.errorName}: ${ev.errorValue}` : ''}`;
+    case 'MessageDelivered':
+      return `message from ${ev.from}: ${ev.text}`;
+    case 'SessionFailed':
+      return `session failed (${ev.kind}): ${ev.reason}`;
+    case 'SessionCompleted':
+      return `final answer: ${ev.answer}`;
+    default:
+      return null;
+  }
+}
+
 /** The refiner's conversation: the trajectory (with event ids), the current harness, the instructions. */
 export function refinerMessages(events: readonly StoredEvent[], harness: readonly HarnessEntry[], instructions: string): ChatMessage[] {
-  const ids = events.filter((e) => e.type === 'ModelCalled' || e.type === 'CellExecuted' || e.type === 'SessionStarted').map((e) => e.eventId);
-  const turns = buildPrompt(events).messages.map((m, i) => `[${ids[i] ?? '?'}] ${m.role}: ${m.code ?? m.content}${m.code ? '' : ''}`);
-  let trajectory = turns.join('\n\n');
+  const lines = events.flatMap((e) => {
+    const line = trajectoryLine(e);
+    return line === null ? [] : [`[${e.eventId}] ${line}`];
+  });
+  let trajectory = lines.join('\n\n');
   if (trajectory.length > TRAJECTORY_CHARS) trajectory = `[…earlier turns omitted…]\n${trajectory.slice(-TRAJECTORY_CHARS)}`;
   const overview = harness.length === 0 ? '(empty)' : harness.map((e) => `- ${e.kind} ${e.name}: ${JSON.stringify(e.value).slice(0, 240)}`).join('\n');
   const content = [

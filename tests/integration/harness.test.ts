@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
+import { verifyChain } from '../../schemas';
 import { runCli } from '../../services/cli/cli';
 import { kafkaClient } from '../../services/devstack';
 import { readSessionLog } from '../../services/projector';
@@ -25,6 +26,9 @@ describe('Continual Harness (real Temporal, Kafka, Jupyter; scripted model and r
 
   const harnessLog = async (scopeId: string) => {
     const log = await readSessionLog({ kafka: kafkaClient(h.config, 'test-harness'), topic: h.config.kafka.topic, sessionId: scopeId, descendants: false });
+    // A scope's log is a chain of its own: gap-free from 0 and hash-linked, like a session's.
+    expect(verifyChain(log.events)).toMatchObject({ ok: true });
+    expect(log.events.map((e) => e.seq)).toEqual(log.events.map((_, i) => i));
     return log.events.flatMap((e) => (e.event.type === 'HarnessEdited' ? [{ ...e.event, editId: e.eventId }] : []));
   };
 

@@ -5,7 +5,7 @@ import { shouldAutoRefine } from '../../workflows/harness/decide-auto-refine';
 import { planHarnessRevert } from '../../workflows/harness/plan-harness-revert';
 import { planKernelRestore } from '../../activities/plan-kernel-restore';
 import { chain, ev } from '../helpers/replay-tree-fixture';
-import { parseRefineReply } from '../../activities/harness/refine-prompt';
+import { parseRefineReply, refinerMessages } from '../../activities/harness/refine-prompt';
 import { harnessSection, mergeScopes } from '../../activities/prompt/harness-section';
 
 /** Applies edits the way the harness workflow does: check, then log as applied or refused. */
@@ -99,6 +99,20 @@ describe('harness state (pure fold and validation)', () => {
     const plan = planKernelRestore(records, 0);
     expect(plan.replay.map((c) => c.requestId)).toEqual(['r/1', 'r/6']);
     expect(plan.skipped).toEqual([{ requestId: 'r/3', reason: expect.stringMatching(/edited the harness/) }]);
+  });
+
+  it("shows the refiner each step of the trajectory under its event id, and the current harness", () => {
+    const { records } = chain('r', [
+      [1, ev.started('root', 0)],
+      [2, ev.request('1/0')],
+      [3, { ...ev.executed('r/1', '1/0', ''), status: 'error', errorName: 'ZeroDivisionError', errorValue: 'division by zero' } as never],
+    ]);
+    const log = apply([], [{ action: 'create', kind: 'memory', name: 'notes', value: { text: 'v1' } }]);
+    const [msg] = refinerMessages(records, harnessEntries(foldHarness(log)), 'fix it');
+    expect(msg.content).toContain('[r/2] cell error: \nZeroDivisionError: division by zero');
+    expect(msg.content).toMatch(/\[r\/0\] task: /);
+    expect(msg.content).toContain('- memory notes: {"text":"v1"}');
+    expect(msg.content).toContain('<instructions>\nfix it\n</instructions>');
   });
 
   it('parses a refiner reply wrapped in prose and fences', () => {

@@ -65,8 +65,10 @@ export async function harnessWorkflow(input: HarnessWorkflowInput): Promise<void
   /** Validates each edit against the state the ones before it leave; `mode` says what a valid one becomes. */
   function decide(req: EditRequest, mode: 'applied' | 'proposed', refineId: string | null): Draft[] {
     let scratch = state;
-    return req.edits.slice(0, HARNESS_LIMITS.editsPerRequest).map((e) => {
-      const check = checkHarnessEdit(scratch, e);
+    return req.edits.map((e, i) => {
+      const check = i < HARNESS_LIMITS.editsPerRequest
+        ? checkHarnessEdit(scratch, e)
+        : { ok: false as const, error: `over the limit of ${HARNESS_LIMITS.editsPerRequest} edits per request` };
       const base = {
         action: e.action, kind: String(e.kind), name: String(e.name),
         trigger: { eventIds: req.trigger.eventIds, reason: e.reason ? `${req.trigger.reason}: ${e.reason}` : req.trigger.reason },
@@ -81,10 +83,7 @@ export async function harnessWorkflow(input: HarnessWorkflowInput): Promise<void
 
   setHandler(getHarnessQuery, () => ({ scopeId, entries: harnessEntries(state), log }));
 
-  setHandler(editHarnessUpdate, (req) => serial(() => {
-    if (req.edits.length > HARNESS_LIMITS.editsPerRequest) throw new RangeError(`at most ${HARNESS_LIMITS.editsPerRequest} edits per request`);
-    return append(decide(req, 'applied', null));
-  }));
+  setHandler(editHarnessUpdate, (req) => serial(() => append(decide(req, 'applied', null))));
 
   setHandler(revertHarnessUpdate, ({ id, source, requestedBy, reason }) => serial(async (): Promise<RevertReply> => {
     const plan = planHarnessRevert(state, log, id);
