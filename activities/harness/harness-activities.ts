@@ -1,7 +1,8 @@
 import { Context } from '@temporalio/activity';
-import { ProviderError } from '../../errors';
+import { EventLogError, ProviderError } from '../../errors';
 import type { StoredEvent } from '../../schemas';
 import type { HarnessEntry } from '../../workflows/harness/harness-types';
+import type { EditValues } from '../../workflows/harness/plan-harness-revert';
 import type { AppendEventsInput, AppendEventsResult } from '../event-log';
 import { createModel, type Model } from '../model/index';
 import { REFINER_SYSTEM_PROMPT, parseRefineReply, refinerMessages, type RefineProposal } from './refine-prompt';
@@ -19,12 +20,25 @@ export interface PlanRefineInput {
 export interface HarnessActivities {
   appendEvents(input: AppendEventsInput): Promise<AppendEventsResult>;
   planRefine(input: PlanRefineInput): Promise<RefineProposal>;
+  /** The before/after values of edits, from the scope's log (the workflow keeps edits without them). */
+  readHarnessEdits(input: { scopeId: string; editIds: string[] }): Promise<Record<string, EditValues>>;
 }
 
 /** The refiner's model call: read the session's log, ask, parse. Validation is the workflow's. */
 export function createRefineActivities(deps: { readLog: (sessionId: string) => Promise<readonly StoredEvent[]>; env: NodeJS.ProcessEnv }) {
   const models = new Map<string, Model>();
   return {
+    async readHarnessEdits(input: { scopeId: string; editIds: string[] }): Promise<Record<string, EditValues>> {
+      const wanted = new Set(input.editIds);
+      const out: Record<string, EditValues> = {};
+      for (const e of await deps.readLog(input.scopeId)) {
+        if (wanted.has(e.eventId) && e.event.type === 'HarnessEdited') out[e.eventId] = { before: e.event.before, after: e.event.after };
+      }
+      const missing = input.editIds.filter((id) => !(id in out));
+      // The workflow logged these before asking, so a miss is a lagging read: retry.
+      if (missing.length > 0) throw new EventLogError(`harness edits not found in the log: ${missing.join(', ')}`, { retryable: true });
+      return out;
+    },
     async planRefine(input: PlanRefineInput): Promise<RefineProposal> {
       const events = await deps.readLog(input.sessionId);
       // No model named: the refiner uses the reviewed session's own.

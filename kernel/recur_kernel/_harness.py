@@ -115,7 +115,7 @@ class Harness:
         return _session.call("harness.revert", {"id": edit_id, "reason": reason})
 
     def log(self, scope="session"):
-        """Every edit of the scope, oldest first, with before/after, trigger and result."""
+        """Every edit of the scope, oldest first: id, action, kind, name, trigger and result (values: ``recur harness show``)."""
         return _session.call("harness.log", {"scope": scope})
 
     def refine(self, instructions="", scope="session", apply=None):

@@ -44,6 +44,14 @@ describe('harness state (pure fold and validation)', () => {
     expect(check).toEqual({ ok: false, error: BASE_PROMPT_REFUSAL });
   });
 
+  it('refuses an edit that would take the scope past its size limit', () => {
+    const big = (kind: string, n: number) => ({ action: 'create' as const, kind, name: `m${n}`, value: { text: 'x'.repeat(7_900) } });
+    const log = apply([], Array.from({ length: 70 }, (_, n) => [big('memory', n), big('prompt', n)]).flat());
+    const firstRefused = log.findIndex((e) => e.result === 'refused');
+    expect(firstRefused).toBe(126);
+    expect(log[firstRefused].error).toMatch(/the scope would hold \d+ characters, over its 1000000 limit/);
+  });
+
   it('refuses bad names, unknown kinds, oversize text, duplicate creates and missing updates', () => {
     const state = foldHarness(apply([], [{ action: 'create', kind: 'memory', name: 'm', value: { text: 'x' } }]));
     const refused = (e: ProposedEdit) => {
@@ -68,16 +76,17 @@ describe('harness state (pure fold and validation)', () => {
     ]);
     const before = canonicalState(log);
     apply(log, [{ action: 'update', kind: 'memory', name: 'notes', value: { text: 'v2' } }]);
-    const plan = planHarnessRevert(foldHarness(log), log, log[2].editId);
+    const values = () => new Map(log.map((e) => [e.editId, { before: e.before, after: e.after }]));
+    const plan = planHarnessRevert(foldHarness(log), log, log[2].editId, values());
     if (!plan.ok) throw new Error(plan.error);
     for (const s of plan.steps) {
       log.push({ ...log[2], editId: `harness:t/${log.length}`, action: 'revert', before: s.before, after: s.after, revertOf: s.revertOf });
     }
     expect(canonicalState(log)).toEqual(before);
-    expect(planHarnessRevert(foldHarness(log), log, log[2].editId)).toMatchObject({ ok: false, error: expect.stringMatching(/already been reverted/) });
+    expect(planHarnessRevert(foldHarness(log), log, log[2].editId, values())).toMatchObject({ ok: false, error: expect.stringMatching(/already been reverted/) });
     apply(log, [{ action: 'update', kind: 'memory', name: 'notes', value: { text: 'v3' } }]);
-    expect(planHarnessRevert(foldHarness(log), log, log[1].editId)).toMatchObject({ ok: false, error: expect.stringMatching(/changed after/) });
-    expect(planHarnessRevert(foldHarness(log), log, 'harness:t/99')).toMatchObject({ ok: false, error: expect.stringMatching(/no harness edit/) });
+    expect(planHarnessRevert(foldHarness(log), log, log[1].editId, values())).toMatchObject({ ok: false, error: expect.stringMatching(/changed after/) });
+    expect(planHarnessRevert(foldHarness(log), log, 'harness:t/99', values())).toMatchObject({ ok: false, error: expect.stringMatching(/no harness edit/) });
   });
 
   it('auto-refines root sessions on the configured cadence only', () => {

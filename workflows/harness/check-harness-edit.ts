@@ -9,6 +9,8 @@ export const HARNESS_LIMITS = {
   skillFiles: 32,
   entriesPerKind: 100,
   editsPerRequest: 20,
+  /** All values of a scope together: bounds what its workflow carries and every prompt shows. */
+  scopeChars: 1_000_000,
 } as const;
 
 /** Names a refiner or agent might use for the base system prompt, which H does not contain. */
@@ -47,7 +49,11 @@ export function checkHarnessEdit(state: HarnessState, edit: ProposedEdit): EditC
         return refuse(`the harness already holds ${HARNESS_LIMITS.entriesPerKind} ${k} entries`);
       }
       const value = normalise(k, edit.value);
-      return typeof value === 'string' ? refuse(value) : { ok: true, kind: k, before, after: canonical(value) };
+      if (typeof value === 'string') return refuse(value);
+      const after = canonical(value);
+      const size = scopeChars(state) - (before?.length ?? 0) + after.length;
+      if (size > HARNESS_LIMITS.scopeChars) return refuse(`the scope would hold ${size} characters, over its ${HARNESS_LIMITS.scopeChars} limit; delete entries first`);
+      return { ok: true, kind: k, before, after };
     }
     default:
       return refuse(`unknown action "${String(edit.action)}": use create, update or delete`);
@@ -108,6 +114,12 @@ function text(v: unknown, field: string, required: boolean): string | null {
   if (required && !v.trim()) return `${field} must not be empty`;
   if (v.length > HARNESS_LIMITS.textChars) return `${field} has ${v.length} characters, over the ${HARNESS_LIMITS.textChars} limit`;
   return null;
+}
+
+function scopeChars(state: HarnessState): number {
+  let n = 0;
+  for (const e of state.values()) n += canonical(e.value).length;
+  return n;
 }
 
 function countKind(state: HarnessState, kind: HarnessKind): number {

@@ -1,5 +1,5 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { EditResult, HarnessEditRecord, HarnessEntry, HarnessTrigger, ProposedEdit } from './harness-types';
+import type { EditResult, HarnessEditRecord, HarnessEditSummary, HarnessEntry, HarnessTrigger, ProposedEdit } from './harness-types';
 
 /*
  * Everything reaches a harness scope as an update: each caller (a kernel, /refine, the CLI)
@@ -53,7 +53,8 @@ export const approveRefineUpdate = defineUpdate<RevertReply, [{ refineId: string
 export interface HarnessView {
   scopeId: string;
   entries: HarnessEntry[];
-  log: HarnessEditRecord[];
+  /** Every edit without its values (those are in the log: `recur harness show <edit-id>`). */
+  log: HarnessEditSummary[];
 }
 export const getHarnessQuery = defineQuery<HarnessView>('getHarness');
 

@@ -61,6 +61,12 @@ export interface HarnessEditRecord {
   refineId: string | null;
 }
 
+/**
+ * An edit as the scope's workflow keeps it: everything but the values, which stay in the log
+ * (read back when a revert or an approval needs them), so workflow history stays small.
+ */
+export type HarnessEditSummary = Omit<HarnessEditRecord, 'before' | 'after'>;
+
 /** The folded state: current entries keyed `kind/name`. */
 export type HarnessState = ReadonlyMap<string, HarnessEntry>;
 

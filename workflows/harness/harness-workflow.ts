@@ -13,16 +13,17 @@ import {
   approveRefineUpdate, editHarnessUpdate, getHarnessQuery, refineHarnessUpdate, revertHarnessUpdate,
   type EditOutcome, type EditRequest, type RefineReply, type RefineRequest, type RevertReply,
 } from './harness-messages';
-import type { HarnessEditRecord } from './harness-types';
-import { planHarnessRevert } from './plan-harness-revert';
+import { entryKey, type HarnessEditRecord, type HarnessEditSummary, type HarnessEntry } from './harness-types';
+import { planHarnessRevert, revertTargets } from './plan-harness-revert';
 
 export interface HarnessWorkflowInput {
   /** `harness:<rootId>` or `harness:<global scope name>`: the workflow id and the log's session id. */
   scopeId: string;
-  carry?: { nextSeq: number; headHash: string; log: HarnessEditRecord[]; refines: number };
+  /** The state and the edits without their values: bounded by the scope's size limit plus ~200 bytes an edit. */
+  carry?: { nextSeq: number; headHash: string; entries: HarnessEntry[]; log: HarnessEditSummary[]; refines: number };
 }
 
-/** Edits per run before continuing as new; the carried log stays well under Temporal's payload limit. */
+/** Edits per run before continuing as new: keeps each run's history short. */
 const EDITS_PER_RUN = 500;
 
 const acts = proxyActivities<HarnessActivities>({
@@ -37,8 +38,8 @@ export async function harnessWorkflow(input: HarnessWorkflowInput): Promise<void
   let nextSeq = input.carry?.nextSeq ?? 0;
   let headHash = input.carry?.headHash ?? ZERO_HASH;
   let refines = input.carry?.refines ?? 0;
-  const log: HarnessEditRecord[] = input.carry?.log ?? [];
-  let state = foldHarness(log);
+  const log: HarnessEditSummary[] = input.carry?.log ?? [];
+  let state = new Map((input.carry?.entries ?? []).map((e) => [entryKey(e.kind, e.name), e]));
   let editsThisRun = 0;
   let tail: Promise<unknown> = Promise.resolve();
   const serial = <T>(f: () => Promise<T>): Promise<T> => {
@@ -56,7 +57,7 @@ export async function harnessWorkflow(input: HarnessWorkflowInput): Promise<void
     const records = drafts.map((d, i) => ({ ...d, editId: res.eventIds[i] }));
     nextSeq = res.nextSeq;
     headHash = res.headHash;
-    log.push(...records);
+    log.push(...records.map(({ before: _b, after: _a, ...summary }) => summary));
     state = foldHarness(records, state);
     editsThisRun += records.length;
     return records.map(({ editId, action, kind, name, result, error }) => ({ editId, action, kind, name, result, error }));
@@ -86,7 +87,9 @@ export async function harnessWorkflow(input: HarnessWorkflowInput): Promise<void
   setHandler(editHarnessUpdate, (req) => serial(() => append(decide(req, 'applied', null))));
 
   setHandler(revertHarnessUpdate, ({ id, source, requestedBy, reason }) => serial(async (): Promise<RevertReply> => {
-    const plan = planHarnessRevert(state, log, id);
+    const targets = revertTargets(log, id).map((t) => t.editId);
+    const values = targets.length > 0 ? await acts.readHarnessEdits({ scopeId, editIds: targets }) : {};
+    const plan = planHarnessRevert(state, log, id, new Map(Object.entries(values)));
     if (!plan.ok) return plan;
     const edits = await append(plan.steps.map((s) => ({
       action: 'revert' as const, kind: s.kind, name: s.name, before: s.before, after: s.after,
@@ -112,12 +115,14 @@ export async function harnessWorkflow(input: HarnessWorkflowInput): Promise<void
   /** Applies a refine's proposed edits, each re-validated against the state now (it may have moved on). */
   async function applyProposed(refineId: string): Promise<EditOutcome[]> {
     const pending = log.filter((e) => e.refineId === refineId && e.result === 'proposed');
+    const values = pending.length > 0 ? await acts.readHarnessEdits({ scopeId, editIds: pending.map((p) => p.editId) }) : {};
     let scratch = state;
     return append(pending.map(({ editId: _proposedId, ...p }) => {
-      const value = p.after === null ? undefined : JSON.parse(p.after);
+      const proposedAfter = values[_proposedId]?.after ?? null;
+      const value = proposedAfter === null ? undefined : JSON.parse(proposedAfter);
       const check = checkHarnessEdit(scratch, { action: p.action as 'create', kind: p.kind, name: p.name, value });
-      if (!check.ok) return { ...p, result: 'refused' as const, error: check.error };
-      scratch = foldHarness([{ ...p, editId: _proposedId, result: 'applied' }], scratch);
+      if (!check.ok) return { ...p, before: null, after: null, result: 'refused' as const, error: check.error };
+      scratch = foldHarness([{ ...p, before: check.before, after: check.after, editId: _proposedId, result: 'applied' }], scratch);
       return { ...p, before: check.before, after: check.after, result: 'applied' as const, error: null };
     }));
   }
@@ -132,5 +137,5 @@ export async function harnessWorkflow(input: HarnessWorkflowInput): Promise<void
   await condition(() => editsThisRun >= EDITS_PER_RUN || workflowInfo().continueAsNewSuggested);
   await condition(allHandlersFinished);
   await tail;
-  await continueAsNew<typeof harnessWorkflow>({ scopeId, carry: { nextSeq, headHash, log, refines } });
+  await continueAsNew<typeof harnessWorkflow>({ scopeId, carry: { nextSeq, headHash, entries: harnessEntries(state), log, refines } });
 }

@@ -2,7 +2,8 @@ import { Client, Connection } from '@temporalio/client';
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import { mergeScopes } from '../../../activities/prompt/harness-section';
-import { temporalAddress } from '../../devstack';
+import { kafkaClient, temporalAddress } from '../../devstack';
+import { readSessionLog } from '../../projector';
 import { createHarnessClient, type HarnessClient } from '../../worker/harness-client';
 import { scopeOfId } from '../../worker/harness-ops';
 import {
@@ -52,8 +53,15 @@ export async function harness(ctx: CommandContext): Promise<number> {
     return 0;
   }
   if (sub === 'show' && arg) {
-    const edit = await withHarness(config, async (h) => (await h.view(scopeOfId(arg))).log.find((e) => e.editId === arg));
-    if (!edit) throw new ExitError(1, `no harness edit ${arg}`);
+    // The values live in the log, not in the scope's workflow: read the edit from Kafka.
+    const log = await readSessionLog({ kafka: kafkaClient(config, 'recur-cli'), topic: config.kafka.topic, sessionId: scopeOfId(arg), descendants: false });
+    const found = log.events.find((e) => e.eventId === arg && e.event.type === 'HarnessEdited');
+    if (!found || found.event.type !== 'HarnessEdited') throw new ExitError(1, `no harness edit ${arg} in the log`);
+    const { type: _type, ...fields } = found.event;
+    const edit: HarnessEditRecord = {
+      editId: arg, ...fields, trigger: { eventIds: [...fields.trigger.eventIds], reason: fields.trigger.reason },
+      result: fields.result as HarnessEditRecord['result'], action: fields.action as HarnessEditRecord['action'],
+    };
     if (json) ctx.out(JSON.stringify(edit));
     else for (const line of formatEdit(edit)) ctx.out(line);
     return 0;
