@@ -7,7 +7,7 @@ import { readSessionLog } from '../../services/projector';
 import { createHarnessClient, type HarnessClient } from '../../services/worker/harness-client';
 import { harnessPromptSection } from '../../services/worker/harness-reads';
 import { BASE_PROMPT_REFUSAL } from '../../workflows/harness/check-harness-edit';
-import { refineHarnessUpdate, revertHarnessUpdate, approveRefineUpdate } from '../../workflows/harness/harness-messages';
+import { approveRefineUpdate, editHarnessUpdate, refineHarnessUpdate, revertHarnessUpdate } from '../../workflows/harness/harness-messages';
 import { SessionHarness, py } from '../helpers/session-harness';
 
 /** The refiner's scripted reply: one JSON object. */
@@ -207,5 +207,28 @@ print(harness.memory.read("task_note"))`),
     expect(await runCli(['harness', 'ls', run.id, '--json'], { out: (l) => out.push(l), err: (l) => out.push(l) })).toBe(0);
     const { entries } = JSON.parse(out[0]) as { entries: Array<{ kind: string; name: string; scope: string }> };
     expect(entries.filter((e) => e.scope === 'session').map((e) => [e.kind, e.name])).toEqual([['memory', 'task_note']]);
+  });
+
+  it('a scope continues as new with its state and edits, and a revert across runs still restores the exact state', async () => {
+    const scopeId = `harness:can-${randomBytes(4).toString('hex')}`;
+    const started = await h.client.workflow.start('harnessWorkflow', { taskQueue: h.taskQueue, workflowId: scopeId, args: [{ scopeId, editsPerRun: 2 }] });
+    const edit = (name: string, text: string, action: 'create' | 'update' = 'create') => harness.update(scopeId, editHarnessUpdate, {
+      edits: [{ action, kind: 'memory', name, value: { text } }], trigger: { eventIds: [], reason: 'test' }, source: 'cli', requestedBy: null,
+    });
+    const [first] = await edit('a', 'one');
+    await edit('b', 'two');
+    const before = (await harness.view(scopeId)).entries.map(({ kind, name, value }) => ({ kind, name, value }));
+    const [third] = await edit('a', 'three', 'update');
+    await edit('c', 'four');
+    expect((await h.client.workflow.getHandle(scopeId).describe()).runId).not.toBe(started.firstExecutionRunId);
+    // Two continue-as-new boundaries later the log, the state and reverts are intact.
+    const view = await harness.view(scopeId);
+    expect(view.log.map((e) => e.editId)).toEqual([0, 1, 2, 3].map((n) => `${scopeId}/${n}`));
+    expect(await harness.update(scopeId, revertHarnessUpdate, { id: `${scopeId}/3`, source: 'cli', requestedBy: null, reason: '' })).toMatchObject({ ok: true });
+    expect(await harness.update(scopeId, revertHarnessUpdate, { id: third.editId, source: 'cli', requestedBy: null, reason: '' })).toMatchObject({ ok: true });
+    expect((await harness.view(scopeId)).entries.map(({ kind, name, value }) => ({ kind, name, value }))).toEqual(before);
+    expect(first.editId).toBe(`${scopeId}/0`);
+    const events = await harnessLog(scopeId);
+    expect(events.map((e) => e.action)).toEqual(['create', 'create', 'update', 'create', 'revert', 'revert']);
   });
 });

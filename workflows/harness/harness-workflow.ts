@@ -19,6 +19,8 @@ import { planHarnessRevert, revertTargets } from './plan-harness-revert';
 export interface HarnessWorkflowInput {
   /** `harness:<rootId>` or `harness:<global scope name>`: the workflow id and the log's session id. */
   scopeId: string;
+  /** Edits per run before continuing as new (default 500); tests make it small. */
+  editsPerRun?: number;
   /** The state and the edits without their values: bounded by the scope's size limit plus ~200 bytes an edit. */
   carry?: { nextSeq: number; headHash: string; entries: HarnessEntry[]; log: HarnessEditSummary[]; refines: number };
 }
@@ -134,8 +136,8 @@ export async function harnessWorkflow(input: HarnessWorkflowInput): Promise<void
     return { ok: true, edits: await applyProposed(refineId) };
   }));
 
-  await condition(() => editsThisRun >= EDITS_PER_RUN || workflowInfo().continueAsNewSuggested);
+  await condition(() => editsThisRun >= (input.editsPerRun ?? EDITS_PER_RUN) || workflowInfo().continueAsNewSuggested);
   await condition(allHandlersFinished);
   await tail;
-  await continueAsNew<typeof harnessWorkflow>({ scopeId, carry: { nextSeq, headHash, entries: harnessEntries(state), log, refines } });
+  await continueAsNew<typeof harnessWorkflow>({ scopeId, editsPerRun: input.editsPerRun, carry: { nextSeq, headHash, entries: harnessEntries(state), log, refines } });
 }
