@@ -176,7 +176,10 @@ except PermissionError as e:
   it('auto-refine runs the refiner every N turns of a root session and logs its edits with the session as trigger', async () => {
     const run = await h.run({
       root: [py('x = 1'), py('x += 1'), py('x += 1'), 'finished'],
-      refiner: [proposal([{ action: 'create', kind: 'memory', name: 'cadence', value: { text: 'x counts turns' } }])],
+      refiner: [
+        proposal([{ action: 'create', kind: 'memory', name: 'cadence', value: { text: 'x counts turns' } }]),
+        proposal([{ action: 'create', kind: 'memory', name: 'cli_note', value: { text: 'from recur refine' } }]),
+      ],
     }, 'count', { autoRefineTurns: 2 });
     expect(run.result).toEqual({ status: 'completed', answer: 'finished' });
     const edits = await harnessLog(harness.scopeId(run.id, 'session'));
@@ -188,6 +191,22 @@ except PermissionError as e:
     // The evidence is the session's log as far as the refiner saw it: the second cell's result.
     const secondCell = run.sessions.get(run.id)!.filter((e) => e.type === 'CellExecuted')[1];
     expect(edits[1].trigger.eventIds).toEqual([secondCell.eventId]);
+
+    // `recur refine <id> --approve` previews without applying; `recur refine approve` applies.
+    const cli = async (...args: string[]) => {
+      const out: string[] = [];
+      const code = await runCli(args, { out: (l) => out.push(l), err: (l) => out.push(l) });
+      return { code, out };
+    };
+    const preview = await cli('refine', run.id, '--approve', '--json');
+    expect(preview.code).toBe(0);
+    const reply = JSON.parse(preview.out[0]) as { refineId: string; proposed: Array<{ name: string; result: string }>; applied: unknown[] };
+    expect([reply.proposed.map((o) => [o.name, o.result]), reply.applied]).toEqual([[['cli_note', 'proposed']], []]);
+    const scopeId = harness.scopeId(run.id, 'session');
+    expect((await harness.view(scopeId)).entries.map((e) => e.name)).toEqual(['cadence']);
+    expect((await cli('refine', 'approve', reply.refineId)).out).toEqual([expect.stringMatching(/applied +create memory cli_note$/)]);
+    expect((await harness.view(scopeId)).entries.map((e) => e.name)).toEqual(['cadence', 'cli_note']);
+    await expect(cli('refine', 'approve', reply.refineId)).rejects.toThrow(/already applied/);
   });
 
   it('an agent refines its own harness from the kernel, and `recur harness ls` shows the result', async () => {
