@@ -29,7 +29,13 @@ export interface CallModelResult {
 /** A response longer than this keeps a preview in its event and the whole in the blob store. */
 const INLINE_RESPONSE_CHARS = 32 * 1024;
 
-export function createModelActivities(deps: { transcripts: TranscriptCache; blobs: BlobStore; env: NodeJS.ProcessEnv }) {
+export function createModelActivities(deps: {
+  transcripts: TranscriptCache;
+  blobs: BlobStore;
+  env: NodeJS.ProcessEnv;
+  /** The session's Continual Harness as prompt text, appended after the (immutable) base prompt. */
+  harnessSection?: (sessionId: string) => Promise<string>;
+}) {
   const models = new Map<string, Model>();
   const modelFor = (spec: string) => {
     let m = models.get(spec);
@@ -41,6 +47,7 @@ export function createModelActivities(deps: { transcripts: TranscriptCache; blob
     async callModel(input: CallModelInput): Promise<CallModelResult> {
       const ctx = Context.current();
       const prompt = buildPrompt(await deps.transcripts.load(input.sessionId, input.throughSeq));
+      if (deps.harnessSection) prompt.system += await deps.harnessSection(input.sessionId);
       const beat = setInterval(() => ctx.heartbeat(), 3_000);
       let res;
       try {

@@ -2,7 +2,7 @@ import type { StoredEvent } from '../schemas';
 import { planCellReplay, type PlannedCell } from '../services/projector/plan-cell-replay';
 
 /** Events that show a cell reached outside its kernel; re-running such a cell would repeat that. */
-const HOST_EFFECTS = new Set(['SubagentSpawned', 'MessageSent', 'MessageRefused', 'MessageDelivered']);
+const HOST_EFFECTS = new Set(['SubagentSpawned', 'MessageSent', 'MessageRefused', 'MessageDelivered', 'HarnessEditRequested']);
 
 export interface RestorePlan {
   /** Cells after the snapshot to run again, in order, so the namespace catches up with the log. */
@@ -15,7 +15,7 @@ export interface RestorePlan {
 
 /**
  * Which logged cells a restored kernel must re-run: those after the snapshot's seq that finished
- * in the logged run and did nothing outside the kernel (no spawn, no message). Pure.
+ * in the logged run and did nothing outside the kernel (no spawn, no message, no harness edit). Pure.
  */
 export function planKernelRestore(events: readonly StoredEvent[], coversSeq: number): RestorePlan {
   const seqOf = new Map(events.map((e) => [e.eventId, e.seq]));
@@ -29,7 +29,7 @@ export function planKernelRestore(events: readonly StoredEvent[], coversSeq: num
       plan.interruptedCell = cell.requestId;
       plan.skipped.push({ requestId: cell.requestId, reason: 'interrupted when the kernel was lost' });
     } else if (effects.some((e) => e.seq > from && e.seq < to)) {
-      plan.skipped.push({ requestId: cell.requestId, reason: 'it spawned or messaged other agents' });
+      plan.skipped.push({ requestId: cell.requestId, reason: 'it spawned or messaged other agents, or edited the harness' });
     } else {
       plan.replay.push(cell);
     }

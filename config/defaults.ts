@@ -32,6 +32,7 @@ export function defaultConfig(): RecurConfig {
       turnsPerRun: 100,
       snapshotEveryCells: 3,
     },
+    harness: { globalScope: 'global', refineApply: 'auto', autoRefineTurns: 0 },
     python: 'python3',
     java: 'java',
   };

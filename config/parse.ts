@@ -7,7 +7,7 @@ import type { ParsedConfig, RecurConfig } from './schema';
 type Env = Record<string, string | undefined>;
 
 /** How a variable's text becomes a value. */
-type Kind = 'text' | 'port' | 'positive';
+type Kind = 'text' | 'port' | 'positive' | 'count' | 'refine-apply';
 type Section = (c: RecurConfig) => Record<string, unknown>;
 
 const top: Section = (c) => c as unknown as Record<string, unknown>;
@@ -15,6 +15,7 @@ const ports: Section = (c) => c.ports;
 const kafka: Section = (c) => c.kafka;
 const temporal: Section = (c) => c.temporal;
 const agent: Section = (c) => c.agent;
+const harness: Section = (c) => c.harness;
 
 /** Each environment variable Recur reads and the config field it sets: one table for reading and writing. */
 const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
@@ -38,6 +39,9 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_MAX_DEPTH', agent, 'maxDepth', 'positive'],
   ['RECUR_MAX_TURNS', agent, 'maxTurns', 'positive'],
   ['RECUR_IDLE_UNLOAD_SECONDS', agent, 'idleUnloadSeconds', 'positive'],
+  ['RECUR_HARNESS_GLOBAL_SCOPE', harness, 'globalScope', 'text'],
+  ['RECUR_REFINE_APPLY', harness, 'refineApply', 'refine-apply'],
+  ['RECUR_AUTO_REFINE_TURNS', harness, 'autoRefineTurns', 'count'],
   ['RECUR_PYTHON', top, 'python', 'text'],
   ['RECUR_JAVA', top, 'java', 'text'],
 ];
@@ -49,6 +53,8 @@ export const CONFIG_ENV_VARS = ['RECUR_HOME', 'RECUR_TOOLS_DIR', 'JAVA_HOME', ..
 function read(kind: Kind, v: string): { value: string | number } | { error: string } {
   if (kind === 'text') return { value: v };
   const n = Number(v);
+  if (kind === 'refine-apply') return v === 'auto' || v === 'approve' ? { value: v } : { error: `expected auto or approve, got "${v}"` };
+  if (kind === 'count') return Number.isInteger(n) && n >= 0 ? { value: n } : { error: `expected a whole number >= 0, got "${v}"` };
   if (kind === 'port') return Number.isInteger(n) && n >= 1 && n <= 65535 ? { value: n } : { error: `expected a port 1-65535, got "${v}"` };
   return Number.isFinite(n) && n > 0 ? { value: n } : { error: `expected a positive number, got "${v}"` };
 }

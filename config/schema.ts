@@ -40,6 +40,14 @@ export interface RecurConfig {
     /** Cells between kernel snapshots (a restore re-runs at most this many cells). */
     snapshotEveryCells: number;
   };
+  harness: {
+    /** Name of the global harness scope (its workflow and log are `harness:<name>`); tests use a fresh one. */
+    globalScope: string;
+    /** What /refine does with valid proposed edits: apply them (`auto`) or log them as proposed until approved. */
+    refineApply: 'auto' | 'approve';
+    /** Run /refine on a root session every this many model turns; 0 turns auto-refine off. */
+    autoRefineTurns: number;
+  };
   /** Interpreter used to create the Recur venv; the venv itself lives under `home`. */
   python: string;
   java: string;

@@ -74,6 +74,9 @@ export class SubagentFailedError extends RecurError {
 /** A kernel asked for something its session may not do (non-family message, other session's token). */
 export class ScopeError extends RecurError {}
 
+/** A harness edit, revert or refine that was refused (and logged as refused); the message says why. */
+export class HarnessEditError extends RecurError {}
+
 /** A CLI command ended as expected but not successfully; main.ts exits with `code`. */
 export class ExitError extends RecurError {
   constructor(readonly code: number, message = '') {

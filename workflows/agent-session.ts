@@ -8,6 +8,7 @@ import {
   getExternalWorkflowHandle, isCancellation, workflowInfo,
 } from '@temporalio/workflow';
 import { retainsAfter } from './decide-idle-unload';
+import { maybeAutoRefine } from './harness/auto-refine';
 import { installHandlers } from './handlers';
 import { checkBudget, failureKind } from './plan-next-step';
 import { sessionActivities } from './proxies';
@@ -94,6 +95,7 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     if (restored) await s.emit(() => [{ type: 'KernelRestored', ...restored }]);
     const doneSeq = await s.emit(() => [{ type: 'CellExecuted', requestId, code, ...cell }]);
     if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) await snapshotKernel(s, acts, doneSeq);
+    await maybeAutoRefine(input, s.turn);
     if (s.final !== null) return { status: 'completed', answer: s.final };
     if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
   }

@@ -9,6 +9,7 @@ import {
   type SpawnReply, type SpawnRequest,
 } from './messages';
 import { retask } from './retain';
+import { recordHarnessEditsUpdate } from './harness/harness-messages';
 import type { SessionState } from './session-state';
 import type { SessionInput } from './session-types';
 
@@ -64,6 +65,10 @@ export function installHandlers(s: SessionState, childWorkflow: (input: SessionI
     return s.deliver('kernel', max ?? undefined);
   });
 
+  setHandler(recordHarnessEditsUpdate, async ({ op, editIds }) => {
+    await s.emit(() => [{ type: 'HarnessEditRequested', op, editIds }]);
+  });
+
   setHandler(setFinalUpdate, ({ answer }) => {
     s.final = answer;
   });
@@ -102,7 +107,7 @@ async function spawn(
     workflowId: childId,
     args: [{
       sessionId: childId, rootId: input.rootId, parentId: s.id, name, task: req.task, model,
-      depth: input.depth + 1, limits: input.limits,
+      depth: input.depth + 1, limits: req.maxTurns ? { ...input.limits, maxTurns: req.maxTurns } : input.limits,
     }],
     // A child outlives a parent run that continues-as-new; it reports back by signal, not by result.
     parentClosePolicy: ParentClosePolicy.ABANDON,

@@ -1,1 +1,2 @@
 export { agentSessionWorkflow } from './agent-session';
+export { harnessWorkflow } from './harness/harness-workflow';

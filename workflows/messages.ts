@@ -15,6 +15,8 @@ export interface SpawnRequest {
   name: string | null;
   model: string | null;
   spec: string | null;
+  /** From the spec: the child's turn limit, when it sets one. */
+  maxTurns?: number | null;
   requestId: string | null;
 }
 export type SpawnReply = { ok: true; childId: string; name: string } | { ok: false; reason: string };

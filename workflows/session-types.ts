@@ -14,6 +14,8 @@ export interface SessionLimits {
   snapshotEveryCells: number;
   /** Seconds a retained sub-agent may sit with no message before its kernel is snapshotted and shut down. */
   idleUnloadSeconds: number;
+  /** Root sessions run /refine every this many model turns; 0 or unset: never (RECUR_AUTO_REFINE_TURNS). */
+  autoRefineTurns?: number;
 }
 
 /** The session's latest kernel snapshot: a manifest blob and the last seq it reflects. */

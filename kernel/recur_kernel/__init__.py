@@ -1,5 +1,5 @@
 """Recur's in-kernel package: binds a kernel to its agent session and gives agent code
-``rlm``, ``agent_message`` and ``final``, each a thin RPC to the host bridge.
+``rlm``, ``agent_message``, ``harness`` and ``final``, each a thin RPC to the host bridge.
 
 The host's kernel client runs ``bind(...)`` silently at bootstrap; agent code never imports
 this package itself. The op contract is in ``kernel/README.md``.
@@ -10,6 +10,7 @@ import os
 from . import _cells, _session
 from ._errors import HostError, HostUnavailableError
 from ._final import final
+from ._harness import Harness, install_finder
 from ._messages import AgentMessage
 from ._rlm import Rlm, RlmHandle
 
@@ -19,7 +20,7 @@ __all__ = ["bind", "binding_info", "call", "mark_ready", "resume_info", "HostErr
 call = _session.call
 
 # The only names bind() adds to the user's namespace.
-AGENT_API = {"rlm": Rlm(), "agent_message": AgentMessage(), "final": final}
+AGENT_API = {"rlm": Rlm(), "agent_message": AgentMessage(), "harness": Harness(), "final": final}
 
 
 
@@ -32,6 +33,7 @@ def bind(url, session_id, token, env=None, user_ns=None):
     if env:
         os.environ.update({str(k): str(v) for k, v in env.items()})
     _session.bind_client(url, session_id, token)
+    install_finder()
     shell = None
     if user_ns is None:
         from IPython import get_ipython

@@ -51,6 +51,54 @@ export interface CellRequested {
   readonly toolCallId: string | null;
 }
 
+/** This session's kernel had its harness edited (edit, revert or refine) while a cell ran. Appended to the session's log by its workflow after the harness scope logged the edits and before the kernel gets the answer, so it lies between the cell's CellRequested and CellExecuted: a kernel restore knows not to re-run that cell, and an auditor can follow the link to the HarnessEdited events. */
+export interface HarnessEditRequested {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'HarnessEditRequested';
+  /** What the kernel asked for: edit, revert or refine. */
+  readonly op: string;
+  /** Ids of the HarnessEdited events it produced (applied, refused or proposed), in the scope's log. */
+  readonly editIds: readonly string[];
+}
+
+/** The evidence for an edit. */
+export interface HarnessTrigger {
+  /** Ids of the events that prompted the edit (the requesting cell, or what a refiner cited). */
+  readonly eventIds: readonly string[];
+  /** Why the edit was asked for, in the requester's words. */
+  readonly reason: string;
+}
+
+/** One create, update, delete or revert of a Continual Harness entry (prompt, sub-agent spec, skill or memory), whether applied, refused or only proposed by /refine. Appended by the harness workflow of the scope (log `harness:<rootId>` for a session tree, `harness:<name>` for global), its single writer, in the order the edits were decided; the scope's current state is the fold of its applied edits. The event id is the edit id. */
+export interface HarnessEdited {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'HarnessEdited';
+  /** create, update, delete, or revert (back to the `before` of the edit named by revertOf). */
+  readonly action: string;
+  /** The entry's kind: prompt, subagent, skill or memory; as asked for when refused (e.g. an attempt on the base system prompt). */
+  readonly kind: string;
+  /** The entry's name, unique within its kind and scope. */
+  readonly name: string;
+  /** JSON of the entry's value before the edit; null when it did not exist. */
+  readonly before: string | null;
+  /** JSON of the entry's value after the edit; null when the edit deletes it (or was refused before a value was formed). */
+  readonly after: string | null;
+  /** What prompted the edit. */
+  readonly trigger: HarnessTrigger;
+  /** Who asked: kernel (agent code), refine (a refiner proposal), cli (a person). */
+  readonly source: string;
+  /** Session id of the requesting session; null for a person. */
+  readonly requestedBy: string | null;
+  /** applied (the state changed), refused (see error; nothing changed), or proposed (a refine preview awaiting approval; nothing changed). */
+  readonly result: string;
+  /** Why the edit was refused; null otherwise. */
+  readonly error: string | null;
+  /** For a revert, the edit id it undoes. */
+  readonly revertOf: string | null;
+  /** The refine this edit belongs to (its proposal and application share it); null for a direct edit. */
+  readonly refineId: string | null;
+}
+
 /** A name the snapshot held that could not be loaded; it is missing from the namespace. */
 export interface RestoreFailure {
   /** The variable's or module's name in the kernel namespace. */
@@ -390,6 +438,8 @@ export interface Envelope {
 export type RecurEvent =
   | CellExecuted
   | CellRequested
+  | HarnessEditRequested
+  | HarnessEdited
   | KernelRestored
   | KernelSnapshotted
   | MessageDelivered
@@ -408,7 +458,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded'];
+export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -417,6 +467,8 @@ type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P
 export type RecurEventInput =
   | WithDefaults<CellExecuted, 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>
   | WithDefaults<CellRequested, 'codeBlob' | 'toolCallId'>
+  | HarnessEditRequested
+  | WithDefaults<HarnessEdited, 'before' | 'after' | 'requestedBy' | 'error' | 'revertOf' | 'refineId'>
   | WithDefaults<KernelRestored, 'manifest' | 'fromSnapshotSeq' | 'interruptedCell'>
   | KernelSnapshotted
   | MessageDelivered

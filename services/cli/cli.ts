@@ -88,6 +88,18 @@ const COMMANDS: Record<string, Command> = {
     options: { json: { type: 'boolean' } },
     load: async () => (await import('./commands/audit')).audit,
   },
+  harness: {
+    summary: 'list, show and revert Continual Harness edits (prompt notes, sub-agent specs, skills, memory)',
+    usage: 'recur harness ls [<session-id>] [--global] [--json] | show <edit-id> [--json] | revert <edit-id|refine-id> [--json]',
+    options: { json: { type: 'boolean' }, global: { type: 'boolean' } },
+    load: async () => (await import('./commands/harness')).harness,
+  },
+  refine: {
+    summary: "have a refiner review a session's trajectory and propose harness edits; validated, previewed, applied per RECUR_REFINE_APPLY",
+    usage: 'recur refine <session-id> [--instructions "<text>"] [--global] [--approve] [--json] | recur refine approve <refine-id>',
+    options: { json: { type: 'boolean' }, global: { type: 'boolean' }, approve: { type: 'boolean' }, instructions: { type: 'string' } },
+    load: async () => (await import('./commands/harness')).refine,
+  },
   kill: {
     summary: 'cancel a session and its sub-agents',
     usage: 'recur kill <session-id>',

@@ -55,6 +55,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         turnsPerRun: agent.turnsPerRun,
         snapshotEveryCells: agent.snapshotEveryCells,
         idleUnloadSeconds: agent.idleUnloadSeconds,
+        autoRefineTurns: deps.config.harness.autoRefineTurns,
         ...req.limits,
       },
     };

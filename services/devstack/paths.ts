@@ -10,6 +10,8 @@ export function stackPaths(config: RecurConfig) {
     run,
     logs: join(config.home, 'logs'),
     blobs: join(config.home, 'blobs'),
+    /** Harness skills written as Python packages for kernels to import (rebuilt from the log on demand). */
+    skills: join(config.home, 'skills'),
     kafkaData: join(config.home, 'kafka'),
     temporalDb: join(config.home, 'temporal', 'dev.db'),
     jupyterRoot: join(config.home, 'jupyter'),

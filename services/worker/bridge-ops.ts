@@ -5,6 +5,14 @@ import {
   deleteChildUpdate, getChildrenQuery, sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate,
 } from '../../workflows/messages';
 import type { BridgeHandler, HostBridge } from '../host-bridge';
+import type { SubagentValue } from '../../workflows/harness/harness-types';
+
+/** A harness sub-agent spec by name, as the spawning session sees it (null when there is none). */
+export type ResolveSpec = (sessionId: string, name: string) => Promise<SubagentValue | null>;
+
+/** The child's task when it comes from a spec: the spec's instructions, then the parent's task. */
+export const specTask = (name: string, spec: SubagentValue, task: string): string =>
+  `[instructions from sub-agent spec "${name}"]\n${spec.instructions}\n\n[task]\n${task}`;
 
 /** Longest a long-poll op (rlm.result, agent_message.recv) holds one request; Python loops past it. */
 const MAX_WAIT_S = 30;
@@ -39,7 +47,7 @@ const once = (kind: string, rid: string | undefined) => (rid ? { updateId: `${ki
  * that changes anything is an update keyed by the call's rid, so a retried call is answered
  * from the first one's outcome (a message is taken or sent once, a child spawned once).
  */
-export function registerSessionOps(host: HostBridge, client: Client): void {
+export function registerSessionOps(host: HostBridge, client: Client, resolveSpec: ResolveSpec): void {
   const bridge = { handle: (op: string, fn: BridgeHandler) => host.handle(op, retryableWhenTransient(fn)) };
   const session = (id: string) => client.workflow.getHandle(id);
   const children = (id: string) => session(id).query(getChildrenQuery);
@@ -50,10 +58,18 @@ export function registerSessionOps(host: HostBridge, client: Client): void {
   };
 
   bridge.handle('rlm.spawn', async (sessionId, args, { rid }) => {
-    const task = str(args.task);
+    let task = str(args.task);
     if (!task) throw new ScopeError('rlm(task): task must be a non-empty string');
+    const specName = args.spec === undefined || args.spec === null ? null : str(args.spec);
+    if (args.spec != null && !specName) throw new ScopeError('rlm(spec=...): spec must be the name of a harness sub-agent spec');
+    const spec = specName ? await resolveSpec(sessionId, specName) : null;
+    if (specName && !spec) throw new ScopeError(`no sub-agent spec named "${specName}" in this session's harness (see harness.subagents.list())`);
+    if (specName && spec) task = specTask(specName, spec, task);
     const reply = await session(sessionId).executeUpdate(spawnChildUpdate, {
-      args: [{ task, name: str(args.name), model: str(args.model), spec: args.spec ? JSON.stringify(args.spec) : null, requestId: rid ?? null }],
+      args: [{
+        task, name: str(args.name), model: str(args.model) ?? spec?.model ?? null, spec: specName,
+        maxTurns: spec?.maxTurns ?? null, requestId: rid ?? null,
+      }],
       ...once('spawn', rid),
     });
     if (!reply.ok) throw new ScopeError(reply.reason);

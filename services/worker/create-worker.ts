@@ -9,12 +9,18 @@ import { createKernelClient } from '../../activities/kernel/index';
 import { createKernelActivities } from '../../activities/run-cell';
 import { createSnapshotActivities } from '../../activities/snapshot/index';
 import type { SessionActivities } from '../../activities/session-activities';
+import type { HarnessActivities } from '../../activities/harness/harness-activities';
 import { TranscriptCache } from '../../activities/transcript-cache';
 import { workerObservability, type Telemetry } from '../../observability';
 import { jupyterConnection, kafkaClient, ownerOnlySecret, repoRoot, stackPaths, temporalAddress } from '../devstack';
 import { startHostBridge } from '../host-bridge';
 import { readSessionLog } from '../projector';
+import { createAutoRefineActivities } from '../../activities/harness/auto-refine-activity';
+import { createRefineActivities } from '../../activities/harness/harness-activities';
 import { registerSessionOps } from './bridge-ops';
+import { createHarnessClient } from './harness-client';
+import { registerHarnessOps } from './harness-ops';
+import { harnessPromptSection, resolveSpecFrom } from './harness-reads';
 
 export interface RecurWorker {
   worker: Worker;
@@ -52,13 +58,22 @@ export async function createRecurWorker(
   const bridge = await startHostBridge({
     host: config.host, port: opts.bridgePort ?? 0, secret: Buffer.from(ownerOnlySecret(stackPaths(config).bridgeSecret), 'hex'),
   });
-  registerSessionOps(obs.bridge(bridge), client);
+  const taskQueue = opts.taskQueue ?? config.temporal.taskQueue;
+  const harness = createHarnessClient(client, { taskQueue, globalScope: config.harness.globalScope });
+  const ops = obs.bridge(bridge);
+  registerSessionOps(ops, client, resolveSpecFrom(harness));
+  registerHarnessOps(ops, { client, harness, skillsDir: stackPaths(config).skills, refineApply: config.harness.refineApply });
   const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel` }));
 
   const snapshots = createSnapshotActivities({ kernels, blobs, blobsRoot: stackPaths(config).blobs });
-  const activities: SessionActivities = withRecurErrors({
+  const activities: SessionActivities & HarnessActivities & ReturnType<typeof createAutoRefineActivities> = withRecurErrors({
     ...createEventLogActivities({ kafka, topic: config.kafka.topic, producer, onAppended: (r) => transcripts.record(r) }),
-    ...createModelActivities({ transcripts, blobs, env: opts.env ?? process.env }),
+    ...createModelActivities({ transcripts, blobs, env: opts.env ?? process.env, harnessSection: harnessPromptSection(harness) }),
+    ...createRefineActivities({
+      readLog: async (sessionId) => (await readSessionLog({ kafka, topic: config.kafka.topic, sessionId, descendants: false })).events,
+      env: opts.env ?? process.env,
+    }),
+    ...createAutoRefineActivities({ harness, apply: config.harness.refineApply }),
     ...createKernelActivities({ kernels, blobs, transcripts, snapshots }),
     snapshotKernel: snapshots.snapshotKernel,
   });
@@ -66,7 +81,7 @@ export async function createRecurWorker(
   const worker = await Worker.create({
     connection: nativeConnection,
     namespace: config.temporal.namespace,
-    taskQueue: opts.taskQueue ?? config.temporal.taskQueue,
+    taskQueue,
     workflowsPath: require.resolve('../../workflows'),
     activities,
     ...obs.workerOptions,
