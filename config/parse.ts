@@ -15,6 +15,7 @@ const ports: Section = (c) => c.ports;
 const kafka: Section = (c) => c.kafka;
 const temporal: Section = (c) => c.temporal;
 const agent: Section = (c) => c.agent;
+const autonomous: Section = (c) => c.autonomous;
 
 /** Each environment variable Recur reads and the config field it sets: one table for reading and writing. */
 const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
@@ -38,6 +39,12 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_MAX_DEPTH', agent, 'maxDepth', 'positive'],
   ['RECUR_MAX_TURNS', agent, 'maxTurns', 'positive'],
   ['RECUR_IDLE_UNLOAD_SECONDS', agent, 'idleUnloadSeconds', 'positive'],
+  ['RECUR_COMPACT_AT_TOKENS', agent, 'compactAtTokens', 'positive'],
+  ['RECUR_AUTONOMOUS_MAX_TURNS', autonomous, 'maxTurns', 'positive'],
+  ['RECUR_AUTONOMOUS_MAX_TOKENS', autonomous, 'maxTokens', 'positive'],
+  ['RECUR_AUTONOMOUS_MAX_COST_USD', autonomous, 'maxCostUsd', 'positive'],
+  ['RECUR_AUTONOMOUS_MAX_SECONDS', autonomous, 'maxSeconds', 'positive'],
+  ['RECUR_GATE_TIMEOUT_SECONDS', autonomous, 'gateTimeoutSeconds', 'positive'],
   ['RECUR_PYTHON', top, 'python', 'text'],
   ['RECUR_JAVA', top, 'java', 'text'],
 ];

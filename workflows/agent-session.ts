@@ -9,7 +9,9 @@ import {
 } from '@temporalio/workflow';
 import { installHandlers } from './handlers';
 import { childFinishedSignal } from './messages';
-import { checkBudget, failureKind } from './plan-next-step';
+import { afterAnswer, callModelFor, fireDueSchedules, logInputGoal, reachedLimit, wrapUp } from './keep-going';
+import { installLongRunHandlers } from './long-run-handlers';
+import { failureKind } from './plan-next-step';
 import { sessionActivities } from './proxies';
 import { SessionState } from './session-state';
 import type { SessionInput, SessionResult } from './session-types';
@@ -18,10 +20,12 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
   const acts = sessionActivities(input.limits.cellTimeoutSeconds);
   const s = new SessionState(input, acts);
   installHandlers(s, agentSessionWorkflow);
+  installLongRunHandlers(s);
   let result: SessionResult;
   let cancelled: unknown;
   try {
     if (!input.carry) await s.emit(() => [started(input)]);
+    await logInputGoal(s);
     const outcome = await runTurns(s, acts);
     if (outcome === 'continue') {
       await condition(allHandlersFinished);
@@ -43,26 +47,26 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
 async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActivities>): Promise<SessionResult | 'continue'> {
   const { input } = s;
   for (;;) {
-    const stop = checkBudget({ turn: s.turn, tokens: s.tokens, elapsedMs: Date.now() - s.startedAt }, input.limits);
-    if (stop) return { status: 'failed', ...stop };
+    const stop = await reachedLimit(s);
+    if (stop) return wrapUp(s, acts, stop);
     await s.deliver('prompt');
+    await fireDueSchedules(s);
     s.phase = 'model';
     let reply;
     try {
-      reply = await acts.callModel({
-        sessionId: s.id, agent: input.name, model: input.model, callIndex: s.turn, throughSeq: s.nextSeq - 1,
-      });
+      reply = await callModelFor(s, acts);
     } catch (e) {
       if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
       const cause = e.cause instanceof ApplicationFailure ? e.cause : undefined;
       return { status: 'failed', kind: failureKind(cause?.type ?? undefined), reason: cause?.message ?? e.cause?.message ?? e.message };
     }
-    s.tokens += reply.event.tokensIn + reply.event.tokensOut;
     const turn = s.turn++;
     const code = reply.code;
     if (code === null) {
       await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }]);
-      return { status: 'completed', answer: reply.answer ?? '' };
+      if (await afterAnswer(s) === 'end') return { status: 'completed', answer: reply.answer ?? '' };
+      if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
+      continue;
     }
     // The reply and the cell it asks for go to the log in one append: one round trip less per step.
     const reqSeq = 1 + await s.emit((seq) => [
@@ -85,7 +89,9 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     if (restored) await s.emit(() => [{ type: 'KernelRestored', ...restored }]);
     const doneSeq = await s.emit(() => [{ type: 'CellExecuted', requestId, code, ...cell }]);
     if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) await snapshot(s, acts, doneSeq);
-    if (s.final !== null) return { status: 'completed', answer: s.final };
+    const answer = s.final;
+    s.final = null;
+    if (answer !== null && await afterAnswer(s) === 'end') return { status: 'completed', answer };
     if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
   }
 }

@@ -37,7 +37,8 @@ export interface SessionStatusView {
   turn: number;
   tokens: number;
   nextSeq: number;
-  phase: 'starting' | 'model' | 'cell' | 'done';
+  /** idle: waiting on a durable timer for a scheduled tick (or a message). */
+  phase: 'starting' | 'model' | 'cell' | 'idle' | 'done';
   unread: number;
 }
 export const getStatusQuery = defineQuery<SessionStatusView>('getStatus');

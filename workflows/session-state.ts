@@ -2,6 +2,7 @@ import type { RecurEventInput } from '../schemas/generated/events';
 import type { SessionActivities } from '../activities/session-activities';
 import type { ChildInfo, InboxMessage, SessionCarry, SessionInput, SnapshotPointer } from './session-types';
 import type { SessionStatusView } from './messages';
+import { LongRun } from './long-run';
 
 const GENESIS = '0'.repeat(64);
 
@@ -23,6 +24,8 @@ export class SessionState {
   messagesSent: number;
   cellsSinceSnapshot: number;
   lastSnapshot: SnapshotPointer | null;
+  /** Goal, schedules, keep-going counters. */
+  readonly long: LongRun;
   final: string | null = null;
   phase: SessionStatusView['phase'] = 'starting';
   private tail: Promise<unknown> = Promise.resolve();
@@ -41,6 +44,7 @@ export class SessionState {
     this.messagesSent = c?.messagesSent ?? 0;
     this.cellsSinceSnapshot = c?.cellsSinceSnapshot ?? 0;
     this.lastSnapshot = c?.lastSnapshot ?? null;
+    this.long = new LongRun(input, c?.longRun, this.startedAt);
   }
 
   /** Appends events built from the seq the first one will get; resolves to that seq. */
@@ -94,6 +98,7 @@ export class SessionState {
       messagesSent: this.messagesSent,
       cellsSinceSnapshot: this.cellsSinceSnapshot,
       lastSnapshot: this.lastSnapshot,
+      longRun: this.long.carry(),
     };
   }
 

@@ -51,6 +51,93 @@ export interface CellRequested {
   readonly toolCallId: string | null;
 }
 
+/** The prompt neared the model's context budget, so older turns were summarised: from here on the prompt shows the summary in place of events fromSeq..toSeq. The task, goal, kernel and its variables are untouched. Appended by the session's workflow just before the ModelCalled whose prompt first used it. */
+export interface Compacted {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'Compacted';
+  /** First seq the summary replaces (the event after SessionStarted). */
+  readonly fromSeq: number;
+  /** Last seq the summary replaces; later events are kept as they are. */
+  readonly toSeq: number;
+  /** Model turns whose messages the summary replaces. */
+  readonly droppedTurns: number;
+  /** Characters of prompt text the summary replaces. */
+  readonly droppedChars: number;
+  /** The summary shown to the model, written by the summariser model call. */
+  readonly summary: string;
+  /** Estimated prompt tokens before compaction. */
+  readonly tokensBefore: number;
+  /** Estimated prompt tokens after compaction. */
+  readonly tokensAfter: number;
+}
+
+/** Why the host continued the session. */
+export type ContinuationReason = 'goal' | 'autonomous' | 'gate_failed' | 'wrap_up';
+
+/** The host, not a human, told the agent to keep going: a turn ended with an answer while a goal was open or autonomous mode was on, or a limit was reached and the agent gets one wrap-up turn. Appended by the session's workflow right after the turn it follows; the prompt builder shows its text as the next user message. */
+export interface ContinuationInjected {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'ContinuationInjected';
+  /** goal: an active goal is not complete; autonomous: autonomous mode without gates keeps going until a limit; gate_failed: a quality gate failed, its output is in the text; wrap_up: a limit was reached, this is the last model call. */
+  readonly reason: ContinuationReason;
+  /** Continuations injected in this session so far, this one included. */
+  readonly count: number;
+  /** The message shown to the model. */
+  readonly text: string;
+}
+
+/** An autonomous-mode quality gate (a shell command the user configured) ran after the agent said it was done. Appended by the session's workflow, one per gate run, in the gates' order; a failed gate's output goes back to the agent as a continuation. */
+export interface GateChecked {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'GateChecked';
+  /** The gate's shell command. */
+  readonly command: string;
+  /** True when it exited 0 within its timeout. */
+  readonly passed: boolean;
+  /** Exit status; null when it was killed (timeout or signal) or could not start. */
+  readonly exitCode: number | null;
+  /** Its stdout and stderr together, cut to the last 6000 characters. */
+  readonly output: string;
+  /** How long it ran. */
+  readonly durationMs: number;
+  /** Gate rounds run in this session, this one included. */
+  readonly attempt: number;
+}
+
+/** What happened to the goal. */
+export type GoalChange = 'set' | 'completed' | 'completion_refused' | 'paused' | 'resumed' | 'cleared' | 'budget_limited';
+
+/** Goal state after the change. */
+export type GoalStatus = 'active' | 'paused' | 'complete' | 'budget_limited' | 'cleared';
+
+/** The session's goal was set, completed, paused, resumed, cleared or limited by its budget, or a completion was refused. Appended by the session's workflow, in order with the turns; the latest one is the goal's current state (the prompt builder re-presents it from here after compaction and restart). */
+export interface GoalChanged {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'GoalChanged';
+  /** set: a goal was created (by `recur run --goal` or goal.create); completed: goal.complete() was accepted; completion_refused: goal.complete() on an open-ended goal, refused and the session went on; paused/resumed/cleared: by the agent; budget_limited: one of its budgets was spent. */
+  readonly change: GoalChange;
+  /** The objective, as the user or agent wrote it. */
+  readonly objective: string;
+  /** True when the goal has no end state ("keep beating the best"): the agent cannot complete it, only a budget or an operator ends it. */
+  readonly openEnded: boolean;
+  /** The goal's status after this change. */
+  readonly status: GoalStatus;
+  /** Model tokens (in + out) the goal may use; null for none. */
+  readonly tokenBudget: number | null;
+  /** Wall-clock seconds the goal may run from when it was set; null for none. */
+  readonly secondsBudget: number | null;
+  /** US dollars of model calls the goal may use; null for none. */
+  readonly costBudgetUsd: number | null;
+  /** Model tokens used by turns while the goal was active, up to this change. */
+  readonly tokensUsed: number;
+  /** Model cost in US dollars while the goal was active, up to this change. */
+  readonly costUsd: number;
+  /** Seconds since the goal was set, at this change. */
+  readonly secondsUsed: number;
+  /** Why, in words: the agent's completion summary, the refusal's reason, or which budget was spent. */
+  readonly reason: string | null;
+}
+
 /** A name the snapshot held that could not be loaded; it is missing from the namespace. */
 export interface RestoreFailure {
   /** The variable's or module's name in the kernel namespace. */
@@ -207,6 +294,46 @@ export interface ModelCalled {
   readonly requestBlob: BlobRef | null;
 }
 
+/** What happened to the schedule. */
+export type ScheduleChange = 'added' | 'cancelled' | 'finished';
+
+/** How a schedule repeats. */
+export type ScheduleKind = 'once' | 'every' | 'cron';
+
+/** A heartbeat or scheduled prompt of this session was added, cancelled or finished. Appended by the session's workflow; the schedules' current state is the fold of these and ScheduleFired. */
+export interface ScheduleChanged {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'ScheduleChanged';
+  /** Id of the schedule, unique in its session (`s1`, `s2`, ...). */
+  readonly scheduleId: string;
+  /** added: created by the agent or the user; cancelled: removed before its last tick; finished: a one-shot schedule fired. */
+  readonly change: ScheduleChange;
+  /** once: a single tick (`in 10m`, `at <ISO time>`); every: a heartbeat at a fixed interval; cron: a 5-field cron expression, UTC. */
+  readonly kind: ScheduleKind;
+  /** The schedule as written (`every 5m`, `in 1h`, `at 2026-01-01T00:00:00Z`, `0 * * * *`). */
+  readonly spec: string;
+  /** What the agent is told when it fires. */
+  readonly instruction: string;
+  /** When it fires next (workflow time, UTC); null once it will not fire again. */
+  readonly nextRunAt: number | null;
+}
+
+/** A heartbeat or scheduled prompt came due and re-entered the session (on a durable workflow timer, so it fires even if the worker was down at the time). Ticks missed while the session was busy or no worker ran are coalesced into this one. Appended by the session's workflow just before the turn it starts; the prompt builder shows the instruction as a user message. */
+export interface ScheduleFired {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'ScheduleFired';
+  /** Id of the schedule, as in its ScheduleChanged. */
+  readonly scheduleId: string;
+  /** What the agent is told. */
+  readonly instruction: string;
+  /** The tick this firing stands for (the earliest one coalesced). */
+  readonly dueAt: number;
+  /** Further ticks that came due before this firing and were coalesced into it (0 when none were missed). */
+  readonly missed: number;
+  /** Times this schedule has fired, this one included. */
+  readonly runCount: number;
+}
+
 /** The session gave its final answer. Appended by the session's workflow as its last event; a session has at most one of SessionCompleted and SessionFailed. */
 export interface SessionCompleted {
   /** Event type: the record's short name, also the envelope's `type`. */
@@ -331,12 +458,18 @@ export interface Envelope {
 export type RecurEvent =
   | CellExecuted
   | CellRequested
+  | Compacted
+  | ContinuationInjected
+  | GateChecked
+  | GoalChanged
   | KernelRestored
   | KernelSnapshotted
   | MessageDelivered
   | MessageRefused
   | MessageSent
   | ModelCalled
+  | ScheduleChanged
+  | ScheduleFired
   | SessionCompleted
   | SessionFailed
   | SessionStarted
@@ -345,7 +478,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'SessionCompleted', 'SessionFailed', 'SessionStarted', 'SubagentCompleted', 'SubagentSpawned'];
+export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionStarted', 'SubagentCompleted', 'SubagentSpawned'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -354,12 +487,18 @@ type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P
 export type RecurEventInput =
   | WithDefaults<CellExecuted, 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>
   | WithDefaults<CellRequested, 'codeBlob' | 'toolCallId'>
+  | Compacted
+  | ContinuationInjected
+  | WithDefaults<GateChecked, 'exitCode'>
+  | WithDefaults<GoalChanged, 'tokenBudget' | 'secondsBudget' | 'costBudgetUsd' | 'reason'>
   | WithDefaults<KernelRestored, 'manifest' | 'fromSnapshotSeq' | 'interruptedCell'>
   | KernelSnapshotted
   | MessageDelivered
   | MessageRefused
   | WithDefaults<MessageSent, 'textBlob'>
   | WithDefaults<ModelCalled, 'responseBlob' | 'toolCalls' | 'requestBlob'>
+  | WithDefaults<ScheduleChanged, 'nextRunAt'>
+  | ScheduleFired
   | WithDefaults<SessionCompleted, 'answerBlob'>
   | WithDefaults<SessionFailed, 'error'>
   | WithDefaults<SessionStarted, 'taskBlob' | 'parentId' | 'budgetUsd' | 'systemPromptBlob'>

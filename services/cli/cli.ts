@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CONFIG_ENV_VARS } from '../../config';
 import { ExitError } from '../../errors';
+import { LONG_RUN_OPTIONS, LONG_RUN_USAGE } from './long-run-flags';
 
 export interface CommandContext {
   args: string[];
@@ -48,8 +49,8 @@ const COMMANDS: Record<string, Command> = {
   },
   run: {
     summary: 'start a root agent session and stream its events (and its sub-agents\') until it ends',
-    usage: 'recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--detach] [--json]',
-    options: { model: { type: 'string', short: 'm' }, name: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' } },
+    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--detach] [--json] ${LONG_RUN_USAGE}`,
+    options: { model: { type: 'string', short: 'm' }, name: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' }, ...LONG_RUN_OPTIONS },
     load: async () => (await import('./commands/run')).run,
   },
   attach: {

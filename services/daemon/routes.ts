@@ -4,6 +4,7 @@ import type { SessionInput } from '../../workflows/session-types';
 import type { HealthReply, ListSessionsReply, LogReply, SendMessageReply, StartSessionReply, WorkerState } from './api-types';
 import { DaemonHttpError, badRequest, notFound } from './http-error';
 import { checkSessionId, newRootSessionId, parseSendMessage, parseStartSession } from './parse-requests';
+import { autonomousInput } from './long-run-input';
 import type { SessionService } from './session-service';
 
 export interface ApiRequest {
@@ -38,6 +39,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
     const req = parseStartSession(body);
     const { agent } = deps.config;
     const sessionId = newRootSessionId(req.name);
+    const auto = autonomousInput(req.autonomous, deps.config);
     const input: SessionInput = {
       sessionId,
       rootId: sessionId,
@@ -54,8 +56,12 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         maxDepth: agent.maxDepth,
         turnsPerRun: agent.turnsPerRun,
         snapshotEveryCells: agent.snapshotEveryCells,
+        compactAtTokens: agent.compactAtTokens,
+        ...auto.limits,
         ...req.limits,
       },
+      ...(req.goal && { goal: req.goal }),
+      ...(auto.autonomous && { autonomous: auto.autonomous }),
     };
     await deps.sessions.start(input);
     return ok({ sessionId } satisfies StartSessionReply, 201);

@@ -8,6 +8,7 @@ import { createEventLogActivities, createEventLogProducer, ensureTopic } from '.
 import { createKernelClient } from '../../activities/kernel/index';
 import { createKernelActivities } from '../../activities/run-cell';
 import { createSnapshotActivities } from '../../activities/snapshot/index';
+import { createGateActivities } from '../../activities/run-gate';
 import type { SessionActivities } from '../../activities/session-activities';
 import { TranscriptCache } from '../../activities/transcript-cache';
 import { workerObservability, type Telemetry } from '../../observability';
@@ -15,6 +16,7 @@ import { jupyterConnection, kafkaClient, repoRoot, stackPaths, temporalAddress }
 import { startHostBridge } from '../host-bridge';
 import { readSessionLog } from '../projector';
 import { registerSessionOps } from './bridge-ops';
+import { registerLongRunOps } from './long-run-ops';
 
 export interface RecurWorker {
   worker: Worker;
@@ -44,7 +46,9 @@ export async function createRecurWorker(
   const connection = await Connection.connect({ address: temporalAddress(config) });
   const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: obs.clientInterceptors });
   const bridge = await startHostBridge({ host: config.host });
-  registerSessionOps(obs.bridge(bridge), client);
+  const traced = obs.bridge(bridge);
+  registerSessionOps(traced, client);
+  registerLongRunOps(traced, client);
   const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel` }));
 
   const snapshots = createSnapshotActivities({ kernels, blobs, blobsRoot: stackPaths(config).blobs });
@@ -53,6 +57,7 @@ export async function createRecurWorker(
     ...createModelActivities({ transcripts, blobs, env: opts.env ?? process.env }),
     ...createKernelActivities({ kernels, blobs, transcripts, snapshots }),
     snapshotKernel: snapshots.snapshotKernel,
+    ...createGateActivities({ env: opts.env ?? process.env }),
   });
   const nativeConnection = await NativeConnection.connect({ address: temporalAddress(config) });
   const worker = await Worker.create({
