@@ -77,7 +77,7 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     const requestId = `${s.id}/${reqSeq}`;
     const { cell, restored } = await acts.runCell({
       sessionId: s.id, rootId: input.rootId, cellId: requestId, code, timeoutSeconds: input.limits.cellTimeoutSeconds,
-      firstCell: s.turn === 1, restoreFrom: s.lastSnapshot, throughSeq: reqSeq,
+      firstCell: s.long.cellsRun++ === 0, restoreFrom: s.lastSnapshot, throughSeq: reqSeq,
     }).catch(async (e: unknown) => {
       if (!(e instanceof ActivityFailure)) throw e;
       if (!isCancellation(e)) return { cell: interrupted(e.cause?.message ?? e.message), restored: null };

@@ -50,4 +50,5 @@ export interface LongRunCarry {
   gateRounds: number;
   costUsd: number;
   compactions: number;
+  cellsRun: number;
 }

@@ -14,6 +14,8 @@ export class LongRun {
   gateRounds: number;
   costUsd: number;
   compactions: number;
+  /** Cells requested so far: with keep-going, the first cell need not come at the first turn. */
+  cellsRun: number;
   /** A goal from the session's input not yet logged (first run only). */
   readonly goalFromInput: boolean;
 
@@ -26,6 +28,7 @@ export class LongRun {
     this.gateRounds = carried?.gateRounds ?? 0;
     this.costUsd = carried?.costUsd ?? 0;
     this.compactions = carried?.compactions ?? 0;
+    this.cellsRun = carried?.cellsRun ?? input.carry?.turn ?? 0;
   }
 
   /** Counts a model call against the session and, while it is active, the goal. */
@@ -49,6 +52,7 @@ export class LongRun {
     return {
       goal: this.goal, schedules: this.activeSchedules(), schedulesAdded: this.schedulesAdded,
       continuations: this.continuations, gateRounds: this.gateRounds, costUsd: this.costUsd, compactions: this.compactions,
+      cellsRun: this.cellsRun,
     };
   }
 }
