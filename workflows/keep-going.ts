@@ -32,6 +32,8 @@ export async function callModelFor(s: SessionState, acts: Acts) {
   if (reply.compacted) {
     s.long.compactions++;
     const c = reply.compacted;
+    s.tokens += c.tokensIn + c.tokensOut;
+    s.long.recordCall(c.tokensIn + c.tokensOut, c.costUsd);
     await s.emit(() => [{ type: 'Compacted', ...c }]);
   }
   s.tokens += reply.event.tokensIn + reply.event.tokensOut;

@@ -20,7 +20,9 @@ export async function compactFor(
     agent: `${call.agent}:compact`, callIndex: call.callIndex, signal: call.signal,
   });
   const { transcript: _, ...fields } = plan;
-  const compacted = { ...fields, summary: res.text, tokensAfter: 0 };
+  const compacted = {
+    ...fields, summary: res.text, tokensAfter: 0, tokensIn: res.usage.inputTokens, tokensOut: res.usage.outputTokens, costUsd: res.costUsd,
+  };
   compacted.tokensAfter = estimateTokens(buildPrompt(events, compacted));
   return compacted;
 }

@@ -69,6 +69,12 @@ export interface Compacted {
   readonly tokensBefore: number;
   /** Estimated prompt tokens after compaction. */
   readonly tokensAfter: number;
+  /** Input tokens of the summariser call; counted against the session's budgets like any model call. */
+  readonly tokensIn: number;
+  /** Output tokens of the summariser call. */
+  readonly tokensOut: number;
+  /** Cost of the summariser call in US dollars (0 for models without a known price). */
+  readonly costUsd: number;
 }
 
 /** Why the host continued the session. */

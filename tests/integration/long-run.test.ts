@@ -118,6 +118,7 @@ describe('goals, keep-going, schedules, autonomous limits and compaction (real s
     expect(compacted[0]).toMatchObject({ fromSeq: 1, toSeq: turn1 - 1, droppedTurns: 1, summary });
     expect(compacted[0].droppedChars).toBeGreaterThan(4000);
     expect(compacted[0].tokensAfter).toBeLessThan(compacted[0].tokensBefore);
+    expect(compacted[0].tokensIn).toBeGreaterThan(0);
     // The Compacted event comes right before the model call that first used it.
     const at = events.findIndex((e) => e.type === 'Compacted');
     expect(events[at + 1].type).toBe('ModelCalled');

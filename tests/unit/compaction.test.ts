@@ -42,7 +42,7 @@ describe('compaction', () => {
   it('shows the summary in place of the dropped turns and keeps the task and the goal', () => {
     const logged = log([
       started, goalSet, ...turn(2, 'a = 1', 'x'.repeat(4000)),
-      { type: 'Compacted', fromSeq: 1, toSeq: 4, droppedTurns: 1, droppedChars: 4020, summary: 'set a = 1', tokensBefore: 1100, tokensAfter: 200 },
+      { type: 'Compacted', fromSeq: 1, toSeq: 4, droppedTurns: 1, droppedChars: 4020, summary: 'set a = 1', tokensBefore: 1100, tokensAfter: 200, tokensIn: 1000, tokensOut: 10, costUsd: 0 },
       ...turn(6, 'b = a + 1', 'two'),
     ]);
     const prompt = buildPrompt(logged);
@@ -59,7 +59,7 @@ describe('compaction', () => {
   it('a second compaction folds the first summary into its transcript', () => {
     const logged = log([
       started, ...turn(1, 'a = 1', 'x'.repeat(4000)),
-      { type: 'Compacted', fromSeq: 1, toSeq: 3, droppedTurns: 1, droppedChars: 4020, summary: 'FIRST SUMMARY', tokensBefore: 1100, tokensAfter: 200 },
+      { type: 'Compacted', fromSeq: 1, toSeq: 3, droppedTurns: 1, droppedChars: 4020, summary: 'FIRST SUMMARY', tokensBefore: 1100, tokensAfter: 200, tokensIn: 1000, tokensOut: 10, costUsd: 0 },
       ...turn(5, 'b = 2', 'y'.repeat(4000)), ...turn(8, 'c = 3', 'z'),
     ]);
     const plan = planCompaction(logged, 500)!;
