@@ -24,7 +24,8 @@ describe('goals, keep-going, schedules, autonomous limits and compaction (real s
           py('print(goal.complete("x == 42, printed and checked")["status"])'),
           'The answer is 42.',
         ],
-      }, 'compute 6*7'),
+      }, 'compute 6*7', { turnsPerRun: 2 }),
+      // Two continue-as-new boundaries: the goal and its counters travel in the carry.
       goal: goal('compute 6*7 and check it'),
     });
     expect(run.result).toEqual({ status: 'completed', answer: 'The answer is 42.' });
