@@ -62,8 +62,9 @@ export async function fireDueSchedules(s: SessionState): Promise<void> {
  */
 export async function afterAnswer(s: SessionState): Promise<'continue' | 'end'> {
   const { goal } = s.long;
-  if (goal && s.long.goalOpen()) return inject(s, 'goal', goalContinuationText(goal, Date.now()));
   const auto = s.input.autonomous;
+  if ((goal && s.long.goalOpen()) || (auto && auto.gates.length === 0)) await settle(s);
+  if (goal && s.long.goalOpen()) return inject(s, 'goal', goalContinuationText(goal, Date.now()));
   if (auto) {
     if (auto.gates.length === 0) return inject(s, 'autonomous', AUTONOMOUS_TEXT);
     const round = ++s.long.gateRounds;
@@ -83,6 +84,20 @@ export async function afterAnswer(s: SessionState): Promise<'continue' | 'end'> 
   // A workflow timer: it fires on time even if no worker runs then; the next worker picks it up.
   await condition(() => s.inbox.length > 0, Math.max(wake - Date.now(), 1));
   return 'continue';
+}
+
+/**
+ * With sub-agents still running and nothing new to read, a continuation waits (durably) for their
+ * news or the next scheduled tick instead of spinning the model on an unchanged prompt.
+ */
+async function settle(s: SessionState): Promise<void> {
+  const running = () => [...s.children.values()].some((c) => c.status === 'running');
+  if (!running() || s.inbox.length > 0) return;
+  s.phase = 'idle';
+  const wake = nextWake(s.long.schedules);
+  const news = () => s.inbox.length > 0 || !running();
+  if (wake === null) await condition(news);
+  else await condition(news, Math.max(wake - Date.now(), 1));
 }
 
 async function inject(s: SessionState, reason: ContinuationInjected['reason'], text: string): Promise<'continue'> {

@@ -44,6 +44,29 @@ describe('goals, keep-going, schedules, autonomous limits and compaction (real s
     expect(run.of('GoalChanged')[1].tokensUsed).toBeGreaterThan(0);
   });
 
+  it('holds a goal continuation while a sub-agent still works, and continues when its answer arrives', async () => {
+    const run = await h.runInput({
+      ...h.input({
+        root: [
+          py('h = rlm("compute 6*7 slowly", name="worker")\nprint("started")'),
+          'Started the worker; waiting for its answer.',
+          py('print(goal.complete("the worker answered 42")["status"])'),
+          'Done: 42.',
+        ],
+        worker: [py('import time\ntime.sleep(3)\nx = 6 * 7'), '42'],
+      }, 'get 6*7 from a worker'),
+      goal: goal('get 6*7 from a worker'),
+    });
+    expect(run.result).toEqual({ status: 'completed', answer: 'Done: 42.' });
+    const types = run.types();
+    // One continuation, after the child's answer: the model was not spun while it worked.
+    expect(run.of('ContinuationInjected').map((c) => c.count)).toEqual([1]);
+    expect(types.indexOf('SubagentCompleted')).toBeLessThan(types.indexOf('ContinuationInjected'));
+    expect(types.slice(types.indexOf('ContinuationInjected'), types.indexOf('ContinuationInjected') + 3))
+      .toEqual(['ContinuationInjected', 'MessageDelivered', 'ModelCalled']);
+    expect(run.of('ModelCalled')).toHaveLength(4);
+  });
+
   it('refuses to let the agent complete an open-ended goal, logs the refusal, and keeps going until a limit ends it with a wrap-up turn', async () => {
     const run = await h.runInput({
       ...h.input({
