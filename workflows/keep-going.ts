@@ -78,11 +78,9 @@ export async function afterAnswer(s: SessionState): Promise<'continue' | 'end'> 
     }
     return 'end';
   }
-  const wake = nextWake(s.long.schedules);
-  if (wake === null) return 'end';
-  s.phase = 'idle';
+  if (nextWake(s.long.schedules) === null) return 'end';
   // A workflow timer: it fires on time even if no worker runs then; the next worker picks it up.
-  await condition(() => s.inbox.length > 0, Math.max(wake - Date.now(), 1));
+  await idle(s, () => s.inbox.length > 0);
   return 'continue';
 }
 
@@ -93,11 +91,21 @@ export async function afterAnswer(s: SessionState): Promise<'continue' | 'end'> 
 async function settle(s: SessionState): Promise<void> {
   const running = () => [...s.children.values()].some((c) => c.status === 'running');
   if (!running() || s.inbox.length > 0) return;
+  await idle(s, () => s.inbox.length > 0 || !running());
+}
+
+/** Waits until `news`, the next scheduled tick, or the session's or goal's deadline, whichever comes first. */
+async function idle(s: SessionState, news: () => boolean): Promise<void> {
+  const { maxSeconds } = s.input.limits;
+  const g = s.long.goal;
+  const ends = [
+    nextWake(s.long.schedules),
+    maxSeconds === null ? null : s.startedAt + maxSeconds * 1000,
+    g?.status === 'active' && g.secondsBudget !== null ? g.setAt + g.secondsBudget * 1000 : null,
+  ].filter((t): t is number => t !== null);
   s.phase = 'idle';
-  const wake = nextWake(s.long.schedules);
-  const news = () => s.inbox.length > 0 || !running();
-  if (wake === null) await condition(news);
-  else await condition(news, Math.max(wake - Date.now(), 1));
+  if (ends.length === 0) await condition(news);
+  else await condition(news, Math.max(Math.min(...ends) - Date.now(), 1));
 }
 
 async function inject(s: SessionState, reason: ContinuationInjected['reason'], text: string): Promise<'continue'> {

@@ -88,6 +88,21 @@ describe('goals, keep-going, schedules, autonomous limits and compaction (real s
     expect(run.types().slice(-4)).toEqual(['CellExecuted', 'ContinuationInjected', 'ModelCalled', 'SessionFailed']);
   });
 
+  it('ends at a goal\'s token budget: the goal is marked budget-limited, then one wrap-up turn', async () => {
+    const run = await h.runInput({
+      ...h.input({ root: ['I have nothing more to try.', 'Wrap-up: tried one idea; the best is unchanged.'] }, 'improve it'),
+      goal: goal('keep improving the score', { openEnded: true, tokenBudget: 1 }),
+    });
+    expect(run.result).toMatchObject({ status: 'failed', kind: 'budget' });
+    expect(run.types()).toEqual([
+      'SessionStarted', 'GoalChanged', 'ModelCalled', 'ContinuationInjected', 'GoalChanged', 'ContinuationInjected', 'ModelCalled', 'SessionFailed',
+    ]);
+    const [, limited] = run.of('GoalChanged');
+    expect(limited).toMatchObject({ change: 'budget_limited', status: 'budget_limited', tokenBudget: 1, reason: expect.stringMatching(/^goal token budget spent/) });
+    expect(limited.tokensUsed).toBe(run.of('ModelCalled')[0].tokensIn + run.of('ModelCalled')[0].tokensOut);
+    expect(run.of('SessionFailed')[0].reason).toMatch(/goal token budget spent.*wrapped up/);
+  });
+
   it('ends an autonomous run at its token budget with one wrap-up model call and a clear status', async () => {
     const run = await h.runInput({
       ...h.input({ root: ['Working on it.', 'Report: did one step; the rest remains.', 'never reached'] }, 'a long job', { maxTokens: 1 }),
