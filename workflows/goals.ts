@@ -27,10 +27,16 @@ export function goalBudgetStop(g: Goal, now: number): string | null {
   return null;
 }
 
-/** Whether the agent may mark the goal complete; an open-ended goal has no end state to reach. */
-export function checkCompletion(g: Goal | null): string | null {
-  if (!g || g.status === 'cleared' || g.status === 'complete') return 'there is no open goal to complete';
-  if (g.openEnded) return 'this goal is open-ended: it has no end state, so it cannot be marked complete; keep improving on it';
+/**
+ * Whether `by` may end (complete), pause or clear the goal: an open-ended goal has no end state,
+ * so the agent may do none of these; an operator may.
+ */
+export function checkGoalStop(g: Goal | null, action: 'complete' | 'pause' | 'clear', by: 'agent' | 'operator'): string | null {
+  if (!g || g.status === 'cleared' || g.status === 'complete' || g.status === 'budget_limited') return 'there is no open goal';
+  if (g.openEnded && by === 'agent') {
+    const what = action === 'complete' ? 'marked complete' : action === 'pause' ? 'paused' : 'cleared';
+    return `this goal is open-ended: it has no end state, so the agent cannot have it ${what}; keep improving on it`;
+  }
   return null;
 }
 

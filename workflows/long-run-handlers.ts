@@ -1,5 +1,5 @@
 import { setHandler } from '@temporalio/workflow';
-import { checkCompletion, checkGoalSpec, goalEvent, newGoal } from './goals';
+import { checkGoalSpec, checkGoalStop, goalEvent, newGoal } from './goals';
 import { goalUpdate, scheduleUpdate, type GoalReply, type GoalRequest, type ScheduleReply, type ScheduleRequest } from './long-run-messages';
 import { parseSchedule } from './schedules';
 import type { SessionState } from './session-state';
@@ -34,21 +34,24 @@ async function onGoal(s: SessionState, req: GoalRequest): Promise<GoalReply> {
       await s.emit(() => [goalEvent(created, 'set', now)]);
       return view();
     }
-    case 'complete': {
-      const refused = checkCompletion(live);
+    case 'resume':
+      if (!live) return { ok: false, reason: 'there is no open goal' };
+      live.status = 'active';
+      await s.emit(() => [goalEvent(live, 'resumed', now)]);
+      return view();
+    default: {
+      const refused = checkGoalStop(live, req.action, req.by);
       if (refused) {
-        if (live) await s.emit(() => [goalEvent(live, 'completion_refused', now, refused)]);
+        if (live) await s.emit(() => [goalEvent(live, 'refused', now, refused)]);
         return { ok: false, reason: refused };
       }
-      live!.status = 'complete';
-      await s.emit(() => [goalEvent(live!, 'completed', now, req.evidence || null)]);
-      return view();
-    }
-    default: {
-      const to = { pause: 'paused', resume: 'active', clear: 'cleared' } as const;
-      if (!live) return { ok: false, reason: 'there is no open goal' };
-      live.status = to[req.action];
-      await s.emit(() => [goalEvent(live, req.action === 'pause' ? 'paused' : req.action === 'resume' ? 'resumed' : 'cleared', now)]);
+      if (req.action === 'complete') {
+        live!.status = 'complete';
+        await s.emit(() => [goalEvent(live!, 'completed', now, req.evidence || null)]);
+        return view();
+      }
+      live!.status = req.action === 'pause' ? 'paused' : 'cleared';
+      await s.emit(() => [goalEvent(live!, req.action === 'pause' ? 'paused' : 'cleared', now)]);
       return view();
     }
   }

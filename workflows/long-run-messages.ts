@@ -6,10 +6,12 @@ import type { Goal, GoalSpec, Schedule } from './long-run-types';
  * caller needs the result or the refusal, and each change is logged before the reply.
  */
 
-export type GoalRequest =
+/** Who asks: an open-ended goal binds the agent; only an operator may complete, pause or clear it. */
+export type GoalCaller = 'agent' | 'operator';
+export type GoalRequest = { by: GoalCaller } & (
   | { action: 'get' | 'pause' | 'resume' | 'clear' }
   | { action: 'create'; spec: GoalSpec }
-  | { action: 'complete'; evidence: string };
+  | { action: 'complete'; evidence: string });
 export type GoalView = Goal & { secondsUsed: number };
 export type GoalReply = { ok: true; goal: GoalView | null } | { ok: false; reason: string };
 export const goalUpdate = defineUpdate<GoalReply, [GoalRequest]>('goal');

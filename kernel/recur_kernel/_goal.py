@@ -1,7 +1,7 @@
 """``goal``: the session's persistent objective, owned by the host.
 
 The host logs every change and re-presents the goal after each turn, compaction and restart.
-An open-ended goal cannot be completed by the agent: ``complete`` then raises ``ScopeError``.
+An open-ended goal binds the agent: ``complete``, ``pause`` and ``clear`` then raise ``ScopeError``.
 """
 
 from . import _session

@@ -111,16 +111,16 @@ export interface GateChecked {
 }
 
 /** What happened to the goal. */
-export type GoalChange = 'set' | 'completed' | 'completion_refused' | 'paused' | 'resumed' | 'cleared' | 'budget_limited';
+export type GoalChange = 'set' | 'completed' | 'refused' | 'paused' | 'resumed' | 'cleared' | 'budget_limited';
 
 /** Goal state after the change. */
 export type GoalStatus = 'active' | 'paused' | 'complete' | 'budget_limited' | 'cleared';
 
-/** The session's goal was set, completed, paused, resumed, cleared or limited by its budget, or a completion was refused. Appended by the session's workflow, in order with the turns; the latest one is the goal's current state (the prompt builder re-presents it from here after compaction and restart). */
+/** The session's goal was set, completed, paused, resumed, cleared or limited by its budget, or the agent's attempt to end an open-ended goal was refused. Appended by the session's workflow, in order with the turns; the latest one is the goal's current state (the prompt builder re-presents it from here after compaction and restart). */
 export interface GoalChanged {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'GoalChanged';
-  /** set: a goal was created (by `recur run --goal` or goal.create); completed: goal.complete() was accepted; completion_refused: goal.complete() on an open-ended goal, refused and the session went on; paused/resumed/cleared: by the agent; budget_limited: one of its budgets was spent. */
+  /** set: a goal was created (by `recur run --goal` or goal.create); completed: goal.complete() was accepted; refused: the agent tried to complete, pause or clear an open-ended goal, which only an operator may, and the session went on; paused/resumed/cleared: by the agent or an operator; budget_limited: one of its budgets was spent. */
   readonly change: GoalChange;
   /** The objective, as the user or agent wrote it. */
   readonly objective: string;

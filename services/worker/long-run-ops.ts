@@ -8,9 +8,11 @@ const budget = (v: unknown): number | null => (typeof v === 'number' && Number.i
 
 /** The kernel's goal request, from the bridge's JSON args. */
 export function goalRequest(op: string, args: Record<string, unknown>): GoalRequest {
+  const by = 'agent';
   switch (op) {
     case 'goal.create':
       return {
+        by,
         action: 'create',
         spec: {
           objective: str(args.objective) ?? '', openEnded: args.open_ended === true,
@@ -18,9 +20,9 @@ export function goalRequest(op: string, args: Record<string, unknown>): GoalRequ
         },
       };
     case 'goal.complete':
-      return { action: 'complete', evidence: str(args.evidence) ?? '' };
+      return { by, action: 'complete', evidence: str(args.evidence) ?? '' };
     default:
-      return { action: op.slice('goal.'.length) as 'get' | 'pause' | 'resume' | 'clear' };
+      return { by, action: op.slice('goal.'.length) as 'get' | 'pause' | 'resume' | 'clear' };
   }
 }
 

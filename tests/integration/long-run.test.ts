@@ -71,7 +71,7 @@ describe('goals, keep-going, schedules, autonomous limits and compaction (real s
     const run = await h.runInput({
       ...h.input({
         root: [
-          py('try:\n    goal.complete("the search space is exhausted")\nexcept PermissionError as e:\n    print("refused:", e)'),
+          py('for attempt in (lambda: goal.complete("the search space is exhausted"), goal.clear):\n    try:\n        attempt()\n    except PermissionError as e:\n        print("refused:", e)'),
           'Nothing more to try; I am done.',
           py('print("still improving")'),
           'Wrap-up: best result so far is 3.27.',
@@ -81,8 +81,10 @@ describe('goals, keep-going, schedules, autonomous limits and compaction (real s
     });
     expect(run.result).toMatchObject({ status: 'failed', kind: 'max_turns' });
     expect((run.result as { reason: string }).reason).toMatch(/turn limit reached.*wrapped up/);
-    expect(run.of('GoalChanged').map((g) => [g.change, g.status])).toEqual([['set', 'active'], ['completion_refused', 'active']]);
-    expect(run.of('CellExecuted')[0].outputs).toMatch(/^refused: .*open-ended/);
+    expect(run.of('GoalChanged').map((g) => [g.change, g.status])).toEqual([['set', 'active'], ['refused', 'active'], ['refused', 'active']]);
+    expect(run.of('CellExecuted')[0].outputs.split('\n')).toEqual([
+      expect.stringMatching(/^refused: .*open-ended.*cannot have it marked complete/), expect.stringMatching(/^refused: .*cannot have it cleared/),
+    ]);
     expect(run.of('ContinuationInjected').map((c) => c.reason)).toEqual(['goal', 'wrap_up']);
     expect(run.of('ModelCalled').map((m) => m.response).at(-1)).toBe('Wrap-up: best result so far is 3.27.');
     expect(run.types().slice(-4)).toEqual(['CellExecuted', 'ContinuationInjected', 'ModelCalled', 'SessionFailed']);

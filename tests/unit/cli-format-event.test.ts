@@ -63,9 +63,9 @@ describe('long-run event lines', () => {
 
   it('says what happened to a goal, a schedule, a gate and the context in one line each', () => {
     expect(line({
-      type: 'GoalChanged', change: 'completion_refused', objective: 'beat 3.28', openEnded: true, status: 'active',
+      type: 'GoalChanged', change: 'refused', objective: 'beat 3.28', openEnded: true, status: 'active',
       tokenBudget: null, secondsBudget: null, costBudgetUsd: null, tokensUsed: 900, costUsd: 0, secondsUsed: 5, reason: 'open-ended goal',
-    })).toBe('r1 #0 GoalChanged  completion_refused → active (open-ended) 900 tok: "open-ended goal"');
+    })).toBe('r1 #0 GoalChanged  refused → active (open-ended) 900 tok: "open-ended goal"');
     expect(line({ type: 'ContinuationInjected', reason: 'wrap_up', count: 4, text: '[wrap-up] …' })).toBe('r1 #0 ContinuationInjected  #4 wrap_up');
     expect(line({ type: 'ScheduleFired', scheduleId: 's2', instruction: 'check the run', dueAt: 0, missed: 3, runCount: 7 }))
       .toBe('r1 #0 ScheduleFired  s2 run 7 (+3 missed): "check the run"');

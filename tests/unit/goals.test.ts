@@ -1,15 +1,19 @@
-import { checkCompletion, checkGoalSpec, goalBudgetStop, goalContinuationText, goalEvent, newGoal } from '../../workflows/goals';
+import { checkGoalSpec, checkGoalStop, goalBudgetStop, goalContinuationText, goalEvent, newGoal } from '../../workflows/goals';
 import type { GoalSpec } from '../../workflows/long-run-types';
 
 const spec = (more: Partial<GoalSpec> = {}): GoalSpec =>
   ({ objective: 'reach loss < 3.28', openEnded: false, tokenBudget: null, secondsBudget: null, costBudgetUsd: null, ...more });
 
 describe('goals', () => {
-  it('refuses to let the agent complete an open-ended goal, and allows a bounded one', () => {
-    expect(checkCompletion(newGoal(spec({ openEnded: true }), 0))).toMatch(/open-ended.*cannot be marked complete/);
-    expect(checkCompletion(newGoal(spec(), 0))).toBeNull();
-    expect(checkCompletion(null)).toMatch(/no open goal/);
-    expect(checkCompletion({ ...newGoal(spec(), 0), status: 'complete' })).toMatch(/no open goal/);
+  it('refuses to let the agent complete, pause or clear an open-ended goal; an operator may, and a bounded goal is the agent\'s to end', () => {
+    const open = newGoal(spec({ openEnded: true }), 0);
+    expect(checkGoalStop(open, 'complete', 'agent')).toMatch(/open-ended.*cannot have it marked complete/);
+    expect(checkGoalStop(open, 'pause', 'agent')).toMatch(/cannot have it paused/);
+    expect(checkGoalStop(open, 'clear', 'agent')).toMatch(/cannot have it cleared/);
+    expect(checkGoalStop(open, 'clear', 'operator')).toBeNull();
+    expect(checkGoalStop(newGoal(spec(), 0), 'complete', 'agent')).toBeNull();
+    expect(checkGoalStop(null, 'complete', 'agent')).toMatch(/no open goal/);
+    expect(checkGoalStop({ ...newGoal(spec(), 0), status: 'complete' }, 'complete', 'agent')).toMatch(/no open goal/);
   });
 
   it('names the budget that is spent: tokens, then cost, then time', () => {
