@@ -78,10 +78,17 @@ export async function afterAnswer(s: SessionState): Promise<'continue' | 'end'> 
     }
     return 'end';
   }
-  if (nextWake(s.long.schedules) === null) return 'end';
-  // A workflow timer: it fires on time even if no worker runs then; the next worker picks it up.
-  await idle(s, () => s.inbox.length > 0);
-  return 'continue';
+  for (;;) {
+    const wake = nextWake(s.long.schedules);
+    if (wake === null) return 'end';
+    if (wake <= Date.now() || s.inbox.length > 0) return 'continue';
+    // A workflow timer: it fires on time even if no worker runs then; the next worker picks it up.
+    // An operator's schedule or goal change wakes it early, to re-plan.
+    const seen = s.long.version;
+    const news = await idle(s, () => s.inbox.length > 0 || s.long.version !== seen);
+    if (s.long.goalOpen()) return afterAnswer(s);
+    if (!news || s.inbox.length > 0) return 'continue';
+  }
 }
 
 /**
@@ -94,8 +101,8 @@ async function settle(s: SessionState): Promise<void> {
   await idle(s, () => s.inbox.length > 0 || !running());
 }
 
-/** Waits until `news`, the next scheduled tick, or the session's or goal's deadline, whichever comes first. */
-async function idle(s: SessionState, news: () => boolean): Promise<void> {
+/** Waits until `news` (true), or the next scheduled tick or the session's or goal's deadline (false). */
+async function idle(s: SessionState, news: () => boolean): Promise<boolean> {
   const { maxSeconds } = s.input.limits;
   const g = s.long.goal;
   const ends = [
@@ -104,8 +111,11 @@ async function idle(s: SessionState, news: () => boolean): Promise<void> {
     g?.status === 'active' && g.secondsBudget !== null ? g.setAt + g.secondsBudget * 1000 : null,
   ].filter((t): t is number => t !== null);
   s.phase = 'idle';
-  if (ends.length === 0) await condition(news);
-  else await condition(news, Math.max(Math.min(...ends) - Date.now(), 1));
+  if (ends.length === 0) {
+    await condition(news);
+    return true;
+  }
+  return condition(news, Math.max(Math.min(...ends) - Date.now(), 1));
 }
 
 async function inject(s: SessionState, reason: ContinuationInjected['reason'], text: string): Promise<'continue'> {

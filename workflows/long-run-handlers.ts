@@ -11,8 +11,8 @@ const MAX_SCHEDULES = 20;
 
 /** Goal and schedule requests; each change is logged before the reply. */
 export function installLongRunHandlers(s: SessionState): void {
-  setHandler(goalUpdate, (req) => onGoal(s, req));
-  setHandler(scheduleUpdate, (req) => onSchedule(s, req));
+  setHandler(goalUpdate, (req) => onGoal(s, req).finally(() => s.long.version++));
+  setHandler(scheduleUpdate, (req) => onSchedule(s, req).finally(() => s.long.version++));
 }
 
 async function onGoal(s: SessionState, req: GoalRequest): Promise<GoalReply> {

@@ -16,6 +16,8 @@ export class LongRun {
   compactions: number;
   /** Cells requested so far: with keep-going, the first cell need not come at the first turn. */
   cellsRun: number;
+  /** Bumped by every goal or schedule change, so an idle wait can notice one (not carried). */
+  version = 0;
   /** A goal from the session's input not yet logged (first run only). */
   readonly goalFromInput: boolean;
 

@@ -89,6 +89,18 @@ const COMMANDS: Record<string, Command> = {
     options: { json: { type: 'boolean' } },
     load: async () => (await import('./commands/audit')).audit,
   },
+  goal: {
+    summary: "show a session's goal, or pause, resume, clear or complete it as an operator (also an open-ended one)",
+    usage: 'recur goal <session-id> [show|pause|resume|clear|complete ["evidence"]] [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/goal')).goal,
+  },
+  schedule: {
+    summary: 'list, add or cancel the heartbeats and timed prompts that re-enter a running session',
+    usage: 'recur schedule <session-id> [ls | add "<spec: in 10m|every 5m|at <ISO>|cron>" "<instruction>" | cancel <id>] [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/schedule')).schedule,
+  },
   kill: {
     summary: 'cancel a session and its sub-agents',
     usage: 'recur kill <session-id>',

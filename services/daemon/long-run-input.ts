@@ -4,7 +4,8 @@ import { checkGoalSpec } from '../../workflows/goals';
 import type { AutonomousSpec, GoalSpec } from '../../workflows/long-run-types';
 import type { SessionLimits } from '../../workflows/session-types';
 import type { StartSessionRequest } from './api-types';
-import { badRequest } from './http-error';
+import { DaemonHttpError, badRequest } from './http-error';
+import type { GoalRequest, ScheduleRequest } from '../../workflows/long-run-messages';
 
 const MAX_GATES = 20;
 
@@ -51,4 +52,28 @@ export function autonomousInput(req: StartSessionRequest['autonomous'], config: 
     autonomous: { gates: req.gates, gateTimeoutSeconds: a.gateTimeoutSeconds, gateCwd: req.gateCwd ?? null },
     limits: { maxTurns: a.maxTurns, maxTokens: a.maxTokens, maxSeconds: a.maxSeconds, maxCostUsd: a.maxCostUsd },
   };
+}
+
+/** Validates `POST /v1/sessions/:id/goal` (an operator's request): `{action, evidence?}`. */
+export function parseGoalAction(body: unknown): GoalRequest {
+  const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const action = b.action;
+  if (action === 'complete') return { by: 'operator', action, evidence: typeof b.evidence === 'string' ? b.evidence : '' };
+  if (action === 'get' || action === 'pause' || action === 'resume' || action === 'clear') return { by: 'operator', action };
+  throw badRequest('action must be one of get, pause, resume, clear, complete');
+}
+
+/** Validates `POST /v1/sessions/:id/schedules`: `{action: list}`, `{action: add, spec, instruction}` or `{action: cancel, id}`. */
+export function parseScheduleAction(body: unknown): ScheduleRequest {
+  const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const s = (k: string) => (typeof b[k] === 'string' ? (b[k] as string) : '');
+  if (b.action === 'list') return { action: 'list' };
+  if (b.action === 'add') return { action: 'add', spec: s('spec'), instruction: s('instruction') };
+  if (b.action === 'cancel') return { action: 'cancel', id: s('id') };
+  throw badRequest('action must be one of list, add, cancel');
+}
+
+/** A workflow's refusal as the HTTP answer: the request was understood but conflicts with the session's state. */
+export function refusal(reason: string): DaemonHttpError {
+  return new DaemonHttpError(409, reason, 'RefusedError');
 }

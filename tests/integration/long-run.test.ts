@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildPrompt } from '../../activities/prompt/build-prompt';
 import { getStatusQuery } from '../../workflows/messages';
+import { goalUpdate, scheduleUpdate } from '../../workflows/long-run-messages';
 import type { GoalSpec } from '../../workflows/long-run-types';
 import { SessionHarness, py } from '../helpers/session-harness';
 
@@ -173,6 +174,41 @@ describe('goals, keep-going, schedules, autonomous limits and compaction (real s
     expect(prompt.messages[0]).toMatchObject({ role: 'user', content: expect.stringContaining(summary) });
     expect(prompt.messages[0].content).toContain('find the sum of 0..999');
     expect(JSON.stringify(prompt.messages)).not.toContain('x'.repeat(100));
+  });
+
+  it('lets an operator clear an open-ended goal the agent may not, after which an answer ends the session', async () => {
+    const input = {
+      ...h.input({ root: [py('import time\ntime.sleep(4)\nprint("slept")'), 'I stop here.'] }, 'work until told'),
+      goal: goal('keep improving', { openEnded: true }),
+    };
+    const handle = await h.client.workflow.start('agentSessionWorkflow', { taskQueue: h.taskQueue, workflowId: input.sessionId, args: [input] });
+    for (let i = 0; i < 300 && (await handle.query(getStatusQuery)).phase !== 'cell'; i++) await new Promise((r) => setTimeout(r, 50));
+    const reply = await handle.executeUpdate(goalUpdate, { args: [{ by: 'operator', action: 'clear' }] });
+    expect(reply).toMatchObject({ ok: true, goal: { status: 'cleared', openEnded: true } });
+    const run = await h.read(input.sessionId, await h.result(input.sessionId));
+    expect(run.result).toEqual({ status: 'completed', answer: 'I stop here.' });
+    expect(run.of('GoalChanged').map((g) => g.change)).toEqual(['set', 'cleared']);
+    expect(run.of('ContinuationInjected')).toEqual([]);
+  });
+
+  it('wakes an idle session early when a nearer schedule is added, fires it, and ends once no schedule is left', async () => {
+    const input = h.input({
+      root: [
+        py('print(schedule.add("every 1h", "hourly check")[0]["id"])'),
+        'Idle until the next check.',
+        py('print([s["id"] for s in schedule.cancel("s1")])'),
+        'No schedules left.',
+      ],
+    }, 'watch');
+    const handle = await h.client.workflow.start('agentSessionWorkflow', { taskQueue: h.taskQueue, workflowId: input.sessionId, args: [input] });
+    for (let i = 0; i < 300 && (await handle.query(getStatusQuery)).phase !== 'idle'; i++) await new Promise((r) => setTimeout(r, 100));
+    const added = await handle.executeUpdate(scheduleUpdate, { args: [{ action: 'add', spec: 'in 2s', instruction: 'look now' }] });
+    expect(added.ok && added.schedules.map((x) => x.id)).toEqual(['s1', 's2']);
+    const run = await h.read(input.sessionId, await h.result(input.sessionId));
+    expect(run.result).toEqual({ status: 'completed', answer: 'No schedules left.' });
+    expect(run.of('ScheduleFired').map((f) => [f.scheduleId, f.instruction, f.missed])).toEqual([['s2', 'look now', 0]]);
+    expect(run.of('ScheduleChanged').map((c) => [c.scheduleId, c.change])).toEqual([['s1', 'added'], ['s2', 'added'], ['s2', 'finished'], ['s1', 'cancelled']]);
+    expect(run.of('CellExecuted').map((c) => c.outputs)).toEqual(['s1', '[]']);
   });
 
   it('fires a heartbeat that came due while no worker ran, once, with the missed ticks coalesced', async () => {

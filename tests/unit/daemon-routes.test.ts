@@ -59,6 +59,21 @@ describe('daemon routes', () => {
     expect(input.limits).toMatchObject({ maxTurns: 7, maxTokens: a.maxTokens, maxSeconds: a.maxSeconds, maxCostUsd: a.maxCostUsd });
   });
 
+  it('forwards an operator\'s goal and schedule requests, and answers a refusal with 409 and its reason', async () => {
+    expect(await call('POST', '/v1/sessions/r1/goal', { action: 'complete', evidence: 'judge accepted' })).toEqual({ status: 200, body: { goal: null } });
+    expect(await call('POST', '/v1/sessions/r1/schedules', { action: 'add', spec: 'every 5m', instruction: 'check' })).toEqual({ status: 200, body: { schedules: [] } });
+    const refused = await call('POST', '/v1/sessions/r1/goal', { action: 'clear' });
+    expect(refused).toEqual({ status: 409, body: { error: { name: 'RefusedError', message: 'there is no open goal' } } });
+    expect(fake.calls.requests).toEqual([
+      ['r1', { by: 'operator', action: 'complete', evidence: 'judge accepted' }],
+      ['r1', { action: 'add', spec: 'every 5m', instruction: 'check' }],
+      ['r1', { by: 'operator', action: 'clear' }],
+    ]);
+    expect((await call('POST', '/v1/sessions/r1/goal', { action: 'finish' })).body.error?.message).toMatch(/action must be one of/);
+    expect((await call('POST', '/v1/sessions/r1/schedules', {})).status).toBe(400);
+    expect((await call('POST', '/v1/sessions/nope/goal', { action: 'get' })).status).toBe(404);
+  });
+
   it.each([
     ['a body that is not JSON', '{task:', /not JSON/],
     ['a goal without objective', { task: 't', model: 'openai/gpt-4o', goal: { tokenBudget: 5 } }, /goal: a goal needs a non-empty objective/],
