@@ -9,9 +9,10 @@ import {
 } from '@temporalio/workflow';
 import { installHandlers } from './handlers';
 import { childFinishedSignal } from './messages';
-import { afterAnswer, callModelFor, fireDueSchedules, logInputGoal, reachedLimit, wrapUp } from './keep-going';
+import { afterAnswer, fireDueSchedules, logInputGoal } from './keep-going';
 import { installLongRunHandlers } from './long-run-handlers';
 import { failureKind } from './plan-next-step';
+import { callModelFor, reachedLimit, wrapUp } from './wrap-up';
 import { sessionActivities } from './proxies';
 import { SessionState } from './session-state';
 import type { SessionInput, SessionResult } from './session-types';

@@ -1,44 +1,20 @@
 /*
- * Keep-going policy at a turn's end (goals, autonomous mode, schedules) and the limit that ends a
- * long run with a wrap-up turn. Deterministic: workflow time only, every change logged via emit.
+ * Keep-going policy at a turn's end: goals, autonomous mode and its gates, schedules.
+ * Deterministic: workflow time and workflow timers only, every change logged via emit.
  */
-import { condition, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { condition, proxyActivities } from '@temporalio/workflow';
 import type { SessionActivities } from '../activities/session-activities';
-import { checkBudget, type BudgetStop } from './plan-next-step';
-import { goalBudgetStop, goalContinuationText, goalEvent } from './goals';
+import { goalContinuationText, goalEvent } from './goals';
 import { nextWake, takeDue } from './schedules';
-import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
-import type { SessionResult } from './session-types';
 import type { ContinuationInjected } from '../schemas/generated/events';
 
-type Acts = ReturnType<typeof sessionActivities>;
-
 const AUTONOMOUS_TEXT = '[autonomous] Keep working: you are running unattended, nobody will answer questions. Pick the next most useful step toward the task and take it.';
-const wrapUpText = (why: string) => `[wrap-up] ${why}. This is your last model call: reply with a short final report (what was done, results, what remains). Do not run code.`;
 
 /** Logs the goal a session was started with (first run only). */
 export async function logInputGoal(s: SessionState): Promise<void> {
   const g = s.long.goal;
   if (s.long.goalFromInput && g) await s.emit(() => [goalEvent(g, 'set', Date.now())]);
-}
-
-/** One model call with this session's compaction settings; logs a compaction it made, counts tokens and cost. */
-export async function callModelFor(s: SessionState, acts: Acts) {
-  const reply = await acts.callModel({
-    sessionId: s.id, agent: s.input.name, model: s.input.model, callIndex: s.turn, throughSeq: s.nextSeq - 1,
-    compactAtTokens: s.input.limits.compactAtTokens ?? null, compactions: s.long.compactions,
-  });
-  if (reply.compacted) {
-    s.long.compactions++;
-    const c = reply.compacted;
-    s.tokens += c.tokensIn + c.tokensOut;
-    s.long.recordCall(c.tokensIn + c.tokensOut, c.costUsd);
-    await s.emit(() => [{ type: 'Compacted', ...c }]);
-  }
-  s.tokens += reply.event.tokensIn + reply.event.tokensOut;
-  s.long.recordCall(reply.event.tokensIn + reply.event.tokensOut, reply.event.costUsd);
-  return reply;
 }
 
 /** Logs each schedule that came due (missed ticks coalesced into one firing) so the next prompt shows it. */
@@ -118,43 +94,8 @@ async function idle(s: SessionState, news: () => boolean): Promise<boolean> {
   return condition(news, Math.max(Math.min(...ends) - Date.now(), 1));
 }
 
-async function inject(s: SessionState, reason: ContinuationInjected['reason'], text: string): Promise<'continue'> {
+export async function inject(s: SessionState, reason: ContinuationInjected['reason'], text: string): Promise<'continue'> {
   const count = ++s.long.continuations;
   await s.emit(() => [{ type: 'ContinuationInjected', reason, count, text }]);
   return 'continue';
-}
-
-/** The limit that ends the session now, if any: the session's turns, tokens, cost and time, then the goal's budgets. */
-export async function reachedLimit(s: SessionState): Promise<BudgetStop | null> {
-  const now = Date.now();
-  const stop = checkBudget({ turn: s.turn, tokens: s.tokens, elapsedMs: now - s.startedAt }, s.input.limits);
-  if (stop) return stop;
-  const maxCost = s.input.limits.maxCostUsd;
-  if (maxCost != null && s.long.costUsd >= maxCost) {
-    return { kind: 'budget', reason: `cost limit reached: $${s.long.costUsd.toFixed(4)} of $${maxCost}` };
-  }
-  const g = s.long.goal;
-  const spent = g && s.long.goalOpen() ? goalBudgetStop(g, now) : null;
-  if (!g || !spent) return null;
-  g.status = 'budget_limited';
-  await s.emit(() => [goalEvent(g, 'budget_limited', now, spent)]);
-  return { kind: 'budget', reason: spent };
-}
-
-/**
- * Ends a long run at a limit, never silently: with a goal or in autonomous mode the agent gets one
- * more model call told to wrap up (its code is not run); the session then fails with the limit's kind.
- */
-export async function wrapUp(s: SessionState, acts: Acts, stop: BudgetStop): Promise<SessionResult> {
-  if (!s.input.autonomous && !s.long.goal) return { status: 'failed', ...stop };
-  await inject(s, 'wrap_up', wrapUpText(stop.reason));
-  try {
-    const reply = await callModelFor(s, acts);
-    const turn = s.turn++;
-    await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }]);
-  } catch (e) {
-    if (isCancellation(e)) throw e;
-    return { status: 'failed', kind: stop.kind, reason: `${stop.reason}; the wrap-up call failed: ${(e as Error).message}` };
-  }
-  return { status: 'failed', kind: stop.kind, reason: `${stop.reason}; wrapped up` };
 }
