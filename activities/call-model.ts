@@ -3,6 +3,8 @@ import type { ModelCalled } from '../schemas/generated/events';
 import { inlineOrBlob, type BlobStore } from './blob-store';
 import { createModel, type Model } from './model/index';
 import { buildPrompt } from './prompt/build-prompt';
+import { compactFor } from './prompt/compact-for';
+import type { CompactedFields } from './prompt/long-run-notes';
 import type { TranscriptCache } from './transcript-cache';
 
 export interface CallModelInput {
@@ -14,6 +16,10 @@ export interface CallModelInput {
   callIndex: number;
   /** The prompt is rebuilt from the session's events 0..throughSeq. */
   throughSeq: number;
+  /** Estimated prompt tokens past which older turns are summarised first; null never compacts. */
+  compactAtTokens?: number | null;
+  /** Compactions this session has logged: the summariser call's index. */
+  compactions?: number;
 }
 
 export interface CallModelResult {
@@ -23,6 +29,8 @@ export interface CallModelResult {
   toolCallId: string | null;
   /** The ModelCalled event's fields, but for `turn`, which the workflow owns. */
   event: Omit<ModelCalled, 'type' | 'turn'>;
+  /** Set when older turns were summarised for this call; the workflow logs it before ModelCalled. */
+  compacted?: CompactedFields | null;
 }
 
 
@@ -46,11 +54,18 @@ export function createModelActivities(deps: {
   return {
     async callModel(input: CallModelInput): Promise<CallModelResult> {
       const ctx = Context.current();
-      const prompt = buildPrompt(await deps.transcripts.load(input.sessionId, input.throughSeq));
-      if (deps.harnessSection) prompt.system += await deps.harnessSection(input.sessionId);
+      const events = await deps.transcripts.load(input.sessionId, input.throughSeq);
       const beat = setInterval(() => ctx.heartbeat(), 3_000);
       let res;
+      let compacted: CompactedFields | null = null;
       try {
+        if (input.compactAtTokens) {
+          compacted = await compactFor(modelFor(input.model), events, input.compactAtTokens, {
+            agent: input.agent, callIndex: input.compactions ?? 0, signal: ctx.cancellationSignal,
+          });
+        }
+        const prompt = buildPrompt(events, compacted);
+        if (deps.harnessSection) prompt.system += await deps.harnessSection(input.sessionId);
         res = await modelFor(input.model).complete({
           ...prompt, tools: 'python', agent: input.agent, callIndex: input.callIndex, signal: ctx.cancellationSignal,
         });
@@ -63,6 +78,7 @@ export function createModelActivities(deps: {
         answer: res.code === null ? res.text : null,
         code: res.code,
         toolCallId,
+        compacted,
         event: {
           model: res.model,
           provider: res.provider,

@@ -2,7 +2,7 @@ import type { StoredEvent } from '../schemas';
 import { planCellReplay, type PlannedCell } from '../services/projector/plan-cell-replay';
 
 /** Events that show a cell reached outside its kernel; re-running such a cell would repeat that. */
-const HOST_EFFECTS = new Set(['SubagentSpawned', 'MessageSent', 'MessageRefused', 'MessageDelivered', 'HarnessEditRequested']);
+const HOST_EFFECTS = new Set(['SubagentSpawned', 'MessageSent', 'MessageRefused', 'MessageDelivered', 'HarnessEditRequested', 'GoalChanged', 'ScheduleChanged']);
 
 export interface RestorePlan {
   /** Cells after the snapshot to run again, in order, so the namespace catches up with the log. */

@@ -2,6 +2,7 @@ import type { BlobRef, CellExecuted, KernelRestored } from '../schemas/generated
 import type { CallModelInput, CallModelResult } from './call-model';
 import type { AppendEventsInput, AppendEventsResult } from './event-log';
 import type { SnapshotKernelInput, SnapshotKernelResult } from './snapshot/snapshot-activities';
+import type { RunGateInput, RunGateResult } from './run-gate';
 
 export interface RunCellInput {
   sessionId: string;
@@ -37,4 +38,5 @@ export interface SessionActivities {
   runCell(input: RunCellInput): Promise<RunCellResult>;
   shutdownKernel(input: { sessionId: string }): Promise<void>;
   snapshotKernel(input: SnapshotKernelInput): Promise<SnapshotKernelResult>;
+  runGate(input: RunGateInput): Promise<RunGateResult>;
 }

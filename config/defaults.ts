@@ -31,8 +31,10 @@ export function defaultConfig(): RecurConfig {
       idleUnloadSeconds: 30 * 60,
       turnsPerRun: 100,
       snapshotEveryCells: 3,
+      compactAtTokens: 120_000,
     },
     harness: { globalScope: 'global', refineApply: 'auto', autoRefineTurns: 0 },
+    autonomous: { maxTurns: 2000, maxTokens: 50_000_000, maxCostUsd: 100, maxSeconds: 12 * 3600, gateTimeoutSeconds: 300 },
     python: 'python3',
     java: 'java',
   };

@@ -16,6 +16,7 @@ const kafka: Section = (c) => c.kafka;
 const temporal: Section = (c) => c.temporal;
 const agent: Section = (c) => c.agent;
 const harness: Section = (c) => c.harness;
+const autonomous: Section = (c) => c.autonomous;
 
 /** Each environment variable Recur reads and the config field it sets: one table for reading and writing. */
 const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
@@ -42,6 +43,12 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_HARNESS_GLOBAL_SCOPE', harness, 'globalScope', 'text'],
   ['RECUR_REFINE_APPLY', harness, 'refineApply', 'refine-apply'],
   ['RECUR_AUTO_REFINE_TURNS', harness, 'autoRefineTurns', 'count'],
+  ['RECUR_COMPACT_AT_TOKENS', agent, 'compactAtTokens', 'positive'],
+  ['RECUR_AUTONOMOUS_MAX_TURNS', autonomous, 'maxTurns', 'positive'],
+  ['RECUR_AUTONOMOUS_MAX_TOKENS', autonomous, 'maxTokens', 'positive'],
+  ['RECUR_AUTONOMOUS_MAX_COST_USD', autonomous, 'maxCostUsd', 'positive'],
+  ['RECUR_AUTONOMOUS_MAX_SECONDS', autonomous, 'maxSeconds', 'positive'],
+  ['RECUR_GATE_TIMEOUT_SECONDS', autonomous, 'gateTimeoutSeconds', 'positive'],
   ['RECUR_PYTHON', top, 'python', 'text'],
   ['RECUR_JAVA', top, 'java', 'text'],
 ];

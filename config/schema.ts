@@ -39,6 +39,17 @@ export interface RecurConfig {
     turnsPerRun: number;
     /** Cells between kernel snapshots (a restore re-runs at most this many cells). */
     snapshotEveryCells: number;
+    /** Estimated prompt tokens past which older turns are summarised (compaction); keep below the model's context window. */
+    compactAtTokens: number;
+  };
+  /** Limits of `recur run --autonomous`, sized for unattended overnight runs; each ends the run with a wrap-up turn. */
+  autonomous: {
+    maxTurns: number;
+    maxTokens: number;
+    maxCostUsd: number;
+    maxSeconds: number;
+    /** Longest one quality-gate command may run. */
+    gateTimeoutSeconds: number;
   };
   harness: {
     /** Name of the global harness scope (its workflow and log are `harness:<name>`); tests use a fresh one. */

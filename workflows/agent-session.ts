@@ -10,21 +10,26 @@ import {
 import { retainsAfter } from './decide-idle-unload';
 import { maybeAutoRefine } from './harness/auto-refine';
 import { installHandlers } from './handlers';
-import { checkBudget, failureKind } from './plan-next-step';
+import { afterAnswer, fireDueSchedules, logInputGoal } from './keep-going';
+import { installLongRunHandlers } from './long-run-handlers';
+import { failureKind } from './plan-next-step';
 import { sessionActivities } from './proxies';
 import { awaitWork, endTask, retain } from './retain';
 import { SessionState } from './session-state';
 import type { SessionInput, SessionResult } from './session-types';
 import { snapshotKernel } from './snapshot-kernel';
+import { callModelFor, reachedLimit, wrapUp } from './wrap-up';
 
 export async function agentSessionWorkflow(input: SessionInput): Promise<SessionResult> {
   const acts = sessionActivities(input.limits.cellTimeoutSeconds);
   const s = new SessionState(input, acts);
   installHandlers(s, agentSessionWorkflow);
+  installLongRunHandlers(s);
   let result: SessionResult;
   let cancelled: unknown;
   try {
     if (!input.carry) await s.emit(() => [started(input)]);
+    await logInputGoal(s);
     for (;;) {
       const outcome = s.retained?.idle ? await awaitWork(s, s.retained, acts) : await runTurns(s, acts);
       if (outcome === 'continue') {
@@ -53,26 +58,26 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
 async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActivities>): Promise<SessionResult | 'continue'> {
   const { input } = s;
   for (;;) {
-    const stop = checkBudget({ turn: s.turn, tokens: s.tokens, elapsedMs: Date.now() - s.startedAt }, input.limits);
-    if (stop) return { status: 'failed', ...stop };
+    const stop = await reachedLimit(s);
+    if (stop) return wrapUp(s, acts, stop);
     await s.deliver('prompt');
+    await fireDueSchedules(s);
     s.phase = 'model';
     let reply;
     try {
-      reply = await acts.callModel({
-        sessionId: s.id, agent: input.name, model: input.model, callIndex: s.turn, throughSeq: s.nextSeq - 1,
-      });
+      reply = await callModelFor(s, acts);
     } catch (e) {
       if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
       const cause = e.cause instanceof ApplicationFailure ? e.cause : undefined;
       return { status: 'failed', kind: failureKind(cause?.type ?? undefined), reason: cause?.message ?? e.cause?.message ?? e.message };
     }
-    s.tokens += reply.event.tokensIn + reply.event.tokensOut;
     const turn = s.turn++;
     const code = reply.code;
     if (code === null) {
       await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }]);
-      return { status: 'completed', answer: reply.answer ?? '' };
+      if (await afterAnswer(s) === 'end') return { status: 'completed', answer: reply.answer ?? '' };
+      if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
+      continue;
     }
     // The reply and the cell it asks for go to the log in one append: one round trip less per step.
     const reqSeq = 1 + await s.emit((seq) => [
@@ -83,7 +88,7 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     const requestId = `${s.id}/${reqSeq}`;
     const { cell, restored } = await acts.runCell({
       sessionId: s.id, rootId: input.rootId, cellId: requestId, code, timeoutSeconds: input.limits.cellTimeoutSeconds,
-      firstCell: s.turn === 1, restoreFrom: s.lastSnapshot, throughSeq: reqSeq,
+      firstCell: s.long.cellsRun++ === 0, restoreFrom: s.lastSnapshot, throughSeq: reqSeq,
     }).catch(async (e: unknown) => {
       if (!(e instanceof ActivityFailure)) throw e;
       if (!isCancellation(e)) return { cell: interrupted(e.cause?.message ?? e.message), restored: null };
@@ -96,7 +101,9 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     const doneSeq = await s.emit(() => [{ type: 'CellExecuted', requestId, code, ...cell }]);
     if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) await snapshotKernel(s, acts, doneSeq);
     await maybeAutoRefine(input, s.turn);
-    if (s.final !== null) return { status: 'completed', answer: s.final };
+    const answer = s.final;
+    s.final = null;
+    if (answer !== null && await afterAnswer(s) === 'end') return { status: 'completed', answer };
     if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
   }
 }

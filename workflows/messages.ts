@@ -39,6 +39,7 @@ export interface SessionStatusView {
   turn: number;
   tokens: number;
   nextSeq: number;
+  /** idle: retained and waiting for work, or waiting on a durable timer for a scheduled tick; unloaded: idle with its kernel shut down. */
   phase: 'starting' | 'model' | 'cell' | 'idle' | 'unloaded' | 'done';
   unread: number;
 }

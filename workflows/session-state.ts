@@ -2,6 +2,7 @@ import type { RecurEventInput } from '../schemas/generated/events';
 import type { SessionActivities } from '../activities/session-activities';
 import type { ChildInfo, InboxMessage, RetainState, SessionCarry, SessionInput, SnapshotPointer } from './session-types';
 import type { SessionStatusView } from './messages';
+import { LongRun } from './long-run';
 
 const GENESIS = '0'.repeat(64);
 
@@ -23,6 +24,8 @@ export class SessionState {
   messagesSent: number;
   cellsSinceSnapshot: number;
   lastSnapshot: SnapshotPointer | null;
+  /** Goal, schedules, keep-going counters. */
+  readonly long: LongRun;
   final: string | null = null;
   /** Set once a sub-agent's first task has ended: it is retained (workflows/retain.ts). */
   retained: RetainState | null;
@@ -44,6 +47,7 @@ export class SessionState {
     this.cellsSinceSnapshot = c?.cellsSinceSnapshot ?? 0;
     this.lastSnapshot = c?.lastSnapshot ?? null;
     this.retained = c?.retained ?? null;
+    this.long = new LongRun(input, c?.longRun, this.startedAt);
   }
 
   /** Appends events built from the seq the first one will get; resolves to that seq. */
@@ -98,6 +102,7 @@ export class SessionState {
       cellsSinceSnapshot: this.cellsSinceSnapshot,
       lastSnapshot: this.lastSnapshot,
       retained: this.retained,
+      longRun: this.long.carry(),
     };
   }
 

@@ -1,4 +1,5 @@
 /** Plain data shared by the session workflow, its handlers and its callers. No I/O, no SDK imports. */
+import type { AutonomousSpec, GoalSpec, LongRunCarry } from './long-run-types';
 
 export interface SessionLimits {
   maxTurns: number;
@@ -16,6 +17,10 @@ export interface SessionLimits {
   idleUnloadSeconds: number;
   /** Root sessions run /refine every this many model turns; 0 or unset: never (RECUR_AUTO_REFINE_TURNS). */
   autoRefineTurns?: number;
+  /** Total model cost in US dollars this session may spend; null or absent for no limit. */
+  maxCostUsd?: number | null;
+  /** Estimated prompt tokens past which older turns are summarised; null or absent never compacts. */
+  compactAtTokens?: number | null;
 }
 
 /** The session's latest kernel snapshot: a manifest blob and the last seq it reflects. */
@@ -35,6 +40,10 @@ export interface SessionInput {
   model: string;
   depth: number;
   limits: SessionLimits;
+  /** A goal the session starts with (`recur run --goal`); it keeps the session going until met. */
+  goal?: GoalSpec | null;
+  /** Autonomous mode: keep going until the gates pass or a limit is reached, then wrap up. */
+  autonomous?: AutonomousSpec | null;
   /** Present when this run continues an earlier run of the same session (continue-as-new). */
   carry?: SessionCarry;
 }
@@ -72,6 +81,7 @@ export interface SessionCarry {
   cellsSinceSnapshot: number;
   lastSnapshot: SnapshotPointer | null;
   retained?: RetainState | null;
+  longRun?: LongRunCarry;
 }
 
 /**

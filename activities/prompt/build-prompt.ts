@@ -2,6 +2,8 @@ import type { ChatMessage } from '../model/types';
 import { extractFencedPython } from '../model/extract-code';
 import type { StoredEvent } from '../../schemas';
 import { BASE_SYSTEM_PROMPT } from './system-prompt';
+import type { GoalChanged } from '../../schemas/generated/events';
+import { compactedNote, injectedMessage, lastCompaction, withGoal, type CompactedFields } from './long-run-notes';
 
 export interface Prompt {
   system: string;
@@ -25,8 +27,11 @@ function cellResultText(e: Extract<StoredEvent['event'], { type: 'CellExecuted' 
 /**
  * Rebuilds the conversation a session's model sees from the session's own log, so nothing but
  * event references passes through the workflow. Pure: the same events give the same prompt.
+ * A compaction (logged, or `pending` before it is) shows its summary in place of the turns it covers.
  */
-export function buildPrompt(events: readonly StoredEvent[]): Prompt {
+export function buildPrompt(events: readonly StoredEvent[], pending: CompactedFields | null = null): Prompt {
+  const compaction = pending ?? lastCompaction(events);
+  let goal: GoalChanged | null = null;
   const messages: ChatMessage[] = [];
   const toolCallOf = new Map<string, string | undefined>();
   const push = (m: ChatMessage) => {
@@ -34,7 +39,12 @@ export function buildPrompt(events: readonly StoredEvent[]): Prompt {
     if (m.role === 'user' && last?.role === 'user') last.content += `\n\n${m.content}`;
     else messages.push(m);
   };
-  for (const { event: e, eventId, sessionId } of events) {
+  for (const { event: e, eventId, sessionId, seq } of events) {
+    if (e.type === 'GoalChanged') goal = e;
+    if (compaction && seq >= compaction.fromSeq && seq <= compaction.toSeq) {
+      if (seq === compaction.fromSeq) push({ role: 'user', content: compactedNote(compaction) });
+      continue;
+    }
     switch (e.type) {
       case 'SessionStarted':
         push({ role: 'user', content: taskText(e, sessionId) });
@@ -56,9 +66,13 @@ export function buildPrompt(events: readonly StoredEvent[]): Prompt {
       case 'MessageDelivered':
         if (e.via === 'prompt') push({ role: 'user', content: `[message from ${e.from}] ${e.text}` });
         break;
+      case 'ContinuationInjected':
+      case 'ScheduleFired':
+        push({ role: 'user', content: injectedMessage(e) });
+        break;
       default:
         break;
     }
   }
-  return { system: BASE_SYSTEM_PROMPT, messages };
+  return { system: withGoal(BASE_SYSTEM_PROMPT, goal), messages };
 }

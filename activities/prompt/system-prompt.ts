@@ -10,5 +10,7 @@ Available in the kernel, already imported:
 - rlm(task, name=None, model=None) -> handle: start a sub-agent with its own kernel on a sub-task. It runs concurrently; h.result(timeout=None) waits for its final answer (also \`await h\`). Its answer also arrives to you as a message. rlm.list() lists your sub-agents; rlm.delete(name) stops one.
 - agent_message.send(text, to="parent" | "child:<name>" | "sibling:<name>"): message your family (only parent, siblings and children are reachable). agent_message.inbox() returns unread messages; agent_message.recv(timeout=None) waits for one. Messages that arrive between your turns are shown to you at your next turn.
 - final(value): end this session with value as the answer.
+- goal.get() / goal.complete(evidence): the goal you work toward, if the user set one. While it is open, ending a turn does not end the session. Complete it only when it is fully met; an open-ended goal cannot be completed, paused or cleared by you.
+- schedule.add(spec, instruction), schedule.list(), schedule.cancel(id): re-enter this session later ("in 10m", "every 5m", "at <ISO time>", or 5-field UTC cron). Use one instead of waiting in a cell.
 
 Work in small steps, check results, and do not redo work whose result you already have.`;

@@ -1,5 +1,5 @@
 """Recur's in-kernel package: binds a kernel to its agent session and gives agent code
-``rlm``, ``agent_message``, ``harness`` and ``final``, each a thin RPC to the host bridge.
+``rlm``, ``agent_message``, ``harness``, ``final``, ``goal`` and ``schedule``, each a thin RPC to the host bridge.
 
 The host's kernel client runs ``bind(...)`` silently at bootstrap; agent code never imports
 this package itself. The op contract is in ``kernel/README.md``.
@@ -11,8 +11,10 @@ from . import _cells, _session
 from ._errors import HostError, HostUnavailableError
 from ._final import final
 from ._harness import Harness, install_finder
+from ._goal import Goal
 from ._messages import AgentMessage
 from ._rlm import Rlm, RlmHandle
+from ._schedule import Schedule
 
 __all__ = ["bind", "binding_info", "call", "mark_ready", "resume_info", "HostError", "HostUnavailableError", "RlmHandle"]
 
@@ -20,7 +22,7 @@ __all__ = ["bind", "binding_info", "call", "mark_ready", "resume_info", "HostErr
 call = _session.call
 
 # The only names bind() adds to the user's namespace.
-AGENT_API = {"rlm": Rlm(), "agent_message": AgentMessage(), "harness": Harness(), "final": final}
+AGENT_API = {"rlm": Rlm(), "agent_message": AgentMessage(), "harness": Harness(), "final": final, "goal": Goal(), "schedule": Schedule()}
 
 
 

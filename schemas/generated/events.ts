@@ -51,6 +51,99 @@ export interface CellRequested {
   readonly toolCallId: string | null;
 }
 
+/** The prompt neared the model's context budget, so older turns were summarised: from here on the prompt shows the summary in place of events fromSeq..toSeq. The task, goal, kernel and its variables are untouched. Appended by the session's workflow just before the ModelCalled whose prompt first used it. */
+export interface Compacted {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'Compacted';
+  /** First seq the summary replaces (the event after SessionStarted). */
+  readonly fromSeq: number;
+  /** Last seq the summary replaces; later events are kept as they are. */
+  readonly toSeq: number;
+  /** Model turns whose messages the summary replaces. */
+  readonly droppedTurns: number;
+  /** Characters of prompt text the summary replaces. */
+  readonly droppedChars: number;
+  /** The summary shown to the model, written by the summariser model call. */
+  readonly summary: string;
+  /** Estimated prompt tokens before compaction. */
+  readonly tokensBefore: number;
+  /** Estimated prompt tokens after compaction. */
+  readonly tokensAfter: number;
+  /** Input tokens of the summariser call; counted against the session's budgets like any model call. */
+  readonly tokensIn: number;
+  /** Output tokens of the summariser call. */
+  readonly tokensOut: number;
+  /** Cost of the summariser call in US dollars (0 for models without a known price). */
+  readonly costUsd: number;
+}
+
+/** Why the host continued the session. */
+export type ContinuationReason = 'goal' | 'autonomous' | 'gate_failed' | 'wrap_up';
+
+/** The host, not a human, told the agent to keep going: a turn ended with an answer while a goal was open or autonomous mode was on, or a limit was reached and the agent gets one wrap-up turn. Appended by the session's workflow right after the turn it follows; the prompt builder shows its text as the next user message. */
+export interface ContinuationInjected {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'ContinuationInjected';
+  /** goal: an active goal is not complete; autonomous: autonomous mode without gates keeps going until a limit; gate_failed: a quality gate failed, its output is in the text; wrap_up: a limit was reached, this is the last model call. */
+  readonly reason: ContinuationReason;
+  /** Continuations injected in this session so far, this one included. */
+  readonly count: number;
+  /** The message shown to the model. */
+  readonly text: string;
+}
+
+/** An autonomous-mode quality gate (a shell command the user configured) ran after the agent said it was done. Appended by the session's workflow, one per gate run, in the gates' order; a failed gate's output goes back to the agent as a continuation. */
+export interface GateChecked {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'GateChecked';
+  /** The gate's shell command. */
+  readonly command: string;
+  /** True when it exited 0 within its timeout. */
+  readonly passed: boolean;
+  /** Exit status; null when it was killed (timeout or signal) or could not start. */
+  readonly exitCode: number | null;
+  /** Its stdout and stderr together, cut to the last 6000 characters. */
+  readonly output: string;
+  /** How long it ran. */
+  readonly durationMs: number;
+  /** Gate rounds run in this session, this one included. */
+  readonly attempt: number;
+}
+
+/** What happened to the goal. */
+export type GoalChange = 'set' | 'completed' | 'refused' | 'paused' | 'resumed' | 'cleared' | 'budget_limited';
+
+/** Goal state after the change. */
+export type GoalStatus = 'active' | 'paused' | 'complete' | 'budget_limited' | 'cleared';
+
+/** The session's goal was set, completed, paused, resumed, cleared or limited by its budget, or the agent's attempt to end an open-ended goal was refused. Appended by the session's workflow, in order with the turns; the latest one is the goal's current state (the prompt builder re-presents it from here after compaction and restart). */
+export interface GoalChanged {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'GoalChanged';
+  /** set: a goal was created (by `recur run --goal` or goal.create); completed: goal.complete() was accepted; refused: the agent tried to complete, pause or clear an open-ended goal, which only an operator may, and the session went on; paused/resumed/cleared: by the agent or an operator; budget_limited: one of its budgets was spent. */
+  readonly change: GoalChange;
+  /** The objective, as the user or agent wrote it. */
+  readonly objective: string;
+  /** True when the goal has no end state ("keep beating the best"): the agent cannot complete it, only a budget or an operator ends it. */
+  readonly openEnded: boolean;
+  /** The goal's status after this change. */
+  readonly status: GoalStatus;
+  /** Model tokens (in + out) the goal may use; null for none. */
+  readonly tokenBudget: number | null;
+  /** Wall-clock seconds the goal may run from when it was set; null for none. */
+  readonly secondsBudget: number | null;
+  /** US dollars of model calls the goal may use; null for none. */
+  readonly costBudgetUsd: number | null;
+  /** Model tokens used by turns while the goal was active, up to this change. */
+  readonly tokensUsed: number;
+  /** Model cost in US dollars while the goal was active, up to this change. */
+  readonly costUsd: number;
+  /** Seconds since the goal was set, at this change. */
+  readonly secondsUsed: number;
+  /** Why, in words: the agent's completion summary, the refusal's reason, or which budget was spent. */
+  readonly reason: string | null;
+}
+
 /** This session's kernel had its harness edited (edit, revert or refine) while a cell ran. Appended to the session's log by its workflow after the harness scope logged the edits and before the kernel gets the answer, so it lies between the cell's CellRequested and CellExecuted: a kernel restore knows not to re-run that cell, and an auditor can follow the link to the HarnessEdited events. */
 export interface HarnessEditRequested {
   /** Event type: the record's short name, also the envelope's `type`. */
@@ -255,6 +348,46 @@ export interface ModelCalled {
   readonly requestBlob: BlobRef | null;
 }
 
+/** What happened to the schedule. */
+export type ScheduleChange = 'added' | 'cancelled' | 'finished';
+
+/** How a schedule repeats. */
+export type ScheduleKind = 'once' | 'every' | 'cron';
+
+/** A heartbeat or scheduled prompt of this session was added, cancelled or finished. Appended by the session's workflow; the schedules' current state is the fold of these and ScheduleFired. */
+export interface ScheduleChanged {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'ScheduleChanged';
+  /** Id of the schedule, unique in its session (`s1`, `s2`, ...). */
+  readonly scheduleId: string;
+  /** added: created by the agent or the user; cancelled: removed before its last tick; finished: a one-shot schedule fired. */
+  readonly change: ScheduleChange;
+  /** once: a single tick (`in 10m`, `at <ISO time>`); every: a heartbeat at a fixed interval; cron: a 5-field cron expression, UTC. */
+  readonly kind: ScheduleKind;
+  /** The schedule as written (`every 5m`, `in 1h`, `at 2026-01-01T00:00:00Z`, `0 * * * *`). */
+  readonly spec: string;
+  /** What the agent is told when it fires. */
+  readonly instruction: string;
+  /** When it fires next (workflow time, UTC); null once it will not fire again. */
+  readonly nextRunAt: number | null;
+}
+
+/** A heartbeat or scheduled prompt came due and re-entered the session (on a durable workflow timer, so it fires even if the worker was down at the time). Ticks missed while the session was busy or no worker ran are coalesced into this one. Appended by the session's workflow just before the turn it starts; the prompt builder shows the instruction as a user message. */
+export interface ScheduleFired {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'ScheduleFired';
+  /** Id of the schedule, as in its ScheduleChanged. */
+  readonly scheduleId: string;
+  /** What the agent is told. */
+  readonly instruction: string;
+  /** The tick this firing stands for (the earliest one coalesced). */
+  readonly dueAt: number;
+  /** Further ticks that came due before this firing and were coalesced into it (0 when none were missed). */
+  readonly missed: number;
+  /** Times this schedule has fired, this one included. */
+  readonly runCount: number;
+}
+
 /** The session gave its final answer. Appended by the session's workflow at the end of its task; a session has at most one of SessionCompleted and SessionFailed. A root session ends here; a sub-agent is then retained and may log later events (SessionUnloaded, SessionReloaded, TaskEnded) until its parent ends. */
 export interface SessionCompleted {
   /** Event type: the record's short name, also the envelope's `type`. */
@@ -438,6 +571,10 @@ export interface Envelope {
 export type RecurEvent =
   | CellExecuted
   | CellRequested
+  | Compacted
+  | ContinuationInjected
+  | GateChecked
+  | GoalChanged
   | HarnessEditRequested
   | HarnessEdited
   | KernelRestored
@@ -446,6 +583,8 @@ export type RecurEvent =
   | MessageRefused
   | MessageSent
   | ModelCalled
+  | ScheduleChanged
+  | ScheduleFired
   | SessionCompleted
   | SessionFailed
   | SessionReloaded
@@ -458,7 +597,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded'];
+export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -467,6 +606,10 @@ type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P
 export type RecurEventInput =
   | WithDefaults<CellExecuted, 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>
   | WithDefaults<CellRequested, 'codeBlob' | 'toolCallId'>
+  | Compacted
+  | ContinuationInjected
+  | WithDefaults<GateChecked, 'exitCode'>
+  | WithDefaults<GoalChanged, 'tokenBudget' | 'secondsBudget' | 'costBudgetUsd' | 'reason'>
   | HarnessEditRequested
   | WithDefaults<HarnessEdited, 'before' | 'after' | 'requestedBy' | 'error' | 'revertOf' | 'refineId'>
   | WithDefaults<KernelRestored, 'manifest' | 'fromSnapshotSeq' | 'interruptedCell'>
@@ -475,6 +618,8 @@ export type RecurEventInput =
   | MessageRefused
   | WithDefaults<MessageSent, 'textBlob'>
   | WithDefaults<ModelCalled, 'responseBlob' | 'toolCalls' | 'requestBlob'>
+  | WithDefaults<ScheduleChanged, 'nextRunAt'>
+  | ScheduleFired
   | WithDefaults<SessionCompleted, 'answerBlob'>
   | WithDefaults<SessionFailed, 'error'>
   | SessionReloaded

@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CONFIG_ENV_VARS } from '../../config';
 import { ExitError } from '../../errors';
+import { LONG_RUN_OPTIONS, LONG_RUN_USAGE } from './long-run-flags';
 
 export interface CommandContext {
   args: string[];
@@ -48,8 +49,8 @@ const COMMANDS: Record<string, Command> = {
   },
   run: {
     summary: 'start a root agent session and stream its events (and its sub-agents\') until it ends',
-    usage: 'recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--detach] [--json]',
-    options: { model: { type: 'string', short: 'm' }, name: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' } },
+    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--detach] [--json] ${LONG_RUN_USAGE}`,
+    options: { model: { type: 'string', short: 'm' }, name: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' }, ...LONG_RUN_OPTIONS },
     load: async () => (await import('./commands/run')).run,
   },
   attach: {
@@ -99,6 +100,18 @@ const COMMANDS: Record<string, Command> = {
     usage: 'recur refine <session-id> [--instructions "<text>"] [--global] [--approve] [--json] | recur refine approve <refine-id>',
     options: { json: { type: 'boolean' }, global: { type: 'boolean' }, approve: { type: 'boolean' }, instructions: { type: 'string' } },
     load: async () => (await import('./commands/harness')).refine,
+  },
+  goal: {
+    summary: "show a session's goal, or pause, resume, clear or complete it as an operator (also an open-ended one)",
+    usage: 'recur goal <session-id> [show|pause|resume|clear|complete ["evidence"]] [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/goal')).goal,
+  },
+  schedule: {
+    summary: 'list, add or cancel the heartbeats and timed prompts that re-enter a running session',
+    usage: 'recur schedule <session-id> [ls | add "<spec: in 10m|every 5m|at <ISO>|cron>" "<instruction>" | cancel <id>] [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/schedule')).schedule,
   },
   kill: {
     summary: 'cancel a session and its sub-agents',

@@ -52,6 +52,18 @@ function facts(e: RecurEvent): string {
       return `answer: ${quoted(e.answer)}`;
     case 'SessionFailed':
       return `${e.kind}: ${firstLine(e.reason)}`;
+    case 'GoalChanged':
+      return `${e.change} → ${e.status}${e.openEnded ? ' (open-ended)' : ''} ${e.tokensUsed} tok: ${quoted(e.reason ?? e.objective)}`;
+    case 'ContinuationInjected':
+      return `#${e.count} ${e.reason}`;
+    case 'ScheduleChanged':
+      return `${e.scheduleId} ${e.change} ${JSON.stringify(e.spec)}: ${quoted(e.instruction)}`;
+    case 'ScheduleFired':
+      return `${e.scheduleId} run ${e.runCount}${e.missed ? ` (+${e.missed} missed)` : ''}: ${quoted(e.instruction)}`;
+    case 'GateChecked':
+      return `${e.passed ? 'passed' : `failed (${e.exitCode ?? 'killed'})`} ${seconds(e.durationMs)}: ${quoted(e.command)}`;
+    case 'Compacted':
+      return `seq ${e.fromSeq}-${e.toSeq} (${e.droppedTurns} turns, ${e.droppedChars} chars) → ${e.tokensBefore}→${e.tokensAfter} tok`;
     default:
       return genericFacts(e as unknown as Record<string, unknown>); // a type newer than this CLI
   }

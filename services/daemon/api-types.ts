@@ -5,6 +5,7 @@
 import type { ChildInfo, SessionLimits, SessionResult } from '../../workflows/session-types';
 import type { SessionStatusView } from '../../workflows/messages';
 import type { StoredEvent } from '../../schemas';
+import type { GoalSpec } from '../../workflows/long-run-types';
 
 export interface WorkerState {
   pid: number | null;
@@ -25,6 +26,10 @@ export interface StartSessionRequest {
   /** Readable prefix of the new session id (`<name>-<time><random>`); `r<time><random>` without it. */
   name?: string;
   limits?: Partial<SessionLimits>;
+  /** A goal that keeps the session going until met (or, open-ended, until a budget ends it). */
+  goal?: GoalSpec;
+  /** Autonomous mode: overnight-sized limits, keep-going, and quality gates run when the agent says it is done. */
+  autonomous?: { gates: string[]; gateCwd?: string };
 }
 
 export interface StartSessionReply {

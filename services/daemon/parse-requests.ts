@@ -5,6 +5,7 @@ import { parseModelSpec } from '../../activities/model/registry';
 import type { SessionLimits } from '../../workflows/session-types';
 import type { StartSessionRequest } from './api-types';
 import { badRequest } from './http-error';
+import { parseAutonomous, parseGoal } from './long-run-input';
 
 /** Root ids are one path segment; child ids append `/<agent name>` (names may hold `_`). */
 const ROOT_ID = /^[a-z][a-z0-9-]*$/;
@@ -72,9 +73,9 @@ function checkLimits(value: unknown): Partial<SessionLimits> {
 }
 
 /** Validates `POST /v1/sessions`; throws a 400 DaemonHttpError naming the first problem. */
-export function parseStartSession(body: unknown): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits'>> & { name?: string } {
+export function parseStartSession(body: unknown): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous'> {
   const b = objectBody(body);
-  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits'].includes(k));
+  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous'].includes(k));
   if (unknown.length) throw badRequest(`unknown field(s): ${unknown.join(', ')}`);
   const task = text(b, 'task');
   const model = checkModel(text(b, 'model'));
@@ -83,7 +84,7 @@ export function parseStartSession(body: unknown): Required<Pick<StartSessionRequ
     if (typeof b.name !== 'string' || !NAME.test(b.name)) throw badRequest('name must be 1-40 of a-z, 0-9 and -, starting with a letter');
     name = b.name;
   }
-  return { task, model, name, limits: checkLimits(b.limits) };
+  return { task, model, name, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
 }
 
 /** Validates `POST /v1/sessions/:id/messages`. */

@@ -4,6 +4,7 @@ import type { SessionInput } from '../../workflows/session-types';
 import type { HealthReply, ListSessionsReply, LogReply, SendMessageReply, StartSessionReply, WorkerState } from './api-types';
 import { DaemonHttpError, badRequest, notFound } from './http-error';
 import { checkSessionId, newRootSessionId, parseSendMessage, parseStartSession } from './parse-requests';
+import { autonomousInput, parseGoalAction, parseScheduleAction, refusal } from './long-run-input';
 import type { SessionService } from './session-service';
 
 export interface ApiRequest {
@@ -38,6 +39,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
     const req = parseStartSession(body);
     const { agent } = deps.config;
     const sessionId = newRootSessionId(req.name);
+    const auto = autonomousInput(req.autonomous, deps.config);
     const input: SessionInput = {
       sessionId,
       rootId: sessionId,
@@ -56,8 +58,12 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         snapshotEveryCells: agent.snapshotEveryCells,
         idleUnloadSeconds: agent.idleUnloadSeconds,
         autoRefineTurns: deps.config.harness.autoRefineTurns,
+        compactAtTokens: agent.compactAtTokens,
+        ...auto.limits,
         ...req.limits,
       },
+      ...(req.goal && { goal: req.goal }),
+      ...(auto.autonomous && { autonomous: auto.autonomous }),
     };
     await deps.sessions.start(input);
     return ok({ sessionId } satisfies StartSessionReply, 201);
@@ -78,6 +84,16 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         const messageId = `user#${randomBytes(8).toString('hex')}`;
         await deps.sessions.deliverMessage(sessionId, { messageId, from: 'user', text });
         return ok({ messageId } satisfies SendMessageReply);
+      }
+      case 'POST goal': {
+        const reply = await deps.sessions.goal(sessionId, parseGoalAction(req.body));
+        if (!reply.ok) throw refusal(reply.reason);
+        return ok({ goal: reply.goal });
+      }
+      case 'POST schedules': {
+        const reply = await deps.sessions.schedule(sessionId, parseScheduleAction(req.body));
+        if (!reply.ok) throw refusal(reply.reason);
+        return ok({ schedules: reply.schedules });
       }
       case 'POST kill':
         await deps.sessions.cancel(sessionId);

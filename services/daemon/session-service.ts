@@ -1,5 +1,6 @@
 import type { InboxMessage, SessionInput } from '../../workflows/session-types';
 import type { SessionDetail, SessionSummary } from './api-types';
+import type { GoalReply, GoalRequest, ScheduleReply, ScheduleRequest } from '../../workflows/long-run-messages';
 
 /**
  * What the routes need from Temporal. Implementations throw DaemonHttpError (404 for an unknown
@@ -13,4 +14,7 @@ export interface SessionService {
   deliverMessage(sessionId: string, message: InboxMessage): Promise<void>;
   /** Requests cancellation; the workflow logs SessionFailed kind cancelled and stops its children. */
   cancel(sessionId: string): Promise<void>;
+  /** A goal request to a running session, as an operator; the workflow decides and logs. */
+  goal(sessionId: string, req: GoalRequest): Promise<GoalReply>;
+  schedule(sessionId: string, req: ScheduleRequest): Promise<ScheduleReply>;
 }

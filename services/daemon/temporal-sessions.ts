@@ -4,6 +4,7 @@ import {
 } from '@temporalio/client';
 import type { agentSessionWorkflow } from '../../workflows';
 import { deliverMessageSignal, getChildrenQuery, getStatusQuery } from '../../workflows/messages';
+import { goalUpdate, scheduleUpdate } from '../../workflows/long-run-messages';
 import type { SessionResult } from '../../workflows/session-types';
 import type { SessionDetail, SessionSummary } from './api-types';
 import { DaemonHttpError, notFound } from './http-error';
@@ -90,5 +91,8 @@ export function createTemporalSessions(deps: { client: Client; taskQueue: string
     cancel: (sessionId) => call(sessionId, async () => {
       await handle(sessionId).cancel();
     }, true),
+
+    goal: (sessionId, req) => call(sessionId, () => handle(sessionId).executeUpdate(goalUpdate, { args: [req] }), true),
+    schedule: (sessionId, req) => call(sessionId, () => handle(sessionId).executeUpdate(scheduleUpdate, { args: [req] }), true),
   };
 }

@@ -8,6 +8,7 @@ import { createEventLogActivities, createEventLogProducer, ensureTopic } from '.
 import { createKernelClient } from '../../activities/kernel/index';
 import { createKernelActivities } from '../../activities/run-cell';
 import { createSnapshotActivities } from '../../activities/snapshot/index';
+import { createGateActivities } from '../../activities/run-gate';
 import type { SessionActivities } from '../../activities/session-activities';
 import type { HarnessActivities } from '../../activities/harness/harness-activities';
 import { TranscriptCache } from '../../activities/transcript-cache';
@@ -21,6 +22,7 @@ import { registerSessionOps } from './bridge-ops';
 import { createHarnessClient } from './harness-client';
 import { registerHarnessOps } from './harness-ops';
 import { harnessPromptSection, resolveSpecFrom } from './harness-reads';
+import { registerLongRunOps } from './long-run-ops';
 
 export interface RecurWorker {
   worker: Worker;
@@ -63,6 +65,7 @@ export async function createRecurWorker(
   const ops = obs.bridge(bridge);
   registerSessionOps(ops, client, resolveSpecFrom(harness));
   registerHarnessOps(ops, { client, harness, skillsDir: stackPaths(config).skills, refineApply: config.harness.refineApply });
+  registerLongRunOps(ops, client);
   const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel` }));
 
   const snapshots = createSnapshotActivities({ kernels, blobs, blobsRoot: stackPaths(config).blobs });
@@ -76,6 +79,7 @@ export async function createRecurWorker(
     ...createAutoRefineActivities({ harness, apply: config.harness.refineApply }),
     ...createKernelActivities({ kernels, blobs, transcripts, snapshots }),
     snapshotKernel: snapshots.snapshotKernel,
+    ...createGateActivities({ env: opts.env ?? process.env }),
   });
   const nativeConnection = await NativeConnection.connect({ address: temporalAddress(config) });
   const worker = await Worker.create({

@@ -15,7 +15,7 @@ import type { InboxMessage, SessionInput } from '../../workflows/session-types';
 /** A SessionService that records calls; ids in `running` exist (described with `statuses[id]`, else running), everything else is a 404. */
 export function fakeSessions(running: string[] = [], statuses: Record<string, string> = {}) {
   const live = new Set(running);
-  const calls = { started: [] as SessionInput[], messages: [] as Array<[string, InboxMessage]>, cancelled: [] as string[] };
+  const calls = { started: [] as SessionInput[], messages: [] as Array<[string, InboxMessage]>, cancelled: [] as string[], requests: [] as Array<[string, unknown]> };
   const need = (id: string) => {
     if (!live.has(id)) throw notFound(`no running session ${id}`);
   };
@@ -40,6 +40,16 @@ export function fakeSessions(running: string[] = [], statuses: Record<string, st
     async cancel(id) {
       need(id);
       calls.cancelled.push(id);
+    },
+    async goal(id, req) {
+      need(id);
+      calls.requests.push([id, req]);
+      return req.action === 'clear' ? { ok: false, reason: 'there is no open goal' } : { ok: true, goal: null };
+    },
+    async schedule(id, req) {
+      need(id);
+      calls.requests.push([id, req]);
+      return { ok: true, schedules: [] };
     },
   };
   return { service, calls };

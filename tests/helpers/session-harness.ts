@@ -67,11 +67,20 @@ export class SessionHarness {
   }
 
   async run(agents: Record<string, string[]>, task = 'test task', limits: Partial<SessionLimits> = {}): Promise<SessionRun> {
-    const input = this.input(agents, task, limits);
+    return this.runInput(this.input(agents, task, limits));
+  }
+
+  /** Runs a session from a full input (a goal, autonomous mode) to its end. */
+  async runInput(input: SessionInput): Promise<SessionRun> {
     const result = await this.client.workflow.execute('agentSessionWorkflow', {
       taskQueue: this.taskQueue, workflowId: input.sessionId, args: [input],
     }).then((r) => r as SessionResult, failedResult);
     return this.read(input.sessionId, result);
+  }
+
+  /** The result of a session started earlier, however it ended. */
+  async result(id: string): Promise<SessionResult> {
+    return this.client.workflow.getHandle(id).result().then((r) => r as SessionResult, failedResult);
   }
 
   /** Reads the tree back once every session in it has logged its end. */

@@ -89,7 +89,8 @@ describe('daemon API on the real stack', () => {
     expect(input).toEqual({
       sessionId: id, rootId: id, parentId: null, name: 'root', task: 'add 2 and 2', model: 'openai/gpt-4o', depth: 0,
       limits: { maxTurns: 4, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: config.agent.cellTimeoutSeconds, maxDepth: config.agent.maxDepth,
-        turnsPerRun: config.agent.turnsPerRun, snapshotEveryCells: config.agent.snapshotEveryCells, idleUnloadSeconds: config.agent.idleUnloadSeconds },
+        turnsPerRun: config.agent.turnsPerRun, snapshotEveryCells: config.agent.snapshotEveryCells, idleUnloadSeconds: config.agent.idleUnloadSeconds,
+        autoRefineTurns: config.harness.autoRefineTurns, compactAtTokens: config.agent.compactAtTokens },
     });
 
     // Visibility is eventually consistent: wait for the new run to be listed.

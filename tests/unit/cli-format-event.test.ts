@@ -57,3 +57,21 @@ describe('event line formatting', () => {
       .toBe('problem (undecodable) at partition 2 offset 40: bad magic');
   });
 });
+
+describe('long-run event lines', () => {
+  const line = (event: RecurEventInput): string => formatEventLine(sampleSession('r1', [event]).records[0] as StoredEvent);
+
+  it('says what happened to a goal, a schedule, a gate and the context in one line each', () => {
+    expect(line({
+      type: 'GoalChanged', change: 'refused', objective: 'beat 3.28', openEnded: true, status: 'active',
+      tokenBudget: null, secondsBudget: null, costBudgetUsd: null, tokensUsed: 900, costUsd: 0, secondsUsed: 5, reason: 'open-ended goal',
+    })).toBe('r1 #0 GoalChanged  refused → active (open-ended) 900 tok: "open-ended goal"');
+    expect(line({ type: 'ContinuationInjected', reason: 'wrap_up', count: 4, text: '[wrap-up] …' })).toBe('r1 #0 ContinuationInjected  #4 wrap_up');
+    expect(line({ type: 'ScheduleFired', scheduleId: 's2', instruction: 'check the run', dueAt: 0, missed: 3, runCount: 7 }))
+      .toBe('r1 #0 ScheduleFired  s2 run 7 (+3 missed): "check the run"');
+    expect(line({ type: 'GateChecked', command: 'npm test', passed: false, exitCode: null, output: '', durationMs: 300_000, attempt: 2 }))
+      .toBe('r1 #0 GateChecked  failed (killed) 300.0s: "npm test"');
+    expect(line({ type: 'Compacted', fromSeq: 1, toSeq: 40, droppedTurns: 12, droppedChars: 90000, summary: 's', tokensBefore: 30000, tokensAfter: 4000, tokensIn: 1, tokensOut: 1, costUsd: 0 }))
+      .toBe('r1 #0 Compacted  seq 1-40 (12 turns, 90000 chars) → 30000→4000 tok');
+  });
+});

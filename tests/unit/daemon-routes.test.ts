@@ -33,7 +33,7 @@ describe('daemon routes', () => {
     expect(fake.calls.started).toEqual([{
       sessionId: body.sessionId, rootId: body.sessionId, parentId: null, name: 'root', task: 'add 2 and 2',
       model: 'openai/gpt-4o', depth: 0,
-      limits: { maxTurns: agent.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: agent.cellTimeoutSeconds, maxDepth: agent.maxDepth, turnsPerRun: agent.turnsPerRun, snapshotEveryCells: agent.snapshotEveryCells, idleUnloadSeconds: agent.idleUnloadSeconds, autoRefineTurns: 0 },
+      limits: { maxTurns: agent.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: agent.cellTimeoutSeconds, maxDepth: agent.maxDepth, turnsPerRun: agent.turnsPerRun, snapshotEveryCells: agent.snapshotEveryCells, idleUnloadSeconds: agent.idleUnloadSeconds, autoRefineTurns: 0, compactAtTokens: agent.compactAtTokens },
     }]);
   });
 
@@ -46,8 +46,39 @@ describe('daemon routes', () => {
     expect(fake.calls.started[0].limits).toMatchObject({ maxTurns: 3, maxTokens: 5000, maxSeconds: null });
   });
 
+  it('passes a goal through and gives autonomous mode its overnight limits and gates', async () => {
+    const { status } = await call('POST', '/v1/sessions', {
+      task: 't', model: 'openai/gpt-4o', goal: { objective: 'beat the best', openEnded: true, tokenBudget: 9000 },
+      autonomous: { gates: ['npm test'], gateCwd: '/tmp' }, limits: { maxTurns: 7 },
+    });
+    expect(status).toBe(201);
+    const [input] = fake.calls.started;
+    const a = srv.config.autonomous;
+    expect(input.goal).toEqual({ objective: 'beat the best', openEnded: true, tokenBudget: 9000, secondsBudget: null, costBudgetUsd: null });
+    expect(input.autonomous).toEqual({ gates: ['npm test'], gateCwd: '/tmp', gateTimeoutSeconds: a.gateTimeoutSeconds });
+    expect(input.limits).toMatchObject({ maxTurns: 7, maxTokens: a.maxTokens, maxSeconds: a.maxSeconds, maxCostUsd: a.maxCostUsd });
+  });
+
+  it('forwards an operator\'s goal and schedule requests, and answers a refusal with 409 and its reason', async () => {
+    expect(await call('POST', '/v1/sessions/r1/goal', { action: 'complete', evidence: 'judge accepted' })).toEqual({ status: 200, body: { goal: null } });
+    expect(await call('POST', '/v1/sessions/r1/schedules', { action: 'add', spec: 'every 5m', instruction: 'check' })).toEqual({ status: 200, body: { schedules: [] } });
+    const refused = await call('POST', '/v1/sessions/r1/goal', { action: 'clear' });
+    expect(refused).toEqual({ status: 409, body: { error: { name: 'RefusedError', message: 'there is no open goal' } } });
+    expect(fake.calls.requests).toEqual([
+      ['r1', { by: 'operator', action: 'complete', evidence: 'judge accepted' }],
+      ['r1', { action: 'add', spec: 'every 5m', instruction: 'check' }],
+      ['r1', { by: 'operator', action: 'clear' }],
+    ]);
+    expect((await call('POST', '/v1/sessions/r1/goal', { action: 'finish' })).body.error?.message).toMatch(/action must be one of/);
+    expect((await call('POST', '/v1/sessions/r1/schedules', {})).status).toBe(400);
+    expect((await call('POST', '/v1/sessions/nope/goal', { action: 'get' })).status).toBe(404);
+  });
+
   it.each([
     ['a body that is not JSON', '{task:', /not JSON/],
+    ['a goal without objective', { task: 't', model: 'openai/gpt-4o', goal: { tokenBudget: 5 } }, /goal: a goal needs a non-empty objective/],
+    ['a goal with a bad budget', { task: 't', model: 'openai/gpt-4o', goal: { objective: 'o', tokenBudget: -1 } }, /goal.tokenBudget must be a positive number/],
+    ['a gate that is not a string', { task: 't', model: 'openai/gpt-4o', autonomous: { gates: [3] } }, /autonomous.gates must be/],
     ['a JSON array', [], /JSON object/],
     ['no task', { model: 'openai/gpt-4o' }, /task must be a non-empty string/],
     ['a blank task', { task: '  ', model: 'openai/gpt-4o' }, /task must be a non-empty string/],

@@ -5,6 +5,7 @@ import type { StartSessionReply, StartSessionRequest } from '../../daemon/api-ty
 import type { CommandContext } from '../cli';
 import { connectDaemon } from '../daemon-client';
 import { streamSession } from '../stream-session';
+import { longRunRequest } from '../long-run-flags';
 
 /**
  * The model for a new session: the flag, else the configured default (RECUR_MODEL). A scripted file is made absolute here,
@@ -25,6 +26,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     task,
     model: resolveModel(ctx.flags.model as string | undefined, config.agent.model ?? undefined, process.cwd()),
     ...(typeof ctx.flags.name === 'string' ? { name: ctx.flags.name } : {}),
+    ...longRunRequest(ctx.flags, process.cwd()),
   };
   const daemon = connectDaemon(config);
   const { sessionId } = await daemon.post<StartSessionReply>('/v1/sessions', body);

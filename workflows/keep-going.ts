@@ -1,0 +1,101 @@
+/*
+ * Keep-going policy at a turn's end: goals, autonomous mode and its gates, schedules.
+ * Deterministic: workflow time and workflow timers only, every change logged via emit.
+ */
+import { condition, proxyActivities } from '@temporalio/workflow';
+import type { SessionActivities } from '../activities/session-activities';
+import { goalContinuationText, goalEvent } from './goals';
+import { nextWake, takeDue } from './schedules';
+import type { SessionState } from './session-state';
+import type { ContinuationInjected } from '../schemas/generated/events';
+
+const AUTONOMOUS_TEXT = '[autonomous] Keep working: you are running unattended, nobody will answer questions. Pick the next most useful step toward the task and take it.';
+
+/** Logs the goal a session was started with (first run only). */
+export async function logInputGoal(s: SessionState): Promise<void> {
+  const g = s.long.goal;
+  if (s.long.goalFromInput && g) await s.emit(() => [goalEvent(g, 'set', Date.now())]);
+}
+
+/** Logs each schedule that came due (missed ticks coalesced into one firing) so the next prompt shows it. */
+export async function fireDueSchedules(s: SessionState): Promise<void> {
+  const now = Date.now();
+  const due = takeDue(s.long.schedules, now);
+  if (due.length === 0) return;
+  await s.emit(() => due.flatMap(({ schedule: sch, dueAt, missed }) => [
+    { type: 'ScheduleFired' as const, scheduleId: sch.id, instruction: sch.instruction, dueAt, missed, runCount: sch.runCount },
+    ...(sch.nextRunAt === null ? [{
+      type: 'ScheduleChanged' as const, scheduleId: sch.id, change: 'finished' as const, kind: sch.kind, spec: sch.spec,
+      instruction: sch.instruction, nextRunAt: null,
+    }] : []),
+  ]));
+}
+
+/**
+ * A turn ended with an answer: whether the session goes on. An open goal or autonomous mode
+ * injects a continuation (gates decide in autonomous mode); an active schedule idles the session
+ * on a durable timer until its tick or a message. Otherwise the answer ends the session.
+ */
+export async function afterAnswer(s: SessionState): Promise<'continue' | 'end'> {
+  const { goal } = s.long;
+  const auto = s.input.autonomous;
+  if ((goal && s.long.goalOpen()) || (auto && auto.gates.length === 0)) await settle(s);
+  if (goal && s.long.goalOpen()) return inject(s, 'goal', goalContinuationText(goal, Date.now()));
+  if (auto) {
+    if (auto.gates.length === 0) return inject(s, 'autonomous', AUTONOMOUS_TEXT);
+    const round = ++s.long.gateRounds;
+    const gates = proxyActivities<Pick<SessionActivities, 'runGate'>>({
+      startToCloseTimeout: `${auto.gateTimeoutSeconds + 60} seconds`, retry: { maximumAttempts: 1 },
+    });
+    for (const command of auto.gates) {
+      const r = await gates.runGate({ command, timeoutSeconds: auto.gateTimeoutSeconds, cwd: auto.gateCwd });
+      await s.emit(() => [{ type: 'GateChecked', command, attempt: round, ...r }]);
+      if (!r.passed) return inject(s, 'gate_failed', `[quality gate failed] \`${command}\` exited ${r.exitCode ?? 'without a status'}. Fix it and carry on; the gates run again when you next finish.\n${r.output}`);
+    }
+    return 'end';
+  }
+  for (;;) {
+    const wake = nextWake(s.long.schedules);
+    if (wake === null) return 'end';
+    if (wake <= Date.now() || s.inbox.length > 0) return 'continue';
+    // A workflow timer: it fires on time even if no worker runs then; the next worker picks it up.
+    // An operator's schedule or goal change wakes it early, to re-plan.
+    const seen = s.long.version;
+    const news = await idle(s, () => s.inbox.length > 0 || s.long.version !== seen);
+    if (s.long.goalOpen()) return afterAnswer(s);
+    if (!news || s.inbox.length > 0) return 'continue';
+  }
+}
+
+/**
+ * With sub-agents still running and nothing new to read, a continuation waits (durably) for their
+ * news or the next scheduled tick instead of spinning the model on an unchanged prompt.
+ */
+async function settle(s: SessionState): Promise<void> {
+  const running = () => [...s.children.values()].some((c) => c.status === 'running');
+  if (!running() || s.inbox.length > 0) return;
+  await idle(s, () => s.inbox.length > 0 || !running());
+}
+
+/** Waits until `news` (true), or the next scheduled tick or the session's or goal's deadline (false). */
+async function idle(s: SessionState, news: () => boolean): Promise<boolean> {
+  const { maxSeconds } = s.input.limits;
+  const g = s.long.goal;
+  const ends = [
+    nextWake(s.long.schedules),
+    maxSeconds === null ? null : s.startedAt + maxSeconds * 1000,
+    g?.status === 'active' && g.secondsBudget !== null ? g.setAt + g.secondsBudget * 1000 : null,
+  ].filter((t): t is number => t !== null);
+  s.phase = 'idle';
+  if (ends.length === 0) {
+    await condition(news);
+    return true;
+  }
+  return condition(news, Math.max(Math.min(...ends) - Date.now(), 1));
+}
+
+export async function inject(s: SessionState, reason: ContinuationInjected['reason'], text: string): Promise<'continue'> {
+  const count = ++s.long.continuations;
+  await s.emit(() => [{ type: 'ContinuationInjected', reason, count, text }]);
+  return 'continue';
+}
