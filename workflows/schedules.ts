@@ -107,13 +107,21 @@ function parseCron(s: string): { fields: CronFields } | { error: string } {
   return { fields: fields as CronFields };
 }
 
-/** First whole UTC minute after `after` that the fields match; skips whole days and hours that cannot. */
+/**
+ * First whole UTC minute after `after` that the fields match; skips whole days and hours that
+ * cannot. As in standard cron, a day matches either day field when both are restricted
+ * ("0 9 13 * 5": the 13th and every Friday), and both when one of them is all days.
+ */
 function nextCronTick([min, hour, dom, mon, dow]: CronFields, after: number): number | null {
+  const bothRestricted = dom.size < 31 && dow.size < 7;
+  const dayMatches = (d: Date) => (bothRestricted
+    ? dom.has(d.getUTCDate()) || dow.has(d.getUTCDay())
+    : dom.has(d.getUTCDate()) && dow.has(d.getUTCDay()));
   let t = Math.floor(after / 60_000) * 60_000 + 60_000;
   const end = after + CRON_HORIZON_MS;
   while (t <= end) {
     const d = new Date(t);
-    if (!mon.has(d.getUTCMonth() + 1) || !dom.has(d.getUTCDate()) || !dow.has(d.getUTCDay())) {
+    if (!mon.has(d.getUTCMonth() + 1) || !dayMatches(d)) {
       t = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
     } else if (!hour.has(d.getUTCHours())) {
       t = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours() + 1);

@@ -17,6 +17,8 @@ describe('parseSchedule', () => {
     ['*/15 * * * *', 'cron', T0 + 15 * 60_000],
     ['0 9 * * 1-5', 'cron', Date.UTC(2026, 0, 2, 9)],
     ['30 8 1 * *', 'cron', Date.UTC(2026, 1, 1, 8, 30)],
+    // Both day fields restricted: the 13th or a Friday (standard cron), so Friday the 2nd, not Friday the 13th of February.
+    ['0 9 13 * 5', 'cron', Date.UTC(2026, 0, 2, 9)],
   ])('reads %s as a %s schedule with the right first tick', (spec, kind, first) => {
     expect(parseSchedule(spec, T0)).toEqual({ kind, nextRunAt: first });
   });
