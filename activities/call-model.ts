@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { ModelCalled } from '../schemas/generated/events';
 import { inlineOrBlob, type BlobStore } from './blob-store';
-import { createModel, type Model } from './model/index';
+import { createModel, type Model, type ModelResponse } from './model/index';
 import { buildPrompt } from './prompt/build-prompt';
 import { compactFor } from './prompt/compact-for';
 import type { CompactedFields } from './prompt/long-run-notes';
@@ -36,6 +36,27 @@ export interface CallModelResult {
 
 /** A response longer than this keeps a preview in its event and the whole in the blob store. */
 const INLINE_RESPONSE_CHARS = 32 * 1024;
+
+/** A model call as its ModelCalled event records it (all but the turn), for every caller of a model. */
+export async function modelCalledFields(blobs: BlobStore, res: ModelResponse): Promise<Omit<ModelCalled, 'type' | 'turn'>> {
+  const response = await inlineOrBlob(blobs, res.text, INLINE_RESPONSE_CHARS);
+  const toolCallId = res.toolCallId ?? null;
+  return {
+    model: res.model,
+    provider: res.provider,
+    tokensIn: res.usage.inputTokens,
+    tokensOut: res.usage.outputTokens,
+    costUsd: res.costUsd,
+    latencyMs: res.latencyMs,
+    response: response.preview,
+    responseBlob: response.blob,
+    toolCalls: toolCallId && res.code !== null
+      ? [{ id: toolCallId, name: 'python', arguments: JSON.stringify({ code: res.code }) }]
+      : [],
+    stopReason: res.stopReason,
+    requestBlob: null,
+  };
+}
 
 export function createModelActivities(deps: {
   transcripts: TranscriptCache;
@@ -72,28 +93,12 @@ export function createModelActivities(deps: {
       } finally {
         clearInterval(beat);
       }
-      const response = await inlineOrBlob(deps.blobs, res.text, INLINE_RESPONSE_CHARS);
-      const toolCallId = res.toolCallId ?? null;
       return {
         answer: res.code === null ? res.text : null,
         code: res.code,
-        toolCallId,
+        toolCallId: res.toolCallId ?? null,
         compacted,
-        event: {
-          model: res.model,
-          provider: res.provider,
-          tokensIn: res.usage.inputTokens,
-          tokensOut: res.usage.outputTokens,
-          costUsd: res.costUsd,
-          latencyMs: res.latencyMs,
-          response: response.preview,
-          responseBlob: response.blob,
-          toolCalls: toolCallId && res.code !== null
-            ? [{ id: toolCallId, name: 'python', arguments: JSON.stringify({ code: res.code }) }]
-            : [],
-          stopReason: res.stopReason,
-          requestBlob: null,
-        },
+        event: await modelCalledFields(deps.blobs, res),
       };
     },
   };

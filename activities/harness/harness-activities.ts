@@ -3,6 +3,9 @@ import { EventLogError, ProviderError } from '../../errors';
 import type { StoredEvent } from '../../schemas';
 import type { HarnessEntry } from '../../workflows/harness/harness-types';
 import type { EditValues } from '../../workflows/harness/plan-harness-revert';
+import type { ModelCalled } from '../../schemas/generated/events';
+import type { BlobStore } from '../blob-store';
+import { modelCalledFields } from '../call-model';
 import type { AppendEventsInput, AppendEventsResult } from '../event-log';
 import { createModel, type Model } from '../model/index';
 import { REFINER_SYSTEM_PROMPT, parseRefineReply, refinerMessages, type RefineProposal } from './refine-prompt';
@@ -16,16 +19,25 @@ export interface PlanRefineInput {
   callIndex: number;
 }
 
+/** A refiner's proposal and its model call, which the scope logs as a ModelCalled like any other. */
+export interface PlannedRefine extends RefineProposal {
+  call: Omit<ModelCalled, 'type' | 'turn'>;
+}
+
 /** What a harness scope's workflow may ask of the world. */
 export interface HarnessActivities {
   appendEvents(input: AppendEventsInput): Promise<AppendEventsResult>;
-  planRefine(input: PlanRefineInput): Promise<RefineProposal>;
+  planRefine(input: PlanRefineInput): Promise<PlannedRefine>;
   /** The before/after values of edits, from the scope's log (the workflow keeps edits without them). */
   readHarnessEdits(input: { scopeId: string; editIds: string[] }): Promise<Record<string, EditValues>>;
 }
 
 /** The refiner's model call: read the session's log, ask, parse. Validation is the workflow's. */
-export function createRefineActivities(deps: { readLog: (sessionId: string) => Promise<readonly StoredEvent[]>; env: NodeJS.ProcessEnv }) {
+export function createRefineActivities(deps: {
+  readLog: (sessionId: string) => Promise<readonly StoredEvent[]>;
+  env: NodeJS.ProcessEnv;
+  blobs: BlobStore;
+}) {
   const models = new Map<string, Model>();
   return {
     async readHarnessEdits(input: { scopeId: string; editIds: string[] }): Promise<Record<string, EditValues>> {
@@ -39,7 +51,7 @@ export function createRefineActivities(deps: { readLog: (sessionId: string) => P
       if (missing.length > 0) throw new EventLogError(`harness edits not found in the log: ${missing.join(', ')}`, { retryable: true });
       return out;
     },
-    async planRefine(input: PlanRefineInput): Promise<RefineProposal> {
+    async planRefine(input: PlanRefineInput): Promise<PlannedRefine> {
       const events = await deps.readLog(input.sessionId);
       // No model named: the refiner uses the reviewed session's own.
       const started = events.find((e) => e.event.type === 'SessionStarted')?.event as { model?: string } | undefined;
@@ -60,7 +72,9 @@ export function createRefineActivities(deps: { readLog: (sessionId: string) => P
       // Evidence is what the log holds: cited ids it lacks are dropped; with none left, the reviewed log's head.
       const known = new Set(events.map((e) => e.eventId));
       const cited = proposal.evidence.filter((id) => known.has(id));
-      return { ...proposal, evidence: cited.length > 0 ? cited : events.slice(-1).map((e) => e.eventId) };
+      return {
+        ...proposal, evidence: cited.length > 0 ? cited : events.slice(-1).map((e) => e.eventId), call: await modelCalledFields(deps.blobs, res),
+      };
     },
   };
 }

@@ -75,6 +75,7 @@ export async function createRecurWorker(
     ...createRefineActivities({
       readLog: async (sessionId) => (await readSessionLog({ kafka, topic: config.kafka.topic, sessionId, descendants: false })).events,
       env: opts.env ?? process.env,
+      blobs,
     }),
     ...createAutoRefineActivities({ harness, apply: config.harness.refineApply }),
     ...createKernelActivities({ kernels, blobs, transcripts, snapshots }),

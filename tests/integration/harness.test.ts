@@ -137,6 +137,11 @@ except PermissionError as e:
     expect(reply.applied.map((o) => [o.name, o.result])).toEqual([['notes', 'applied'], ['guard', 'applied']]);
 
     const logged = await harnessLog(scopeId);
+    // The refiner's call is logged like every model call (tokens, cost, its reply), in the batch before its proposals.
+    const scopeEvents = (await readSessionLog({ kafka: kafkaClient(h.config, 'test-harness'), topic: h.config.kafka.topic, sessionId: scopeId, descendants: false })).events;
+    const calls = scopeEvents.filter((e) => e.event.type === 'ModelCalled');
+    expect(calls.map((e) => e.event)).toEqual([expect.objectContaining({ provider: 'scripted', turn: 0, response: expect.stringContaining('divided by zero') })]);
+    expect(calls[0].seq).toBeLessThan(scopeEvents.find((e) => e.event.type === 'HarnessEdited' && e.event.refineId === reply.refineId)!.seq);
     const refusal = logged.find((e) => e.name === 'system')!;
     expect(refusal).toMatchObject({ result: 'refused', error: BASE_PROMPT_REFUSAL, source: 'refine', refineId: reply.refineId });
     const appliedNotes = logged.find((e) => e.name === 'notes' && e.result === 'applied' && e.refineId === reply.refineId)!;

@@ -7,6 +7,7 @@ import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHand
 import type { AppendEventsResult } from '../../activities/event-log';
 import type { HarnessActivities } from '../../activities/harness/harness-activities';
 import { ZERO_HASH } from '../../schemas/log-constants';
+import type { RecurEventInput } from '../../schemas/generated/events';
 import { checkHarnessEdit, HARNESS_LIMITS } from './check-harness-edit';
 import { foldHarness, harnessEntries } from './fold-harness';
 import {
@@ -50,13 +51,14 @@ export async function harnessWorkflow(input: HarnessWorkflowInput): Promise<void
     return run;
   };
 
-  async function append(drafts: Draft[]): Promise<EditOutcome[]> {
-    if (drafts.length === 0) return [];
+  /** Logs the edits, after `lead` (the refiner's ModelCalled) in the same batch when there is one. */
+  async function append(drafts: Draft[], lead: RecurEventInput[] = []): Promise<EditOutcome[]> {
+    if (drafts.length === 0 && lead.length === 0) return [];
     const res: AppendEventsResult = await acts.appendEvents({
       sessionId: scopeId, rootId: scopeId, parentId: null, fromSeq: nextSeq, prevHash: headHash,
-      events: drafts.map((d) => ({ ts: Date.now(), event: { type: 'HarnessEdited' as const, ...d } })),
+      events: [...lead, ...drafts.map((d) => ({ type: 'HarnessEdited' as const, ...d }))].map((event) => ({ ts: Date.now(), event })),
     });
-    const records = drafts.map((d, i) => ({ ...d, editId: res.eventIds[i] }));
+    const records = drafts.map((d, i) => ({ ...d, editId: res.eventIds[lead.length + i] }));
     nextSeq = res.nextSeq;
     headHash = res.headHash;
     log.push(...records.map(({ before: _b, after: _a, ...summary }) => summary));
@@ -109,7 +111,8 @@ export async function harnessWorkflow(input: HarnessWorkflowInput): Promise<void
     const editReq: EditRequest = {
       edits: plan.edits, trigger: { eventIds: plan.evidence, reason: `refine: ${plan.summary}` }, source: 'refine', requestedBy: req.requestedBy,
     };
-    const proposed = await append(decide(editReq, 'proposed', refineId));
+    // The refiner's call is a model call like any other: logged with its tokens and cost.
+    const proposed = await append(decide(editReq, 'proposed', refineId), [{ type: 'ModelCalled', turn: refines - 1, ...plan.call }]);
     const applied = req.apply === 'auto' ? await applyProposed(refineId) : [];
     return { refineId, summary: plan.summary, proposed, applied };
   }));
