@@ -62,7 +62,7 @@ async function killed(ctx: BenchContext, client: Client): Promise<number> {
     const t0 = Date.now();
     second = spawnWorker(ctx.config, queue);
     const progress = (await until(client, input.sessionId, 180_000, (events) => firstAppendAfter(events, mark))) - t0;
-    await client.workflow.getHandle(input.sessionId).result();
+    await until(client, input.sessionId, 180_000, (events) => (events.some((e) => e.workflowExecutionCompletedEventAttributes) ? true : null));
     return progress;
   } catch (e) {
     throw new Error(`${(e as Error).message}; worker stderr: ${first.stderr().slice(-800)} ${second?.stderr().slice(-800) ?? ''}`);
