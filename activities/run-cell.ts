@@ -28,6 +28,8 @@ export function restoreNote(r: KernelRestoredFields, skipped: Array<{ requestId:
   return `${parts.join('')}]\n`;
 }
 
+type Restored = { fields: KernelRestoredFields; note: string };
+
 interface CellProgress {
   sentCellId: string | null;
 }
@@ -47,7 +49,7 @@ export function createKernelActivities(deps: KernelDeps) {
   const { kernels, blobs } = deps;
 
   /** Brings a lost kernel back: the latest snapshot, then the logged cells after it that are safe to re-run. */
-  async function restore(input: RunCellInput): Promise<{ fields: KernelRestoredFields; note: string }> {
+  async function restore(input: RunCellInput): Promise<Restored> {
     const t0 = Date.now();
     const events = await deps.transcripts.load(input.sessionId, input.throughSeq - 1);
     const plan = planKernelRestore(events, input.restoreFrom?.coversSeq ?? -1);
@@ -96,7 +98,7 @@ export function createKernelActivities(deps: KernelDeps) {
   }
 
   /** Brings the session's kernel up and, if its namespace is new, caught up with the log. */
-  async function prepare(input: RunCellInput): Promise<Awaited<ReturnType<typeof restore>> | null> {
+  async function prepare(input: RunCellInput): Promise<Restored | null> {
     const { fresh } = await kernels.start(input.sessionId);
     if (!fresh) return null;
     const restored = input.firstCell ? null : await restore(input);
@@ -112,16 +114,20 @@ export function createKernelActivities(deps: KernelDeps) {
    * with its kernel is reported, not re-run. (Sent, then the worker died before that heartbeat
    * left, then the kernel died too: only that double fault runs the cell again, after a restore.)
    */
-  async function resumeOrRun(input: RunCellInput, info: { scheduledAtMs: number; sentBefore: boolean }, sending: () => void): Promise<RunCellResult> {
+  async function resumeOrRun(
+    input: RunCellInput,
+    info: { scheduledAtMs: number; sentBefore: boolean },
+    prepared: () => Promise<Restored | null>,
+    sending: () => void,
+  ): Promise<RunCellResult> {
     const left = Math.max(input.timeoutSeconds * 1000 - (Date.now() - info.scheduledAtMs), 1_000);
     const found = await kernels.resume(input.sessionId, input.cellId, { timeoutMs: left });
     if (found.kind === 'finished') return { cell: await fieldsOf(found.result, ''), restored: null };
     const kernelLost = found.kind === 'gone' || (found.kind === 'not-ready' && found.restarted);
+    const restored = await prepared();
     if (!(kernelLost && info.sentBefore)) {
-      const restored = await prepare(input);
       return { cell: await execute(input, restored?.note ?? '', sending), restored: restored?.fields ?? null };
     }
-    const restored = await prepare(input);
     return {
       cell: lostCell(`${restored?.note ?? ''}[the kernel was lost while the cell ran; it was not re-run]`, 'the kernel died while its worker was down'),
       restored: restored?.fields ?? null,
@@ -140,19 +146,21 @@ export function createKernelActivities(deps: KernelDeps) {
       const beat = setInterval(() => ctx.heartbeat(progress), 3_000);
       const stop = () => void kernels.interrupt(input.sessionId).catch(() => undefined);
       ctx.cancellationSignal.addEventListener('abort', stop);
-      let restored: Awaited<ReturnType<typeof restore>> | null = null;
+      // Kept here, so a kernel lost after its restore still reports the restore.
+      const done: { restored: Restored | null } = { restored: null };
+      const prepared = async () => (done.restored = await prepare(input));
       try {
         if (ctx.info.attempt > 1) {
           const before = ctx.info.heartbeatDetails as CellProgress | undefined;
           const sentBefore = before?.sentCellId === input.cellId;
           if (sentBefore) progress = { sentCellId: input.cellId };
-          return await resumeOrRun(input, { scheduledAtMs: ctx.info.scheduledTimestampMs, sentBefore }, sending);
+          return await resumeOrRun(input, { scheduledAtMs: ctx.info.scheduledTimestampMs, sentBefore }, prepared, sending);
         }
-        restored = await prepare(input);
+        const restored = await prepared();
         return { cell: await execute(input, restored?.note ?? '', sending), restored: restored?.fields ?? null };
       } catch (e) {
         if (!(e instanceof KernelLostError)) throw e;
-        return { cell: lostCell(`[the kernel was lost while the cell ran; it was not re-run: ${e.message}]`, e.message), restored: restored?.fields ?? null };
+        return { cell: lostCell(`[the kernel was lost while the cell ran; it was not re-run: ${e.message}]`, e.message), restored: done.restored?.fields ?? null };
       } finally {
         clearInterval(beat);
         ctx.cancellationSignal.removeEventListener('abort', stop);
