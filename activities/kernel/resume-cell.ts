@@ -1,7 +1,7 @@
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import { RecurError } from '../../errors';
 import { createOutputCollector } from './output-collector';
-import { type CellLoss, resultOf, watchForLoss } from './run-cell';
+import { awaitReply, type CellLoss, resultOf } from './run-cell';
 import type { ExecuteResult } from './types';
 
 /** What a retried cell activity finds in the session's kernel. */
@@ -35,8 +35,6 @@ export interface ResumeCellOptions {
   prelude?: string;
 }
 
-type Raced = { kind: 'reply'; reply: KernelMessage.IExecuteReplyMsg } | { kind: 'lost'; reason: string } | { kind: 'timer' };
-
 /**
  * Asks the kernel about a cell an earlier attempt of the activity may have sent before its
  * worker died. The question is a silent request on the shell channel, which the kernel serves
@@ -44,47 +42,29 @@ type Raced = { kind: 'reply'; reply: KernelMessage.IExecuteReplyMsg } | { kind: 
  * record it returns is complete. Never sends the cell itself.
  */
 export async function resumeCell(kernel: Kernel.IKernelConnection, cellId: string, opts: ResumeCellOptions): Promise<ResumeOutcome | CellLoss> {
-  const loss = watchForLoss(kernel);
-  const timers: NodeJS.Timeout[] = [];
-  const timer = (ms: number) => new Promise<Raced>((resolve) => timers.push(setTimeout(() => resolve({ kind: 'timer' }), ms)));
-  try {
-    const future = kernel.requestExecute({
-      code: opts.prelude ?? '',
-      silent: true,
-      store_history: false,
-      allow_stdin: false,
-      stop_on_error: false,
-      user_expressions: { recur: `__import__('recur_kernel').resume_info(${JSON.stringify(cellId)})` },
-    });
-    const done: Promise<Raced> = future.done.then(
-      (reply) => ({ kind: 'reply', reply }),
-      (err: Error) => ({ kind: 'lost', reason: err.message }),
-    );
-    let raced = await Promise.race([done, loss.lost as Promise<Raced>, timer(opts.timeoutMs)]);
-    const interrupted = raced.kind === 'timer';
-    if (interrupted) {
-      // The cell is still running past its time: stop it as the lost attempt would have.
-      await opts.interrupt().catch(() => undefined);
-      raced = await Promise.race([done, loss.lost as Promise<Raced>, timer(opts.interruptGraceMs)]);
-      if (raced.kind === 'timer') return { lost: 'stuck', reason: `cell ignored the interrupt for ${opts.interruptGraceMs} ms after its timeout` };
-    }
-    if (raced.kind !== 'reply') return { lost: 'died', reason: raced.kind === 'lost' ? raced.reason : 'no reply' };
-    const info = infoOf(raced.reply.content, cellId);
-    if (!info.ready) return { kind: 'not-ready', restarted: info.restarted };
-    if (!info.record) return { kind: 'not-received' };
-    const { record } = info;
-    if (!record.reply) return { lost: 'died', reason: `the kernel holds no reply for ${cellId}` };
-    const collector = createOutputCollector(opts.maxOutputChars);
-    for (const o of record.outputs) collector.add({ header: { msg_type: o.msg_type }, content: o.content } as unknown as KernelMessage.IIOPubMessage);
-    if (record.dropped) {
-      collector.add({ header: { msg_type: 'stream' }, content: { name: 'stdout', text: `\n[${record.dropped} characters of output were not kept by the kernel]\n` } } as unknown as KernelMessage.IIOPubMessage);
-    }
-    const timedOut = interrupted && record.reply.status !== 'ok';
-    return { kind: 'finished', result: resultOf(collector, record.reply, timedOut, record.duration_ms ?? 0) };
-  } finally {
-    timers.forEach(clearTimeout);
-    loss.dispose();
+  const future = kernel.requestExecute({
+    code: opts.prelude ?? '',
+    silent: true,
+    store_history: false,
+    allow_stdin: false,
+    stop_on_error: false,
+    user_expressions: { recur: `__import__('recur_kernel').resume_info(${JSON.stringify(cellId)})` },
+  });
+  // Past its time the cell is interrupted, as the lost attempt would have done.
+  const outcome = await awaitReply(kernel, future, { ...opts, what: 'resumed cell' });
+  if ('lost' in outcome) return outcome;
+  const info = infoOf(outcome.reply.content, cellId);
+  if (!info.ready) return { kind: 'not-ready', restarted: info.restarted };
+  if (!info.record) return { kind: 'not-received' };
+  const { record } = info;
+  if (!record.reply) return { lost: 'died', reason: `the kernel holds no reply for ${cellId}` };
+  const collector = createOutputCollector(opts.maxOutputChars);
+  for (const o of record.outputs) collector.add({ header: { msg_type: o.msg_type }, content: o.content } as unknown as KernelMessage.IIOPubMessage);
+  if (record.dropped) {
+    collector.add({ header: { msg_type: 'stream' }, content: { name: 'stdout', text: `\n[${record.dropped} characters of output were not kept by the kernel]\n` } } as unknown as KernelMessage.IIOPubMessage);
   }
+  const timedOut = outcome.timedOut && record.reply.status !== 'ok';
+  return { kind: 'finished', result: resultOf(collector, record.reply, timedOut, record.duration_ms ?? 0) };
 }
 
 function infoOf(content: KernelMessage.IExecuteReplyMsg['content'], cellId: string): ResumeInfo {

@@ -18,23 +18,28 @@ export type CellLoss = { lost: 'died' | 'stuck'; reason: string };
 
 type Outcome = { kind: 'reply'; reply: KernelMessage.IExecuteReplyMsg } | { kind: 'lost'; reason: string } | { kind: 'timer' };
 
+export interface AwaitReplyOptions {
+  timeoutMs: number;
+  interruptGraceMs: number;
+  interrupt: () => Promise<void>;
+  /** What the request is, for the reason of a loss ("cell", "silent code"). */
+  what: string;
+}
+
 /**
- * Runs one cell and collects its output. Never re-sends the cell: a kernel that dies mid-cell
- * comes back as a `CellLoss`, and the caller reports it instead of retrying.
+ * Waits for an execute request's reply. Past `timeoutMs` it interrupts the kernel (its state
+ * stays) and waits `interruptGraceMs` more; `timedOut` says it had to. A kernel that dies,
+ * restarts or ignores the interrupt is a loss. Never re-sends anything.
  */
-export async function runCell(kernel: Kernel.IKernelConnection, code: string, opts: RunCellOptions): Promise<ExecuteResult | CellLoss> {
-  const started = performance.now();
-  const collector = createOutputCollector(opts.maxOutputChars);
+export async function awaitReply(
+  kernel: Kernel.IKernelConnection,
+  future: Kernel.IShellFuture<KernelMessage.IExecuteRequestMsg, KernelMessage.IExecuteReplyMsg>,
+  opts: AwaitReplyOptions,
+): Promise<{ reply: KernelMessage.IExecuteReplyMsg; timedOut: boolean } | CellLoss> {
   const loss = watchForLoss(kernel);
   const timers: NodeJS.Timeout[] = [];
   const timer = (ms: number) => new Promise<Outcome>((resolve) => timers.push(setTimeout(() => resolve({ kind: 'timer' }), ms)));
   try {
-    const future = kernel.requestExecute(
-      { code, silent: false, store_history: true, allow_stdin: false, stop_on_error: false },
-      true,
-      opts.cellId ? { recur_cell: opts.cellId } : undefined,
-    );
-    future.onIOPub = (msg) => collector.add(msg);
     const done: Promise<Outcome> = future.done.then(
       (reply) => ({ kind: 'reply', reply }),
       (err: Error) => ({ kind: 'lost', reason: err.message }),
@@ -49,15 +54,33 @@ export async function runCell(kernel: Kernel.IKernelConnection, code: string, op
       }
       outcome = await Promise.race([done, loss.lost, timer(opts.interruptGraceMs)]);
       if (outcome.kind === 'timer') {
-        return { lost: 'stuck', reason: `cell ignored the interrupt for ${opts.interruptGraceMs} ms after its ${opts.timeoutMs} ms timeout` };
+        return { lost: 'stuck', reason: `${opts.what} ignored the interrupt for ${opts.interruptGraceMs} ms after its ${opts.timeoutMs} ms timeout` };
       }
     }
     if (outcome.kind !== 'reply') return { lost: 'died', reason: outcome.kind === 'lost' ? outcome.reason : 'no reply' };
-    return resultOf(collector, outcome.reply.content, timedOut, performance.now() - started);
+    return { reply: outcome.reply, timedOut };
   } finally {
     timers.forEach(clearTimeout);
     loss.dispose();
   }
+}
+
+/**
+ * Runs one cell and collects its output. Never re-sends the cell: a kernel that dies mid-cell
+ * comes back as a `CellLoss`, and the caller reports it instead of retrying.
+ */
+export async function runCell(kernel: Kernel.IKernelConnection, code: string, opts: RunCellOptions): Promise<ExecuteResult | CellLoss> {
+  const started = performance.now();
+  const collector = createOutputCollector(opts.maxOutputChars);
+  const future = kernel.requestExecute(
+    { code, silent: false, store_history: true, allow_stdin: false, stop_on_error: false },
+    true,
+    opts.cellId ? { recur_cell: opts.cellId } : undefined,
+  );
+  future.onIOPub = (msg) => collector.add(msg);
+  const outcome = await awaitReply(kernel, future, { ...opts, what: 'cell' });
+  if ('lost' in outcome) return outcome;
+  return resultOf(collector, outcome.reply.content, outcome.timedOut, performance.now() - started);
 }
 
 /** A finished cell's result from its collected output and execute reply. */

@@ -1,5 +1,5 @@
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
-import { type CellLoss, watchForLoss } from './run-cell';
+import { awaitReply, type CellLoss } from './run-cell';
 import { stripAnsi } from './strip-ansi';
 
 export interface RunSilentOptions {
@@ -16,8 +16,6 @@ export type SilentOutcome =
   | { kind: 'error'; ename: string; evalue: string; traceback: string }
   | { kind: 'timeout' };
 
-type Raced = { kind: 'reply'; reply: KernelMessage.IExecuteReplyMsg } | { kind: 'lost'; reason: string } | { kind: 'timer' };
-
 const EXPRESSION_KEY = 'recur';
 
 /**
@@ -25,41 +23,18 @@ const EXPRESSION_KEY = 'recur';
  * count, no output to anyone. Like `runCell`, it never re-sends the code.
  */
 export async function runSilent(kernel: Kernel.IKernelConnection, code: string, opts: RunSilentOptions): Promise<SilentOutcome | CellLoss> {
-  const loss = watchForLoss(kernel);
-  const timers: NodeJS.Timeout[] = [];
-  const timer = (ms: number) => new Promise<Raced>((resolve) => timers.push(setTimeout(() => resolve({ kind: 'timer' }), ms)));
-  try {
-    const future = kernel.requestExecute({
-      code,
-      silent: true,
-      store_history: false,
-      allow_stdin: false,
-      stop_on_error: false,
-      user_expressions: opts.expression ? { [EXPRESSION_KEY]: opts.expression } : {},
-    });
-    const done: Promise<Raced> = future.done.then(
-      (reply) => ({ kind: 'reply', reply }),
-      (err: Error) => ({ kind: 'lost', reason: err.message }),
-    );
-    let raced = await Promise.race([done, loss.lost as Promise<Raced>, timer(opts.timeoutMs)]);
-    if (raced.kind === 'timer') {
-      try {
-        await opts.interrupt();
-      } catch (err) {
-        return { lost: 'died', reason: `interrupt after timeout failed: ${(err as Error).message}` };
-      }
-      raced = await Promise.race([done, loss.lost as Promise<Raced>, timer(opts.interruptGraceMs)]);
-      if (raced.kind === 'timer') {
-        return { lost: 'stuck', reason: `silent code ignored the interrupt for ${opts.interruptGraceMs} ms after its ${opts.timeoutMs} ms timeout` };
-      }
-      if (raced.kind === 'reply') return { kind: 'timeout' };
-    }
-    if (raced.kind !== 'reply') return { lost: 'died', reason: raced.kind === 'lost' ? raced.reason : 'no reply' };
-    return outcomeOf(raced.reply.content, opts.expression !== undefined);
-  } finally {
-    timers.forEach(clearTimeout);
-    loss.dispose();
-  }
+  const future = kernel.requestExecute({
+    code,
+    silent: true,
+    store_history: false,
+    allow_stdin: false,
+    stop_on_error: false,
+    user_expressions: opts.expression ? { [EXPRESSION_KEY]: opts.expression } : {},
+  });
+  const outcome = await awaitReply(kernel, future, { ...opts, what: 'silent code' });
+  if ('lost' in outcome) return outcome;
+  if (outcome.timedOut) return { kind: 'timeout' };
+  return outcomeOf(outcome.reply.content, opts.expression !== undefined);
 }
 
 function outcomeOf(content: KernelMessage.IExecuteReplyMsg['content'], wantsValue: boolean): SilentOutcome {
