@@ -1,4 +1,4 @@
-import type { RetainState, SessionResult } from './session-types';
+import type { ChildInfo, ChildOutcome, RetainState, SessionResult } from './session-types';
 
 /**
  * Whether a session whose task just ended stays addressable: a sub-agent that answered its first
@@ -28,4 +28,14 @@ export function decideIdleUnload(r: RetainState, now: number, idleUnloadSeconds:
 /** The inbox id of a child's outcome: one per piece of work, so a retained child's later answers are not taken for repeats. */
 export function outcomeMessageId(childId: string, round: number): string {
   return round === 0 ? `${childId}#outcome` : `${childId}#outcome-${round}`;
+}
+
+/**
+ * Whether a child's outcome answers what its parent is waiting for. A retained child given a
+ * new task answers it with that task's message id; an outcome of other work it did meanwhile
+ * (woken by a plain message) is not the new task's answer.
+ */
+export function answersCurrentTask(child: Pick<ChildInfo, 'status' | 'taskMessageId'>, outcome: Pick<ChildOutcome, 'taskMessageId'>): boolean {
+  if (child.status !== 'running') return false;
+  return !child.taskMessageId || outcome.taskMessageId === child.taskMessageId;
 }

@@ -2,7 +2,7 @@ import {
   ParentClosePolicy, condition, getExternalWorkflowHandle, setHandler, startChild,
 } from '@temporalio/workflow';
 import { checkAgentName, resolveRecipient } from './check-family-scope';
-import { outcomeMessageId } from './decide-idle-unload';
+import { answersCurrentTask, outcomeMessageId } from './decide-idle-unload';
 import {
   childFinishedSignal, deleteChildUpdate, deliverMessageSignal, getChildrenQuery, getStatusQuery,
   sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate,
@@ -25,11 +25,15 @@ export function installHandlers(s: SessionState, childWorkflow: (input: SessionI
   setHandler(getStatusQuery, () => s.status());
   setHandler(getChildrenQuery, () => [...s.children.values()]);
 
-  setHandler(deliverMessageSignal, (m) => s.accept(m));
+  setHandler(deliverMessageSignal, (m) => {
+    s.accept(m);
+    // A new task reaching a retained child mid-work is seen in this round's prompt: this round answers it.
+    if (m.task && s.retained && !s.retained.idle) s.retained.taskMessageId = m.messageId;
+  });
 
   setHandler(childFinishedSignal, async (outcome) => {
     const child = s.children.get(outcome.name);
-    if (!child || child.status !== 'running') return;
+    if (!child || !answersCurrentTask(child, outcome)) return;
     Object.assign(child, { status: outcome.status, answer: outcome.answer, error: outcome.error });
     await s.emit(() => [{
       type: 'SubagentCompleted', childId: child.id, status: outcome.status,

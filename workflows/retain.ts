@@ -18,11 +18,12 @@ type Acts = ReturnType<typeof sessionActivities>;
 /** Logs the end of the session's current piece of work and tells the parent how it ended. */
 export async function endTask(s: SessionState, r: SessionResult): Promise<void> {
   const round = s.retained?.round ?? 0;
+  const taskMessageId = s.retained?.taskMessageId ?? null;
   await s.emit(() => [endEvent(round, r)]);
   if (!s.input.parentId) return;
   await getExternalWorkflowHandle(s.input.parentId).signal(childFinishedSignal, r.status === 'completed'
-    ? { name: s.input.name, status: 'completed', answer: r.answer, error: null, round }
-    : { name: s.input.name, status: r.kind === 'cancelled' ? 'cancelled' : 'failed', answer: null, error: r.reason, round },
+    ? { name: s.input.name, status: 'completed', answer: r.answer, error: null, round, taskMessageId }
+    : { name: s.input.name, status: r.kind === 'cancelled' ? 'cancelled' : 'failed', answer: null, error: r.reason, round, taskMessageId },
   ).catch(() => undefined);
 }
 
@@ -91,6 +92,8 @@ async function wake(s: SessionState, r: RetainState): Promise<'work'> {
   }
   r.round += 1;
   r.idle = false;
+  const task = [...s.inbox].reverse().find((m) => m.task);
+  if (task) r.taskMessageId = task.messageId;
   s.final = null;
   return 'work';
 }
@@ -105,9 +108,9 @@ export async function retask(s: SessionState, child: ChildInfo, req: SpawnReques
   const messageId = `${s.id}#m${++s.messagesSent}`;
   const before = { ...child };
   // Running before the signal: the child's answer must find it waiting.
-  Object.assign(child, { task: req.task, status: 'running', answer: null, error: null });
+  Object.assign(child, { task: req.task, status: 'running', answer: null, error: null, taskMessageId: messageId });
   try {
-    await getExternalWorkflowHandle(child.id).signal(deliverMessageSignal, { messageId, from: s.id, text: `[new task] ${req.task}` });
+    await getExternalWorkflowHandle(child.id).signal(deliverMessageSignal, { messageId, from: s.id, text: `[new task] ${req.task}`, task: true });
   } catch {
     Object.assign(child, before);
     return { ok: false, reason: `${child.id} has ended and cannot take a new task` };

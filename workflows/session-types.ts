@@ -53,6 +53,8 @@ export interface InboxMessage {
   /** Sender session id, or 'user' for a message sent with `recur send`. */
   from: string;
   text: string;
+  /** Set on a parent's new task for a retained child (`rlm(task, name=...)` again). */
+  task?: boolean;
 }
 
 export type ChildStatus = 'running' | 'completed' | 'failed' | 'cancelled';
@@ -65,6 +67,8 @@ export interface ChildInfo {
   status: ChildStatus;
   answer: string | null;
   error: string | null;
+  /** The message that gave a retained child its current task; absent for the first task. */
+  taskMessageId?: string | null;
 }
 
 /** Everything a continued run needs; small by construction (no transcript: that lives in the log). */
@@ -96,6 +100,8 @@ export interface RetainState {
   idleSince: number;
   /** seq of its SessionUnloaded while its kernel is shut down; null while loaded. */
   unloadedSeq: number | null;
+  /** The new-task message the current piece of work answers, if a task (not a plain message) woke it. */
+  taskMessageId?: string | null;
 }
 
 export type FailureKindName =
@@ -113,4 +119,6 @@ export interface ChildOutcome {
   error: string | null;
   /** 0 for the first task; a retained child's later pieces of work count up from 1. */
   round: number;
+  /** The new-task message this piece of work answers; absent when it answers the first task or a plain message. */
+  taskMessageId?: string | null;
 }

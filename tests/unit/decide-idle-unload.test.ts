@@ -1,4 +1,4 @@
-import { decideIdleUnload, outcomeMessageId, retainsAfter } from '../../workflows/decide-idle-unload';
+import { answersCurrentTask, decideIdleUnload, outcomeMessageId, retainsAfter } from '../../workflows/decide-idle-unload';
 import type { RetainState } from '../../workflows/session-types';
 
 const idle = (over: Partial<RetainState> = {}): RetainState => ({ round: 0, idle: true, idleSince: 10_000, unloadedSeq: null, ...over });
@@ -40,4 +40,19 @@ describe('retainsAfter', () => {
 test('each piece of a retained child\'s work has its own outcome id, the first keeps the plain one', () => {
   expect(outcomeMessageId('r1/kid', 0)).toBe('r1/kid#outcome');
   expect(outcomeMessageId('r1/kid', 2)).toBe('r1/kid#outcome-2');
+});
+
+describe('answersCurrentTask', () => {
+  it('takes any outcome of a child on its first task, none of a child not running', () => {
+    expect(answersCurrentTask({ status: 'running' }, { taskMessageId: null })).toBe(true);
+    expect(answersCurrentTask({ status: 'completed' }, { taskMessageId: null })).toBe(false);
+  });
+
+  it('for a retained child given a new task, takes only the outcome that answers that task', () => {
+    const child = { status: 'running' as const, taskMessageId: 'root#m3' };
+    expect(answersCurrentTask(child, { taskMessageId: 'root#m3' })).toBe(true);
+    // Work a plain message woke it for, ending just after the new task was given: not the new task's answer.
+    expect(answersCurrentTask(child, { taskMessageId: null })).toBe(false);
+    expect(answersCurrentTask(child, { taskMessageId: 'root#m1' })).toBe(false);
+  });
 });
