@@ -25,11 +25,25 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, tries
   throw new Error(`gave up waiting for ${what}`);
 }
 
+type TreeLog = Awaited<ReturnType<typeof readSessionLog>>;
+
+/** Whether session `id` of the tree has logged an event of `type`. */
+const logged = (log: TreeLog, id: string, type: StoredEvent['type']) => (log.sessions.get(id) ?? []).some((e) => e.type === type);
+
 describe('idle unload of retained sub-agents (real Temporal, Kafka, Jupyter; scripted model)', () => {
   const h = new SessionHarness();
   const jupyter = () => createJupyterSessions(ServerConnection.makeSettings(jupyterConnection(h.config)), 'python3');
   beforeAll(() => h.start(), 120_000);
   afterAll(() => h.stop());
+
+  /** Reads the tree under `root` until `ready` holds of it; returns that log. */
+  const untilLogged = (root: string, what: string, ready: (log: TreeLog) => boolean) => {
+    const kafka = kafkaClient(h.config, 'test-reader');
+    return until(what, async () => {
+      const log = await readSessionLog({ kafka, topic: h.config.kafka.topic, sessionId: root });
+      return ready(log) ? log : undefined;
+    });
+  };
 
   it('unloads a retained child after its idle limit (kernel gone), and a new task reloads it with its variables', async () => {
     const input = h.input({
@@ -64,14 +78,7 @@ print(pid, g.result(timeout=120))`),
     const slow = `${root}/kid/slow`;
     const handle = await h.client.workflow.start('agentSessionWorkflow', { taskQueue: h.taskQueue, workflowId: root, args: [input] });
 
-    const kafka = kafkaClient(h.config, 'test-reader');
-    const read = () => readSessionLog({ kafka, topic: h.config.kafka.topic, sessionId: root });
-    const unloaded = (log: { sessions: ReadonlyMap<string, readonly StoredEvent[]> }, id: string) =>
-      (log.sessions.get(id) ?? []).some((e) => e.type === 'SessionUnloaded');
-    const before = await until('both children to unload', async () => {
-      const log = await read();
-      return unloaded(log, kid) && unloaded(log, slow) ? log : undefined;
-    });
+    const before = await untilLogged(root, 'both children to unload', (log) => logged(log, kid, 'SessionUnloaded') && logged(log, slow, 'SessionUnloaded'));
     // The kernels are gone: no Jupyter session maps to them, and the kid's kernel process has exited.
     expect(await jupyter().find(kid)).toBeUndefined();
     expect(await jupyter().find(slow)).toBeUndefined();
@@ -142,19 +149,12 @@ while (m := agent_message.recv(timeout=300))["from"] != "user":
     const root = input.sessionId;
     const kid = `${root}/kid`;
     const handle = await h.client.workflow.start('agentSessionWorkflow', { taskQueue: h.taskQueue, workflowId: root, args: [input] });
-    const kafka = kafkaClient(h.config, 'test-reader');
-    await until('the child to unload', async () => {
-      const log = await readSessionLog({ kafka, topic: h.config.kafka.topic, sessionId: root });
-      return (log.sessions.get(kid) ?? []).some((e) => e.type === 'SessionUnloaded') ? true : undefined;
-    });
+    await untilLogged(root, 'the child to unload', (log) => logged(log, kid, 'SessionUnloaded'));
     expect(await jupyter().find(kid)).toBeUndefined();
 
     await handle.signal(deliverMessageSignal, { messageId: `${root}#user-1`, from: 'user', text: 'go' });
     // The root ends only once the child has finished replying: an ending root would cancel it mid-reply.
-    await until('the child to end its reply', async () => {
-      const log = await readSessionLog({ kafka, topic: h.config.kafka.topic, sessionId: root });
-      return (log.sessions.get(kid) ?? []).some((e) => e.type === 'TaskEnded') ? true : undefined;
-    });
+    await untilLogged(root, 'the child to end its reply', (log) => logged(log, kid, 'TaskEnded'));
     await handle.signal(deliverMessageSignal, { messageId: `${root}#user-2`, from: 'user', text: 'end' });
     const result = await handle.result().then((r) => r as SessionResult);
     expect(result).toEqual({ status: 'completed', answer: 'done' });
@@ -182,11 +182,7 @@ while (m := agent_message.recv(timeout=300))["from"] != "user":
     const root = input.sessionId;
     const kid = `${root}/kid`;
     const handle = await h.client.workflow.start('agentSessionWorkflow', { taskQueue: h.taskQueue, workflowId: root, args: [input] });
-    const kafka = kafkaClient(h.config, 'test-reader');
-    await until('the child to unload', async () => {
-      const log = await readSessionLog({ kafka, topic: h.config.kafka.topic, sessionId: root });
-      return (log.sessions.get(kid) ?? []).some((e) => e.type === 'SessionUnloaded') ? true : undefined;
-    });
+    await untilLogged(root, 'the child to unload', (log) => logged(log, kid, 'SessionUnloaded'));
     await handle.signal(deliverMessageSignal, { messageId: `${root}#user-1`, from: 'user', text: 'end' });
     const run = await h.read(root, await handle.result().then((r) => r as SessionResult));
     expect(run.result).toEqual({ status: 'completed', answer: 'done' });
