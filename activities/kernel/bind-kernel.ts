@@ -1,6 +1,7 @@
 import type { Kernel } from '@jupyterlab/services';
 import { KernelLostError, StackError } from '../../errors';
 import { BINDING_INFO_EXPRESSION, type BootstrapParams, bootstrapCode } from './bootstrap-code';
+import { rememberProcess } from './kernel-process';
 import { stripAnsi } from './strip-ansi';
 
 export interface BindingInfo {
@@ -36,7 +37,8 @@ export async function bindKernel(kernel: Kernel.IKernelConnection, params: Boots
   const done = future.done.catch((err: Error) => {
     throw new KernelLostError(params.sessionId, kernel.id, `kernel lost during bootstrap: ${err.message}`);
   });
-  const { content } = await Promise.race([done, timeout]).finally(() => clearTimeout(timer));
+  const reply = await Promise.race([done, timeout]).finally(() => clearTimeout(timer));
+  const { content } = reply;
   if (content.status === 'error') {
     throw new StackError(
       'jupyter',
@@ -49,5 +51,6 @@ export async function bindKernel(kernel: Kernel.IKernelConnection, params: Boots
   if (!info || info.session_id !== params.sessionId) {
     throw new StackError('jupyter', `kernel bootstrap did not report a binding for ${params.sessionId}: ${JSON.stringify(expr)}`);
   }
+  rememberProcess(kernel, reply.header.session);
   return info;
 }

@@ -2,6 +2,7 @@ import { type Kernel, KernelAPI, KernelConnection, ServerConnection } from '@jup
 import { KernelLostError, RecurError } from '../../errors';
 import { bindKernel } from './bind-kernel';
 import { createJupyterSessions } from './jupyter-sessions';
+import { onProcessEnd } from './kernel-process';
 import { pythonPathCode } from './bootstrap-code';
 import { type ResumeOutcome, resumeCell } from './resume-cell';
 import { type CellLoss, runCell } from './run-cell';
@@ -104,6 +105,8 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
     kernel.statusChanged.connect((_, status) => {
       if (status === 'restarting' || status === 'autorestarting') entry.bound = false;
     });
+    // Restarted by anyone (another Jupyter client too): rebind, and the next start() reports the namespace fresh.
+    onProcessEnd(kernel, () => (entry.bound = false));
     kernel.disposed.connect(() => entries.get(sessionId) === entry && entries.delete(sessionId));
     entries.set(sessionId, entry);
     return entry;

@@ -1,4 +1,5 @@
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
+import { onProcessEnd } from './kernel-process';
 import { createOutputCollector } from './output-collector';
 import type { ExecuteResult } from './types';
 
@@ -103,7 +104,7 @@ export function resultOf(
   return { status, ...output, durationMs, executionCount };
 }
 
-/** Resolves when the kernel dies, restarts (its namespace is gone) or its websocket gives up reconnecting. */
+/** Resolves when the kernel dies, restarts (its namespace is gone, whoever restarted it) or its websocket gives up reconnecting. */
 export function watchForLoss(kernel: Kernel.IKernelConnection): { lost: Promise<Outcome>; dispose: () => void } {
   let report: (reason: string) => void = () => undefined;
   const lost = new Promise<Outcome>((resolve) => (report = (reason) => resolve({ kind: 'lost', reason })));
@@ -114,6 +115,7 @@ export function watchForLoss(kernel: Kernel.IKernelConnection): { lost: Promise<
     if (status === 'disconnected') report('kernel websocket disconnected');
   };
   const onDisposed = () => report('kernel connection disposed');
+  const stopProcessWatch = onProcessEnd(kernel, () => report('the kernel process was shut down or restarted, so its namespace was reset'));
   kernel.statusChanged.connect(onStatus);
   kernel.connectionStatusChanged.connect(onConnection);
   kernel.disposed.connect(onDisposed);
@@ -124,6 +126,7 @@ export function watchForLoss(kernel: Kernel.IKernelConnection): { lost: Promise<
       kernel.statusChanged.disconnect(onStatus);
       kernel.connectionStatusChanged.disconnect(onConnection);
       kernel.disposed.disconnect(onDisposed);
+      stopProcessWatch();
     },
   };
 }

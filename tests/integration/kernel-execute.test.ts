@@ -151,6 +151,32 @@ describe('kernel client on a real Jupyter server', () => {
     expect((await client.execute(s, 'gone')).error?.ename).toBe('NameError');
   });
 
+  // Another Jupyter client (a user's notebook, a REST call) restarting the kernel: the server tells no other client.
+  const restartElsewhere = async (s: string) =>
+    KernelAPI.restartKernel((await client.kernelIdOf(s))!, ServerConnection.makeSettings(jupyterConnection(loadConfig())));
+
+  test('a kernel restarted by another Jupyter client is noticed at the next cell, every time, and start() reports it fresh', async () => {
+    const s = await start();
+    // Whether the new process's status messages reach this client is a race; each round draws it again.
+    for (let round = 0; round < 12; round++) {
+      await client.execute(s, `marker = ${round}`);
+      await restartElsewhere(s);
+      await expect(client.execute(s, 'marker')).rejects.toThrow(/namespace was reset/);
+      expect(await client.start(s)).toMatchObject({ fresh: true });
+      await client.markReady(s);
+      expect((await client.execute(s, 'marker')).error?.ename).toBe('NameError');
+    }
+  });
+
+  test('a cell running when another Jupyter client restarts the kernel is reported lost then, not at its timeout', async () => {
+    const s = await start();
+    const running = client.execute(s, 'import time\nprint("started", flush=True)\ntime.sleep(600)', { timeoutMs: 600_000 });
+    await new Promise((r) => setTimeout(r, 500));
+    await restartElsewhere(s);
+    await expect(running).rejects.toThrow(/shut down or restarted/);
+    expect(await client.start(s)).toMatchObject({ fresh: true });
+  });
+
   test('shutdown removes the kernel from the server', async () => {
     const s = await start();
     expect(await client.isAlive(s)).toBe(true);
