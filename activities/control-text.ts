@@ -9,11 +9,13 @@
  * Whole sequences, 7-bit (ESC …) and 8-bit (C1) forms (ECMA-48): the strings OSC, DCS, SOS, PM
  * and APC up to their terminator (BEL or ST), CSI up to its final byte, then any other escape
  * (charset, RIS `ESC c`, keypad modes). An unterminated string loses only its introducer: its
- * payload stays visible as plain text, never hidden from the operator.
+ * payload stays visible as plain text, never hidden from the operator. A string's body stops at
+ * the next introducer, so each character is scanned a bounded number of times: linear time, even
+ * for a flood of unterminated 8-bit introducers.
  */
 const SEQUENCE = new RegExp(
   [
-    '(?:\\x1b[\\]PX^_]|[\\x9d\\x90\\x98\\x9e\\x9f])[^\\x07\\x1b\\x9c]*(?:\\x07|\\x1b\\\\|\\x9c)',
+    '(?:\\x1b[\\]PX^_]|[\\x90\\x98\\x9d-\\x9f])[^\\x07\\x1b\\x90\\x98\\x9c-\\x9f]*(?:\\x07|\\x1b\\\\|\\x9c)',
     '(?:\\x1b\\[|\\x9b)[0-?]*[ -/]*[@-~]',
     '\\x1b[ -/]*[0-~]',
   ].join('|'),

@@ -19,6 +19,7 @@ describe('stripControls: nothing in agent text drives a terminal', () => {
     ['charset switch', 'a\x1b(0b', 'ab'],
     ['bare ESC before a newline and at the end', 'a\x1b\nb\x1b', 'a\nb'],
     ['unterminated OSC: introducer gone, payload visible', 'x\x1b]52;c;QUJD', 'x52;c;QUJD'],
+    ['an unterminated 8-bit OSC before a terminated one', 'a\x9dvisible\x9d0;gone\x9cb', 'avisibleb'],
     ['bell, backspace, form feed, NUL, DEL', 'a\x07\b\f\x00\x7fb', 'ab'],
     ['lone C1 controls (NEL, ST)', 'a\x85\x9cb', 'ab'],
     ['carriage return that would overwrite the line', 'rm -rf /\rls -l', 'rm -rf /ls -l'],
