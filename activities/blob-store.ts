@@ -7,7 +7,8 @@ import type { BlobRef } from '../schemas';
 /**
  * Content-addressed storage for payloads too large to log inline (cell outputs, responses,
  * snapshots). Events carry a BlobRef; the bytes live here. The interface is what an
- * S3-compatible store would implement too: put is idempotent, get verifies what it returns.
+ * S3-compatible store would implement too: put is idempotent and replaces a stored copy that no
+ * longer matches its hash; get verifies what it returns.
  */
 export interface BlobStore {
   put(bytes: Uint8Array): Promise<BlobRef>;
@@ -45,15 +46,26 @@ export function createLocalBlobStore(root: string): BlobStore {
     }
   };
 
+  /** Whether the file at `path` holds exactly `bytes` (false when it is absent). */
+  const holds = async (path: string, bytes: Uint8Array): Promise<boolean> => {
+    try {
+      return (await readFile(path)).equals(bytes);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
+  };
+
   return {
     has,
     async put(bytes) {
       const ref = { sha256: sha256Hex(bytes), size: bytes.byteLength };
       const path = pathOf(ref.sha256);
-      if (await has(ref.sha256)) return ref;
+      // An existing file counts only if it still holds these bytes: putting the right bytes heals a corrupted blob.
+      if (await holds(path, bytes)) return ref;
       await mkdir(dirname(path), { recursive: true });
-      // Write beside the target and rename: readers never see a partial blob, and two writers
-      // of the same content just replace identical bytes.
+      // Write beside the target and rename: readers never see a partial blob, two writers of the
+      // same content just replace identical bytes, and a corrupted file is replaced whole.
       const tmp = `${path}.${randomUUID()}.tmp`;
       try {
         const file = await open(tmp, 'wx');

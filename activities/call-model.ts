@@ -62,13 +62,15 @@ export function createModelActivities(deps: {
   transcripts: TranscriptCache;
   blobs: BlobStore;
   env: NodeJS.ProcessEnv;
+  /** Directories `scripted:` files may be read from; a session naming one elsewhere fails at its first call. */
+  scriptedDirs: readonly string[];
   /** The session's Continual Harness as prompt text, appended after the (immutable) base prompt. */
   harnessSection?: (sessionId: string) => Promise<string>;
 }) {
   const models = new Map<string, Model>();
   const modelFor = (spec: string) => {
     let m = models.get(spec);
-    if (!m) models.set(spec, (m = createModel(spec, deps.env)));
+    if (!m) models.set(spec, (m = createModel(spec, deps.env, { scriptedDirs: deps.scriptedDirs })));
     return m;
   };
 

@@ -48,14 +48,14 @@ export function sessionInput(config: RecurConfig, model: string, limits: Partial
   };
 }
 
-/** A `scripted:` model spec whose root agent answers `replies` in order; the file lives in the bench home, wiped each run. */
+/** A `scripted:` model spec whose root agent answers `replies` in order; the file lives in the bench home's scripts directory, wiped each run. */
 export function scriptedModel(config: RecurConfig, replies: string[]): string {
   return scriptedAgents(config, { root: replies });
 }
 
 /** A `scripted:` model spec with replies for the root and its sub-agents, by agent name. */
 export function scriptedAgents(config: RecurConfig, agents: Record<string, string[]>): string {
-  const dir = join(config.home, 'bench-scripts');
+  const dir = config.agent.scriptedDirs[0];
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${randomBytes(6).toString('hex')}.json`);
   writeFileSync(file, JSON.stringify({ agents }));

@@ -38,7 +38,7 @@ async function recurSteps(ctx: BenchContext, model: string, env: NodeJS.ProcessE
 async function bareSteps(ctx: BenchContext, model: string, env: NodeJS.ProcessEnv): Promise<number[]> {
   const k = await benchKernels(ctx.config);
   try {
-    return (await runBareLoop({ kernels: k.kernels, model: createModel(model, env) }, newSessionId(), TASK)).slice(1);
+    return (await runBareLoop({ kernels: k.kernels, model: createModel(model, env, { scriptedDirs: ctx.config.agent.scriptedDirs }) }, newSessionId(), TASK)).slice(1);
   } finally {
     await k.close();
   }

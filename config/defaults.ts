@@ -2,6 +2,11 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { RecurConfig } from './schema';
 
+/** Where tests, benchmarks and the demo put their scripted-model files: the home's own `scripts/`. */
+export function defaultScriptedDirs(home: string): string[] {
+  return [join(home, 'scripts')];
+}
+
 /**
  * Ports sit in a block of their own (19xxx) so the embedded stack does not fight a Kafka,
  * Temporal or Jupyter the user already runs on the well-known ports.
@@ -25,6 +30,7 @@ export function defaultConfig(): RecurConfig {
     temporal: { namespace: 'default', taskQueue: 'recur-sessions' },
     agent: {
       model: null,
+      scriptedDirs: defaultScriptedDirs(join(homedir(), '.recur')),
       cellTimeoutSeconds: 600,
       maxDepth: 2,
       maxTurns: 50,

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { ConfigError } from '../errors';
-import { defaultConfig } from './defaults';
+import { defaultConfig, defaultScriptedDirs } from './defaults';
 import type { ParsedConfig, RecurConfig } from './schema';
 
 type Env = Record<string, string | undefined>;
 
 /** How a variable's text becomes a value. */
-type Kind = 'text' | 'port' | 'positive' | 'count' | 'refine-apply';
+type Kind = 'text' | 'paths' | 'port' | 'positive' | 'count' | 'refine-apply';
 type Section = (c: RecurConfig) => Record<string, unknown>;
 
 const top: Section = (c) => c as unknown as Record<string, unknown>;
@@ -34,6 +34,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_TEMPORAL_NAMESPACE', temporal, 'namespace', 'text'],
   ['RECUR_TASK_QUEUE', temporal, 'taskQueue', 'text'],
   ['RECUR_MODEL', agent, 'model', 'text'],
+  ['RECUR_SCRIPTED_DIRS', agent, 'scriptedDirs', 'paths'],
   ['RECUR_TURNS_PER_RUN', agent, 'turnsPerRun', 'positive'],
   ['RECUR_SNAPSHOT_EVERY_CELLS', agent, 'snapshotEveryCells', 'positive'],
   ['RECUR_CELL_TIMEOUT_SECONDS', agent, 'cellTimeoutSeconds', 'positive'],
@@ -57,8 +58,9 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
 export const CONFIG_ENV_VARS = ['RECUR_HOME', 'RECUR_TOOLS_DIR', 'JAVA_HOME', ...ENV_KEYS.map(([k]) => k)];
 
 /** The value a variable's text stands for, or why it stands for none. */
-function read(kind: Kind, v: string): { value: string | number } | { error: string } {
+function read(kind: Kind, v: string): { value: string | number | string[] } | { error: string } {
   if (kind === 'text') return { value: v };
+  if (kind === 'paths') return { value: v.split(delimiter).filter((p) => p !== '').map((p) => resolve(p)) };
   const n = Number(v);
   if (kind === 'refine-apply') return v === 'auto' || v === 'approve' ? { value: v } : { error: `expected auto or approve, got "${v}"` };
   if (kind === 'count') return Number.isInteger(n) && n >= 0 ? { value: n } : { error: `expected a whole number >= 0, got "${v}"` };
@@ -71,7 +73,7 @@ export function configToEnv(config: RecurConfig): Record<string, string> {
   const env: Record<string, string> = { RECUR_HOME: config.home, RECUR_TOOLS_DIR: config.toolsDir };
   for (const [name, section, key] of ENV_KEYS) {
     const value = section(config)[key];
-    if (value !== null && value !== undefined) env[name] = String(value);
+    if (value !== null && value !== undefined) env[name] = Array.isArray(value) ? value.join(delimiter) : String(value);
   }
   return env;
 }
@@ -87,6 +89,7 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
   if (env.RECUR_HOME) {
     config.home = resolve(env.RECUR_HOME);
     config.toolsDir = join(config.home, 'tools');
+    config.agent.scriptedDirs = defaultScriptedDirs(config.home);
   }
   if (env.RECUR_TOOLS_DIR) config.toolsDir = resolve(env.RECUR_TOOLS_DIR);
   if (env.JAVA_HOME) config.java = join(env.JAVA_HOME, 'bin', 'java');
@@ -123,6 +126,9 @@ function mergeInto(target: object, patch: unknown, path: string, warnings: strin
     const at = path ? `${path}.${k}` : k;
     if (!(k in t)) {
       warnings.push(`config.json: unknown key ${at} ignored`);
+    } else if (Array.isArray(t[k])) {
+      if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new Error(`${at} must be an array of strings`);
+      t[k] = v;
     } else if (typeof t[k] === 'object' && t[k] !== null) {
       mergeInto(t[k] as object, v, at, warnings);
     } else if (t[k] === null ? v !== null && typeof v !== 'string' : typeof v !== typeof t[k]) {

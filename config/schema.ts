@@ -31,6 +31,11 @@ export interface RecurConfig {
   agent: {
     /** Default model for `recur run` (`provider/model` or `scripted:<file>`); null: each run must name one. */
     model: string | null;
+    /**
+     * Directories `scripted:<file>` models may be read from (symlinks resolved). A script
+     * anywhere else is refused unread, so an agent naming `scripted:/etc/passwd` gets an error.
+     */
+    scriptedDirs: string[];
     cellTimeoutSeconds: number;
     maxDepth: number;
     maxTurns: number;

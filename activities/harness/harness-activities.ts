@@ -36,6 +36,7 @@ export interface HarnessActivities {
 export function createRefineActivities(deps: {
   readLog: (sessionId: string) => Promise<readonly StoredEvent[]>;
   env: NodeJS.ProcessEnv;
+  scriptedDirs: readonly string[];
   blobs: BlobStore;
 }) {
   const models = new Map<string, Model>();
@@ -58,7 +59,7 @@ export function createRefineActivities(deps: {
       const spec = input.model || started?.model;
       if (!spec) throw new ProviderError('refiner', `no model given and ${input.sessionId} has no SessionStarted to take one from`, undefined, { retryable: false });
       let model = models.get(spec);
-      if (!model) models.set(spec, (model = createModel(spec, deps.env)));
+      if (!model) models.set(spec, (model = createModel(spec, deps.env, { scriptedDirs: deps.scriptedDirs })));
       const res = await model.complete({
         system: REFINER_SYSTEM_PROMPT, messages: refinerMessages(events, input.harness, input.instructions), tools: 'none',
         agent: 'refiner', callIndex: input.callIndex, signal: Context.current().cancellationSignal,

@@ -1,8 +1,8 @@
 import type { Kernel } from '@jupyterlab/services';
 import { KernelLostError, StackError } from '../../errors';
 import { BINDING_INFO_EXPRESSION, type BootstrapParams, bootstrapCode } from './bootstrap-code';
+import { stripControls } from '../control-text';
 import { rememberProcess } from './kernel-process';
-import { stripAnsi } from './strip-ansi';
 
 export interface BindingInfo {
   session_id: string;
@@ -42,7 +42,7 @@ export async function bindKernel(kernel: Kernel.IKernelConnection, params: Boots
   if (content.status === 'error') {
     throw new StackError(
       'jupyter',
-      `kernel bootstrap failed: ${content.ename}: ${stripAnsi(content.evalue)}`,
+      `kernel bootstrap failed: ${content.ename}: ${stripControls(content.evalue)}`,
       'the Jupyter server must run with PYTHONPATH including <repo>/kernel, or pass pythonPath to createKernelClient',
     );
   }

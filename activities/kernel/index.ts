@@ -1,4 +1,3 @@
 export { createKernelClient, type KernelClient, type KernelClientOptions, type KernelBridge } from './kernel-client';
 export type { ExecuteResult, CellError, MimeBundle, KernelSessionInfo } from './types';
-export { stripAnsi } from './strip-ansi';
 export { sessionPath } from './jupyter-sessions';

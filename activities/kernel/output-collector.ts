@@ -1,5 +1,5 @@
 import type { KernelMessage } from '@jupyterlab/services';
-import { stripAnsi } from './strip-ansi';
+import { stripControls } from '../control-text';
 import type { CellError, ExecuteResult, MimeBundle } from './types';
 
 export type CollectedOutput = Pick<ExecuteResult, 'stdout' | 'stderr' | 'result' | 'displays' | 'error' | 'truncated'>;
@@ -56,15 +56,15 @@ export function createOutputCollector(maxChars: number) {
         case 'error':
           error = {
             ename: String(c.ename),
-            evalue: stripAnsi(String(c.evalue)),
-            traceback: stripAnsi((c.traceback as string[]).join('\n')).slice(-MAX_TRACEBACK_CHARS),
+            evalue: stripControls(String(c.evalue)),
+            traceback: stripControls((c.traceback as string[]).join('\n')).slice(-MAX_TRACEBACK_CHARS),
           };
           break;
       }
     },
     /** The error from the execute reply, when no iopub `error` message carried it. */
     setErrorIfMissing(e: { ename: string; evalue: string; traceback: string[] }): void {
-      if (!error) error = { ename: e.ename, evalue: stripAnsi(e.evalue), traceback: stripAnsi(e.traceback.join('\n')) };
+      if (!error) error = { ename: e.ename, evalue: stripControls(e.evalue), traceback: stripControls(e.traceback.join('\n')) };
     },
     output(): CollectedOutput {
       const note = dropped ? `\n[output truncated: ${dropped} more characters not shown]\n` : '';

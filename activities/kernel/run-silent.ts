@@ -1,6 +1,6 @@
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import { awaitReply, type CellLoss } from './run-cell';
-import { stripAnsi } from './strip-ansi';
+import { stripControls } from '../control-text';
 
 export interface RunSilentOptions {
   /** Evaluated after the code; its `application/json` repr (else its text) is the value. */
@@ -51,7 +51,7 @@ function errorOf(e: Partial<KernelMessage.IReplyErrorContent>): SilentOutcome {
   return {
     kind: 'error',
     ename: e.ename ?? 'UnknownError',
-    evalue: stripAnsi(e.evalue ?? 'the kernel sent no value for the expression'),
-    traceback: stripAnsi((e.traceback ?? []).join('\n')),
+    evalue: stripControls(e.evalue ?? 'the kernel sent no value for the expression'),
+    traceback: stripControls((e.traceback ?? []).join('\n')),
   };
 }

@@ -1,9 +1,9 @@
 export * from './types';
-export { createModel, parseModelSpec, type ModelSpec, type Env } from './registry';
+export { createModel, parseModelSpec, type ModelOptions, type ModelSpec, type Env } from './registry';
 export { PROVIDERS, type ProviderName, type ProviderPreset } from './providers';
 export { createOpenAIProvider, type OpenAIProviderConfig } from './openai';
 export { createAnthropicProvider, type AnthropicProviderConfig } from './anthropic';
-export { createScriptedModel, loadScript, validateScript, type Script } from './scripted';
+export { allowedScriptPath, createScriptedModel, loadScript, validateScript, type Script } from './scripted';
 export { extractFencedPython } from './extract-code';
 export { LIST_PRICES, costUsd, priceOf, type Price, type PriceTable } from './pricing';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy, type RetryInfo } from './retry';

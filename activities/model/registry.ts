@@ -29,15 +29,20 @@ export function parseModelSpec(spec: string): ModelSpec {
   return { provider: provider as ProviderName, model: spec.slice(slash + 1) };
 }
 
+export interface ModelOptions extends ProviderOptions {
+  /** Directories a `scripted:` file may be read from (config `agent.scriptedDirs`); none: every script is refused. */
+  scriptedDirs?: readonly string[];
+}
+
 /**
  * A model bound to `spec`. Keys and base-URL overrides come from `env` (pass `process.env`);
  * a missing key fails here, naming the variable, not at the first call. A scripted file is
- * read and checked here too.
+ * read and checked here too, and only from `scriptedDirs`.
  */
-export function createModel(spec: string, env: Env, options: ProviderOptions = {}): Model {
+export function createModel(spec: string, env: Env, options: ModelOptions = {}): Model {
   const parsed = parseModelSpec(spec);
   if (parsed.provider === 'scripted') {
-    return bind(createScriptedModel(loadScript(parsed.path), parsed.path), parsed.path);
+    return bind(createScriptedModel(loadScript(parsed.path, options.scriptedDirs ?? []), parsed.path), parsed.path);
   }
   const preset: ProviderPreset = PROVIDERS[parsed.provider];
   const apiKey = env[preset.keyEnv] || undefined;

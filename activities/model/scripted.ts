@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { ProviderError, ScriptExhaustedError } from '../../errors';
 import { extractFencedPython } from './extract-code';
 import type { ModelProvider, ModelRequest, ModelResponse } from './types';
@@ -20,9 +20,40 @@ export function createScriptedModel(script: Script, source = 'in-memory script')
   };
 }
 
-/** Reads and checks a script file; a relative path is taken from the current directory. */
-export function loadScript(path: string): Script {
+/**
+ * The real path of a script file that lies under one of `dirs`, symlinks resolved. A path that
+ * is not even nominally under one is refused before the file system is touched: an agent naming
+ * `scripted:/etc/passwd` learns nothing about that file, and the worker never reads it.
+ */
+export function allowedScriptPath(path: string, dirs: readonly string[]): string {
   const file = resolve(path);
+  const refused = () => scriptError(file, `not under a directory scripted models may read from (${dirs.join(', ') || 'none'}); see RECUR_SCRIPTED_DIRS`);
+  if (!dirs.some((d) => isInside(file, resolve(d)))) throw refused();
+  let real: string;
+  try {
+    real = realpathSync(file);
+  } catch (err) {
+    throw scriptError(file, `cannot read: ${(err as Error).message}`, err);
+  }
+  const realDirs = dirs.flatMap((d) => {
+    try {
+      return [realpathSync(d)];
+    } catch {
+      return [];
+    }
+  });
+  if (!realDirs.some((d) => isInside(real, d))) throw refused();
+  return real;
+}
+
+function isInside(file: string, dir: string): boolean {
+  const rel = relative(dir, file);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+/** Reads and checks a script file under one of `dirs`; a relative path is taken from the current directory. */
+export function loadScript(path: string, dirs: readonly string[]): Script {
+  const file = allowedScriptPath(path, dirs);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

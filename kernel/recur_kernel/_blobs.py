@@ -26,11 +26,25 @@ def sha256_hex(data):
     return hashlib.sha256(data).hexdigest()
 
 
+def _holds(path, data):
+    try:
+        if os.path.getsize(path) != len(data):
+            return False
+        with open(path, "rb") as f:
+            return f.read() == data
+    except FileNotFoundError:
+        return False
+
+
 def put(root, data, sha256=None):
-    """Store ``data``; return ``(sha256, size, written)``. An existing blob is not rewritten."""
+    """Store ``data``; return ``(sha256, size, written)``.
+
+    An existing blob is kept only if it still holds ``data``: a corrupted one is replaced, so
+    putting the right bytes heals it.
+    """
     sha256 = sha256 or sha256_hex(data)
     path = path_of(root, sha256)
-    if os.path.exists(path):
+    if _holds(path, data):
         return sha256, len(data), False
     os.makedirs(os.path.dirname(path), exist_ok=True)
     # Beside the target, then rename: a reader never sees a partial blob.

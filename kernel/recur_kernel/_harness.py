@@ -150,5 +150,8 @@ class SkillFinder(importlib.abc.MetaPathFinder):
 
 
 def install_finder():
+    # The host checks a skill's directory file by file before handing it out and rewrites it when
+    # anything was added: a bytecode cache written beside the source would read as tampering.
+    sys.dont_write_bytecode = True
     if not any(isinstance(f, SkillFinder) for f in sys.meta_path):
         sys.meta_path.append(SkillFinder())

@@ -54,6 +54,8 @@ class HarnessApiTest(unittest.TestCase):
         import skill_under_test
 
         self.assertEqual(skill_under_test.VALUE, 42)
+        # Nothing is written beside the skill: the host's check of its directory must find it as it wrote it.
+        self.assertEqual(sorted(os.listdir(pkg)), ["__init__.py"])
 
     def test_an_unknown_or_unreachable_skill_is_a_plain_import_error(self):
         _harness.install_finder()

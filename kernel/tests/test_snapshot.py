@@ -172,6 +172,19 @@ class SnapshotTest(unittest.TestCase):
         self.assertIn("does not match its hash", failure["reason"])
         self.assertNotIn("x", ns)
 
+    def test_putting_the_right_bytes_heals_a_corrupted_blob(self):
+        data = b"pickled bytes" * 100
+        sha256, _, _ = _blobs.put(self.root, data)
+        path = _blobs.path_of(self.root, sha256)
+        for corrupt in (b"tampered", b"P" + data[1:]):
+            with open(path, "wb") as f:
+                f.write(corrupt)
+            with self.assertRaises(_blobs.BlobError):
+                _blobs.get(self.root, sha256)
+            self.assertEqual(_blobs.put(self.root, data), (sha256, len(data), True))
+            self.assertEqual(_blobs.get(self.root, sha256), data)
+        self.assertEqual(_blobs.put(self.root, data), (sha256, len(data), False))
+
     def test_a_missing_blob_or_module_fails_alone(self):
         m = self.snap(namespace("x = 1\ny = 2"))
         m["modules"].append({"name": "gone", "module": "no_such_module_recur"})

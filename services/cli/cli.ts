@@ -1,13 +1,17 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { escapeControlsInJson, stripControls } from '../../activities/control-text';
 import { CONFIG_ENV_VARS } from '../../config';
 import { ExitError } from '../../errors';
 import { LONG_RUN_OPTIONS, LONG_RUN_USAGE } from './long-run-flags';
 
-export interface CommandContext {
-  args: string[];
-  flags: Record<string, string | boolean | undefined>;
+export interface CliIo {
   out: (line: string) => void;
   err: (line: string) => void;
+}
+
+export interface CommandContext extends CliIo {
+  args: string[];
+  flags: Record<string, string | boolean | undefined>;
 }
 
 interface Command {
@@ -137,7 +141,21 @@ function help(): string {
   ].join('\n');
 }
 
-export async function runCli(argv: string[], io = { out: console.log, err: console.error }): Promise<number> {
+/**
+ * Every line a command prints passes here, so no command can forget: agent text (answers,
+ * outputs, exception names, recipients) never drives the operator's terminal. With --json,
+ * stdout carries JSON, kept faithful: controls JSON.stringify leaves raw are \u-escaped, so each
+ * line parses to exactly what was logged. Human text on stderr is stripped either way.
+ */
+export function terminalSafe(io: CliIo, json: boolean): CliIo {
+  return {
+    out: (line) => io.out(json ? escapeControlsInJson(line) : stripControls(line)),
+    err: (line) => io.err(stripControls(line)),
+  };
+}
+
+export async function runCli(argv: string[], raw: CliIo = { out: console.log, err: console.error }): Promise<number> {
+  let io = terminalSafe(raw, false);
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.out(help());
@@ -158,6 +176,7 @@ export async function runCli(argv: string[], io = { out: console.log, err: conso
     io.out(`usage: ${command.usage}\n\n${command.summary}`);
     return 0;
   }
+  io = terminalSafe(raw, (parsed.values as Record<string, unknown>).json === true);
   const run = await command.load();
   return run({ args: parsed.positionals, flags: parsed.values, ...io });
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { parseModelSpec } from '../../activities/model/registry';
+import { allowedScriptPath } from '../../activities/model/scripted';
 import type { SessionLimits } from '../../workflows/session-types';
 import type { StartSessionRequest } from './api-types';
 import { badRequest } from './http-error';
@@ -44,7 +44,8 @@ function text(body: Record<string, unknown>, key: string): string {
   return value;
 }
 
-function checkModel(model: string): string {
+/** The worker refuses a script outside `scriptedDirs` too; refusing it here answers the caller at once. */
+function checkModel(model: string, scriptedDirs: readonly string[]): string {
   let spec;
   try {
     spec = parseModelSpec(model);
@@ -54,7 +55,13 @@ function checkModel(model: string): string {
   if (spec.provider === 'scripted' && !isAbsolute(spec.path)) {
     throw badRequest(`model ${model}: the scripted file must be an absolute path (the daemon does not know your working directory)`);
   }
-  if (spec.provider === 'scripted' && !existsSync(spec.path)) throw badRequest(`model ${model}: no such file`);
+  if (spec.provider === 'scripted') {
+    try {
+      allowedScriptPath(spec.path, scriptedDirs);
+    } catch (e) {
+      throw badRequest(`model ${model}: ${(e as Error).message}`);
+    }
+  }
   return model;
 }
 
@@ -73,12 +80,12 @@ function checkLimits(value: unknown): Partial<SessionLimits> {
 }
 
 /** Validates `POST /v1/sessions`; throws a 400 DaemonHttpError naming the first problem. */
-export function parseStartSession(body: unknown): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous'> {
+export function parseStartSession(body: unknown, scriptedDirs: readonly string[]): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous'> {
   const b = objectBody(body);
   const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous'].includes(k));
   if (unknown.length) throw badRequest(`unknown field(s): ${unknown.join(', ')}`);
   const task = text(b, 'task');
-  const model = checkModel(text(b, 'model'));
+  const model = checkModel(text(b, 'model'), scriptedDirs);
   let name: string | undefined;
   if (b.name !== undefined) {
     if (typeof b.name !== 'string' || !NAME.test(b.name)) throw badRequest('name must be 1-40 of a-z, 0-9 and -, starting with a letter');

@@ -36,7 +36,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
   const ok = (body: unknown, status = 200): ApiReply => ({ status, body });
 
   async function startSession(body: unknown): Promise<ApiReply> {
-    const req = parseStartSession(body);
+    const req = parseStartSession(body, deps.config.agent.scriptedDirs);
     const { agent } = deps.config;
     const sessionId = newRootSessionId(req.name);
     const auto = autonomousInput(req.autonomous, deps.config);

@@ -71,10 +71,13 @@ export async function createRecurWorker(
   const snapshots = createSnapshotActivities({ kernels, blobs, blobsRoot: stackPaths(config).blobs });
   const activities: SessionActivities & HarnessActivities & ReturnType<typeof createAutoRefineActivities> = withRecurErrors({
     ...createEventLogActivities({ kafka, topic: config.kafka.topic, producer, onAppended: (r) => transcripts.record(r) }),
-    ...createModelActivities({ transcripts, blobs, env: opts.env ?? process.env, harnessSection: harnessPromptSection(harness) }),
+    ...createModelActivities({
+      transcripts, blobs, env: opts.env ?? process.env, scriptedDirs: config.agent.scriptedDirs, harnessSection: harnessPromptSection(harness),
+    }),
     ...createRefineActivities({
       readLog: async (sessionId) => (await readSessionLog({ kafka, topic: config.kafka.topic, sessionId, descendants: false })).events,
       env: opts.env ?? process.env,
+      scriptedDirs: config.agent.scriptedDirs,
       blobs,
     }),
     ...createAutoRefineActivities({ harness, apply: config.harness.refineApply }),

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApplicationFailure, CancelledFailure, Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { loadConfig, type RecurConfig } from '../../config';
@@ -32,7 +31,7 @@ export class SessionHarness {
   private running!: Promise<void>;
   private connection!: Connection;
   client!: Client;
-  private readonly dir = mkdtempSync(join(tmpdir(), 'recur-scripts-'));
+  private readonly dir = scriptsDir(this.config);
 
   async start(): Promise<void> {
     this.recur = await createRecurWorker(this.config, { taskQueue: this.taskQueue });
@@ -119,4 +118,11 @@ function allEnded(sessions: ReadonlyMap<string, readonly StoredEvent[]>): boolea
 }
 
 /** A scripted reply that runs `code` as one fenced Python block. */
+/** A fresh directory for scripted-model files, inside the first directory the worker may read them from. */
+export function scriptsDir(config: RecurConfig = loadConfig()): string {
+  const [allowed] = config.agent.scriptedDirs;
+  mkdirSync(allowed, { recursive: true });
+  return mkdtempSync(join(allowed, 'test-'));
+}
+
 export const py = (code: string) => '```python\n' + code.trim() + '\n```';

@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../services/devstack';
-import { py } from '../helpers/session-harness';
+import { py, scriptsDir } from '../helpers/session-harness';
 
 const CLI = join(repoRoot(), 'dist', 'services', 'cli', 'main.js');
-const dir = mkdtempSync(join(tmpdir(), 'recur-cli-'));
+const dir = scriptsDir();
 
 function script(name: string, agents: Record<string, string[]>): string {
   const file = join(dir, `${name}.json`);

@@ -36,6 +36,20 @@ describe('local content-addressed blob store', () => {
     await expect(store.get(sha)).rejects.toMatchObject({ problem: 'corrupt' });
   });
 
+  test.each([
+    ['different bytes', () => 'tampered'],
+    ['bytes of the same length', () => Buffer.from(bytes).fill(0x41, 0, 1)],
+    ['a truncated file', () => bytes.subarray(0, 10)],
+  ])('putting the right bytes again heals a blob corrupted to %s', async (_what, corrupt) => {
+    await store.put(bytes);
+    const file = join(root, 'sha256', sha.slice(0, 2), sha);
+    writeFileSync(file, corrupt());
+    await expect(store.get(sha)).rejects.toMatchObject({ problem: 'corrupt' });
+    expect(await store.put(bytes)).toEqual({ sha256: sha, size: bytes.length });
+    expect((await store.get(sha)).equals(bytes)).toBe(true);
+    expect(readdirSync(join(root, 'sha256', sha.slice(0, 2)))).toEqual([sha]);
+  });
+
   test('addresses that are not a SHA-256 hex digest never reach the file system', async () => {
     await expect(store.get('../../etc/passwd')).rejects.toBeInstanceOf(BlobStoreError);
     await expect(store.has('ABC')).rejects.toMatchObject({ problem: 'invalid-address' });

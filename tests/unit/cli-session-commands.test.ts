@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WebSocket } from 'ws';
@@ -114,7 +114,9 @@ describe('recur run / attach / ls / send / kill against a fake daemon', () => {
     expect(resolveModel(undefined, 'scripted:replies.json', cwd)).toBe(`scripted:${join(cwd, 'replies.json')}`);
     expect(resolveModel('openai/gpt-4o', 'anthropic/x', cwd)).toBe('openai/gpt-4o');
     await expect(cli('run', 'task')).rejects.toThrow(/no model: pass --model/);
-    const script = join(cwd, 'replies.json');
+    const [scripts] = srv.config.agent.scriptedDirs;
+    mkdirSync(scripts, { recursive: true });
+    const script = join(scripts, 'replies.json');
     writeFileSync(script, '{}');
     process.env.RECUR_MODEL = `scripted:${script}`;
     const { code, out } = await cli('run', 'task', '--detach');

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newRootSessionId } from '../../services/daemon/parse-requests';
 import { fakeSessions, startTestServer, type TestServer } from '../helpers/daemon-test-server';
@@ -7,12 +6,15 @@ import { fakeSessions, startTestServer, type TestServer } from '../helpers/daemo
 describe('daemon routes', () => {
   let srv: TestServer;
   let fake: ReturnType<typeof fakeSessions>;
-  const script = join(mkdtempSync(join(tmpdir(), 'recur-script-')), 'replies.json');
-  writeFileSync(script, '{}');
+  let script: string;
 
   beforeEach(async () => {
     fake = fakeSessions(['r1', 'r1/helper_2']);
     srv = await startTestServer({ sessions: fake.service });
+    const [scripts] = srv.config.agent.scriptedDirs;
+    mkdirSync(scripts, { recursive: true });
+    script = join(scripts, 'replies.json');
+    writeFileSync(script, '{}');
   });
   afterEach(() => srv.close());
 
@@ -86,7 +88,7 @@ describe('daemon routes', () => {
     ['a model without provider', { task: 't', model: 'gpt-4o' }, /expected <provider>\/<model>/],
     ['an unknown provider', { task: 't', model: 'nope/x' }, /unknown provider "nope"/],
     ['a relative scripted path', { task: 't', model: 'scripted:replies.json' }, /absolute path/],
-    ['a missing scripted file', { task: 't', model: 'scripted:/no/such/file.json' }, /no such file/],
+    ['a scripted file outside the allowed directories', { task: 't', model: 'scripted:/etc/passwd' }, /scripted:\/etc\/passwd: .*not under a directory scripted models may read from/],
     ['an unknown field', { task: 't', model: 'openai/gpt-4o', budget: 3 }, /unknown field\(s\): budget/],
     ['a bad name', { task: 't', model: 'openai/gpt-4o', name: 'Has Spaces' }, /name must be/],
     ['an unknown limit', { task: 't', model: 'openai/gpt-4o', limits: { turns: 3 } }, /unknown limit "turns"/],
@@ -98,6 +100,12 @@ describe('daemon routes', () => {
     expect(res.status).toBe(400);
     expect(res.body.error?.message).toMatch(message);
     expect(fake.calls.started).toEqual([]);
+  });
+
+  it('answers 400 to a scripted file that is missing from an allowed directory', async () => {
+    const res = await call('POST', '/v1/sessions', { task: 't', model: `scripted:${script}.absent` });
+    expect(res.status).toBe(400);
+    expect(res.body.error?.message).toMatch(/replies\.json\.absent: cannot read/);
   });
 
   it('answers 413 to a body over 1 MiB, declared or streamed without a length', async () => {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseConfig } from '../../config';
+import { delimiter, join, resolve } from 'node:path';
+import { configToEnv, parseConfig } from '../../config';
 import { StackError } from '../../errors';
 import { repoRoot } from '../../services/devstack';
 import { checkJava, ensureVenv } from '../../services/devstack/install';
@@ -80,5 +80,18 @@ describe('configuration', () => {
     expect(config.ports.jupyter).toBe(20002);
     expect(config.agent.model).toBe('openai/gpt-4o');
     expect(warnings).toEqual(['config.json: unknown key agent.bogus ignored']);
+  });
+
+  it('reads scripted models from the home\'s scripts/ unless RECUR_SCRIPTED_DIRS or config.json names others', () => {
+    const home = scratch();
+    expect(parseConfig({ RECUR_HOME: home }).config.agent.scriptedDirs).toEqual([join(home, 'scripts')]);
+    const env = { RECUR_HOME: home, RECUR_SCRIPTED_DIRS: ['/srv/a', 'relative/b', ''].join(delimiter) };
+    const { config } = parseConfig(env);
+    expect(config.agent.scriptedDirs).toEqual(['/srv/a', resolve('relative/b')]);
+    expect(parseConfig(configToEnv(config)).config.agent.scriptedDirs).toEqual(config.agent.scriptedDirs);
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ agent: { scriptedDirs: ['/srv/c'] } }));
+    expect(parseConfig({ RECUR_HOME: home }).config.agent.scriptedDirs).toEqual(['/srv/c']);
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ agent: { scriptedDirs: '/srv/c' } }));
+    expect(parseConfig({ RECUR_HOME: home }).errors).toEqual([`${join(home, 'config.json')}: agent.scriptedDirs must be an array of strings`]);
   });
 });

@@ -1,5 +1,4 @@
 import type { KernelMessage } from '@jupyterlab/services';
-import { stripAnsi } from '../../activities/kernel';
 import { createOutputCollector } from '../../activities/kernel/output-collector';
 
 const msg = (msg_type: string, content: Record<string, unknown>) =>
@@ -47,9 +46,5 @@ describe('kernel output collector', () => {
     expect(out.stderr).toBe('abc');
     expect(out.displays).toEqual([]);
     expect(out.stdout).toBe('0123456\n[output truncated: 21 more characters not shown]\n');
-  });
-
-  test('stripAnsi removes CSI and OSC sequences and nothing else', () => {
-    expect(stripAnsi('\x1b]8;;http://x\x07link\x1b]8;;\x07 [1m plain \x1b[2K')).toBe('link [1m plain ');
   });
 });

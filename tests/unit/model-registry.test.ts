@@ -81,11 +81,14 @@ describe('model specs', () => {
     }
   });
 
-  test('scripted:<file> reads the file when the model is created', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'recur-spec-')), 'replies.json');
+  test('scripted:<file> reads the file when the model is created, only from an allowed directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'recur-spec-'));
+    const file = join(dir, 'replies.json');
     writeFileSync(file, JSON.stringify({ agents: { root: ['```python\nprint(1)\n```'] } }));
-    const model = createModel(`scripted:${file}`, {});
+    const model = createModel(`scripted:${file}`, {}, { scriptedDirs: [dir] });
     expect(await model.complete(call)).toMatchObject({ provider: 'scripted', code: 'print(1)' });
-    expect(() => createModel(`scripted:${file}.missing`, {})).toThrow(/replies\.json\.missing: cannot read/);
+    expect(() => createModel(`scripted:${file}.missing`, {}, { scriptedDirs: [dir] })).toThrow(/replies\.json\.missing: cannot read/);
+    expect(() => createModel(`scripted:${file}`, {})).toThrow(/not under a directory scripted models may read from \(none\)/);
+    expect(() => createModel('scripted:/etc/passwd', {}, { scriptedDirs: [dir] })).toThrow(/\/etc\/passwd: not under a directory/);
   });
 });

@@ -1,11 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProviderError, ScriptExhaustedError } from '../../errors';
-import { createScriptedModel, loadScript } from '../../activities/model/scripted';
+import { allowedScriptPath, createScriptedModel, loadScript } from '../../activities/model/scripted';
 import type { ModelRequest } from '../../activities/model/types';
 
-const dir = mkdtempSync(join(tmpdir(), 'recur-scripted-'));
+const top = mkdtempSync(join(tmpdir(), 'recur-scripted-'));
+const dir = join(top, 'scripts');
+mkdirSync(dir);
 
 function scriptFile(name: string, content: string): string {
   const file = join(dir, name);
@@ -60,7 +62,7 @@ describe('scripted model', () => {
 
   test('a script file is read and validated', () => {
     const file = scriptFile('ok.json', JSON.stringify({ agents: { root: ['hi'] } }));
-    expect(loadScript(file)).toEqual({ agents: { root: ['hi'] } });
+    expect(loadScript(file, [dir])).toEqual({ agents: { root: ['hi'] } });
   });
 
   test.each([
@@ -70,11 +72,42 @@ describe('scripted model', () => {
     ['numbers.json', '{"agents": {"root": [1]}}', /numbers\.json: agents\.root must be an array of strings/],
   ])('%s is rejected with an error naming the file', (name, content, message) => {
     const file = scriptFile(name, content);
-    expect(() => loadScript(file)).toThrow(ProviderError);
-    expect(() => loadScript(file)).toThrow(message);
+    expect(() => loadScript(file, [dir])).toThrow(ProviderError);
+    expect(() => loadScript(file, [dir])).toThrow(message);
   });
 
   test('a missing file is an error naming it', () => {
-    expect(() => loadScript(join(dir, 'absent.json'))).toThrow(/absent\.json: cannot read/);
+    expect(() => loadScript(join(dir, 'absent.json'), [dir])).toThrow(/absent\.json: cannot read/);
+  });
+});
+
+describe('scripted files are read only from the allowed directories', () => {
+  const outside = join(top, 'outside.json');
+  writeFileSync(outside, JSON.stringify({ agents: { root: ['secret'] } }));
+  mkdirSync(join(top, 'scripts-evil'));
+  writeFileSync(join(top, 'scripts-evil', 'x.json'), '{"agents": {}}');
+  symlinkSync(outside, join(dir, 'link.json'));
+  symlinkSync(dir, join(top, 'alias'));
+
+  test.each([
+    ['a system file', '/etc/passwd'],
+    ['a system file that does not exist (same answer: nothing is probed)', '/etc/no-such-recur-file'],
+    ['a path climbing out with ..', join(dir, '..', 'outside.json')],
+    ['a directory sharing the allowed one\'s prefix', join(top, 'scripts-evil', 'x.json')],
+    ['a symlink inside pointing outside', join(dir, 'link.json')],
+    ['the allowed directory itself', dir],
+  ])('%s is refused, naming the setting', (_what, path) => {
+    expect(() => loadScript(path, [dir])).toThrow(ProviderError);
+    expect(() => loadScript(path, [dir])).toThrow(/not under a directory scripted models may read from .*RECUR_SCRIPTED_DIRS/);
+  });
+
+  test('with no directory allowed, every script is refused', () => {
+    expect(() => loadScript(scriptFile('fine.json', '{"agents": {}}'), [])).toThrow(/may read from \(none\)/);
+  });
+
+  test('a file under an allowed directory reached through a symlinked directory is read', () => {
+    scriptFile('via-alias.json', JSON.stringify({ agents: { root: ['hi'] } }));
+    expect(allowedScriptPath(join(top, 'alias', 'via-alias.json'), [join(top, 'alias')])).toBe(join(dir, 'via-alias.json'));
+    expect(loadScript(join(top, 'alias', 'via-alias.json'), [join(top, 'alias')])).toEqual({ agents: { root: ['hi'] } });
   });
 });

@@ -1,5 +1,7 @@
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '../../../config';
+import { loadConfig, type RecurConfig } from '../../../config';
+import { ExitError } from '../../../errors';
 import { repoRoot } from '../../devstack';
 import type { CommandContext } from '../cli';
 import { run } from './run';
@@ -14,7 +16,17 @@ export const DEMO_TASK = 'Estimate pi two independent ways in parallel sub-agent
 export async function demo(ctx: CommandContext): Promise<number> {
   const code = await up(ctx);
   if (code !== 0) return code;
-  const scripted = `scripted:${join(repoRoot(), 'services', 'cli', 'demo', 'pi-script.json')}`;
-  const model = (ctx.flags.model as string | undefined) ?? loadConfig().agent.model ?? scripted;
+  const config = loadConfig();
+  const model = (ctx.flags.model as string | undefined) ?? config.agent.model ?? demoScript(config);
   return run({ ...ctx, args: [DEMO_TASK], flags: { ...ctx.flags, model } });
+}
+
+/** The demo's script, copied where the worker may read scripted files from (RECUR_SCRIPTED_DIRS). */
+function demoScript(config: RecurConfig): string {
+  const [scripts] = config.agent.scriptedDirs;
+  if (!scripts) throw new ExitError(2, 'the scripted demo needs a directory in RECUR_SCRIPTED_DIRS (or pass --model)');
+  mkdirSync(scripts, { recursive: true });
+  const file = join(scripts, 'demo-pi-script.json');
+  copyFileSync(join(repoRoot(), 'services', 'cli', 'demo', 'pi-script.json'), file);
+  return `scripted:${file}`;
 }
