@@ -1,6 +1,6 @@
 /**
  * The daemon's wire protocol (v1), shared by the daemon and its clients. JSON only; every error
- * reply is `{ error: { name, message } }` with a 4xx/5xx status.
+ * reply is `{ error: { name, message, field?, allowed? } }` with a 4xx/5xx status.
  */
 import type { ChildInfo, SessionLimits, SessionResult } from '../../workflows/session-types';
 import type { SessionStatusView } from '../../workflows/messages';
@@ -97,5 +97,6 @@ export interface LogReply {
 }
 
 export interface ErrorBody {
-  error: { name: string; message: string };
+  /** A 400 about one numeric field also names it and its allowed range (`field: "limits.maxDepth", allowed: "an integer 0..8"`). */
+  error: { name: string; message: string; field?: string; allowed?: string };
 }
