@@ -53,7 +53,7 @@ export async function createRecurWorker(
   const producer = createEventLogProducer(kafka);
 
   const transcripts = new TranscriptCache(async (sessionId) =>
-    (await readSessionLog({ kafka, topic: config.kafka.topic, sessionId, descendants: false })).events);
+    (await readSessionLog({ kafka, topic: config.kafka.topic, sessionId, descendants: false })).events, config.worker.transcriptCacheMiB * 2 ** 20);
   const blobs = createLocalBlobStore(stackPaths(config).blobs);
   const connection = await Connection.connect({ address: temporalAddress(config) });
   const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: obs.clientInterceptors });
