@@ -90,10 +90,20 @@ export function isProblemFrame(frame: StreamFrame): frame is ProblemFrame {
   return (frame as ProblemFrame).kind === 'problem';
 }
 
-/** `GET /v1/sessions/:id/log`: the tree's events so far, session by session, each by seq. */
-export interface LogReply {
+/** A tree's events so far, session by session, each by seq, and the records the reader could not use. */
+export interface TreeLog {
   events: StoredEvent[];
   problems: ProblemFrame[];
+}
+
+/**
+ * `GET /v1/sessions/:id/log?after=<cursor>&limit=<n>`: one page of the tree's log. `after` is the
+ * attach cursor's shape (JSON sessionId → last seen seq); pass `nextCursor` back for the next page
+ * while `more` is true. Every page carries the problems.
+ */
+export interface LogReply extends TreeLog {
+  nextCursor: Record<string, number>;
+  more: boolean;
 }
 
 export interface ErrorBody {

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { inRange, type RecurConfig } from '../../config';
 import type { SessionInput } from '../../workflows/session-types';
-import type { HealthReply, ListSessionsReply, LogReply, SendMessageReply, StartSessionReply, WorkerState } from './api-types';
-import { DaemonHttpError, notFound, outOfRange } from './http-error';
+import type { HealthReply, ListSessionsReply, SendMessageReply, StartSessionReply, TreeLog, WorkerState } from './api-types';
+import { parseCursor } from './cursor';
+import { DaemonHttpError, badRequest, notFound, outOfRange } from './http-error';
+import { DEFAULT_LOG_PAGE, MAX_LOG_PAGE, pageLog } from './page-log';
 import { checkSessionId, newRootSessionId, parseSendMessage, parseStartSession } from './parse-requests';
 import { autonomousInput, parseGoalAction, parseScheduleAction, refusal } from './long-run-input';
 import type { SessionService } from './session-service';
@@ -25,7 +27,7 @@ export interface RouteDeps {
   config: RecurConfig;
   sessions: SessionService;
   worker: () => WorkerState;
-  readLog: (sessionId: string) => Promise<LogReply>;
+  readLog: (sessionId: string) => Promise<TreeLog>;
 }
 
 const DEFAULT_LIST = 200;
@@ -75,8 +77,12 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
     switch (route) {
       case 'GET ':
         return ok(await deps.sessions.describe(sessionId));
-      case 'GET log':
-        return ok(await deps.readLog(sessionId));
+      case 'GET log': {
+        const after = parseCursor(req.query.get('after'));
+        if (!after.ok) throw badRequest(after.reason);
+        const limit = queryLimit(req.query, DEFAULT_LOG_PAGE, MAX_LOG_PAGE);
+        return ok(pageLog(await deps.readLog(sessionId), after.cursor, limit));
+      }
       case 'GET events':
         throw new DaemonHttpError(426, 'the event stream is a WebSocket: send an upgrade request', 'UpgradeRequiredError');
       case 'POST messages': {
