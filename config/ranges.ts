@@ -32,7 +32,6 @@ export const RANGES = {
   secondsBudget: int(1, 365 * DAY),
   costBudgetUsd: real(0.01, 1_000_000),
   transcriptCacheMiB: int(1, 64 * 1024),
-  kernelsPerHost: int(1, 10_000),
 } satisfies Record<string, NumericRange>;
 
 export type RangeName = keyof typeof RANGES;

@@ -59,12 +59,10 @@ export interface RecurConfig {
     /** Run /refine on a root session every this many model turns; 0 turns auto-refine off. */
     autoRefineTurns: number;
   };
-  /** What one worker process (a host: the worker plus its Jupyter server) may hold at once. */
+  /** What one worker process may hold in memory. */
   worker: {
     /** Bytes of session logs the worker keeps in memory (MiB); the least recently used sessions are dropped beyond it and re-read from Kafka. */
     transcriptCacheMiB: number;
-    /** Kernels loaded at once; past it the least recently used idle retained children are unloaded early. */
-    kernelsPerHost: number;
   };
   /** Interpreter used to create the Recur venv; the venv itself lives under `home`. */
   python: string;

@@ -23,26 +23,25 @@ describe('config ranges', () => {
     ['RECUR_IDLE_UNLOAD_SECONDS', '0', 'expected an integer 1..2592000, got "0"'],
     ['RECUR_AUTONOMOUS_MAX_COST_USD', 'Infinity', 'expected a number 0.01..1000000, got "Infinity"'],
     ['RECUR_TRANSCRIPT_CACHE_MIB', '0', 'expected an integer 1..65536, got "0"'],
-    ['RECUR_KERNELS_PER_HOST', '0', 'expected an integer 1..10000, got "0"'],
   ])('refuses %s=%j naming the variable and the range', (name, value, why) => {
     const { errors } = parseConfig({ RECUR_HOME: home(), [name]: value });
     expect(errors).toEqual([`${name}: ${why}`]);
   });
 
   it('takes in-range values, including maxDepth 0 (no children)', () => {
-    const { config, errors } = parseConfig({ RECUR_HOME: home(), RECUR_MAX_DEPTH: '0', RECUR_KERNELS_PER_HOST: '4', RECUR_TRANSCRIPT_CACHE_MIB: '16' });
+    const { config, errors } = parseConfig({ RECUR_HOME: home(), RECUR_MAX_DEPTH: '0', RECUR_TRANSCRIPT_CACHE_MIB: '16' });
     expect(errors).toEqual([]);
     expect(config.agent.maxDepth).toBe(0);
-    expect(config.worker).toEqual({ kernelsPerHost: 4, transcriptCacheMiB: 16 });
+    expect(config.worker).toEqual({ transcriptCacheMiB: 16 });
   });
 
   it('checks numbers from config.json too, naming the variable and the key', () => {
     const dir = home();
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ agent: { maxDepth: 50 }, worker: { kernelsPerHost: 0.5 } }));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ agent: { maxDepth: 50 }, worker: { transcriptCacheMiB: 0.5 } }));
     const { errors } = parseConfig({ RECUR_HOME: dir });
     expect(errors).toEqual([
       'RECUR_MAX_DEPTH (config agent.maxDepth): 50 is out of range; expected an integer 0..8',
-      'RECUR_KERNELS_PER_HOST (config worker.kernelsPerHost): 0.5 is out of range; expected an integer 1..10000',
+      'RECUR_TRANSCRIPT_CACHE_MIB (config worker.transcriptCacheMiB): 0.5 is out of range; expected an integer 1..65536',
     ]);
     expect(() => loadConfig({ RECUR_HOME: dir })).toThrow(/RECUR_MAX_DEPTH \(config agent.maxDepth\): 50 is out of range/);
   });
