@@ -1,8 +1,8 @@
 import type { Kafka } from 'kafkajs';
 import { EventLogError } from '../../errors';
 import { EventCollector, type Accepted } from './event-collector';
-import { rootOf, startOf, type OffsetIndex } from './offset-index';
-import { seekTo } from './scan-topic';
+import { rootOf, startOf, usableEntry, type OffsetIndex } from './offset-index';
+import { partitionOffsets, seekTo } from './scan-topic';
 import { throwawayConsumer } from './throwaway-consumer';
 
 export interface FollowLogOptions {
@@ -31,7 +31,8 @@ const MAX_BUFFERED = 1000;
 export async function* followSessionLog(opts: FollowLogOptions): AsyncGenerator<FollowItem, void, undefined> {
   const { kafka, topic, signal } = opts;
   const collector = new EventCollector({ sessionId: opts.sessionId, descendants: opts.descendants ?? true }, false);
-  const from = opts.index?.lookup(rootOf(opts.sessionId)) ?? null;
+  const entry = opts.index?.lookup(rootOf(opts.sessionId)) ?? null;
+  const from = entry && usableEntry(entry, await partitionOffsets(kafka, topic));
   const { consumer, close } = throwawayConsumer(kafka, 'follow');
   const queue: FollowItem[] = [];
   let failure: Error | undefined;

@@ -71,3 +71,14 @@ export function parseEntry(text: string): StartOffsets | null {
 export function startOf(offsets: StartOffsets | null, partition: number): bigint {
   return offsets?.get(partition) ?? 0n;
 }
+
+/**
+ * The entry, unless it names an offset past a partition's end: then it was taken on an earlier
+ * incarnation of the topic (deleted and made again) and would skip records, so the reader scans
+ * from offset 0 instead.
+ */
+export function usableEntry(entry: StartOffsets | null, ends: ReadonlyArray<{ partition: number; high: bigint }>): StartOffsets | null {
+  if (!entry) return null;
+  const high = new Map(ends.map((p) => [p.partition, p.high]));
+  return [...entry].every(([p, offset]) => offset <= (high.get(p) ?? offset)) ? entry : null;
+}

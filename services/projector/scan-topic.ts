@@ -1,7 +1,7 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import { EventLogError } from '../../errors';
 import type { LogRecord } from './event-collector';
-import { startOf, type StartOffsets } from './offset-index';
+import { startOf, usableEntry, type StartOffsets } from './offset-index';
 import { throwawayConsumer } from './throwaway-consumer';
 
 export interface ScanTopicOptions {
@@ -28,8 +28,9 @@ export interface ScanStats {
  */
 export async function scanTopic(opts: ScanTopicOptions): Promise<ScanStats> {
   const { kafka, topic, onRecord, timeoutMs = 60_000 } = opts;
-  const from = opts.from ?? null;
-  const ends = new Map((await partitionOffsets(kafka, topic)).filter((p) => p.high > p.low).map((p) => [p.partition, p.high]));
+  const offsets = await partitionOffsets(kafka, topic);
+  const from = usableEntry(opts.from ?? null, offsets);
+  const ends = new Map(offsets.filter((p) => p.high > p.low).map((p) => [p.partition, p.high]));
   const stats: ScanStats = { from: Object.fromEntries([...ends.keys()].map((p) => [p, startOf(from, p).toString()])), records: 0 };
   const remaining = new Map([...ends].filter(([p, end]) => startOf(from, p) < end));
   if (remaining.size === 0) return stats;

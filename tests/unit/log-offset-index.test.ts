@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { fileOffsetIndex, rootOf, treeStartMarker } from '../../services/projector';
-import { parseEntry, startOf } from '../../services/projector/offset-index';
+import { parseEntry, startOf, usableEntry } from '../../services/projector/offset-index';
 
 const dir = () => join(mkdtempSync(join(tmpdir(), 'recur-index-')), 'log-index', 'topic');
 
@@ -57,6 +57,13 @@ describe('log offset index', () => {
     expect(startOf(null, 0)).toBe(0n);
     expect(rootOf('r1/helper/deep_2')).toBe('r1');
     expect(rootOf('harness:global')).toBe('harness:global');
+  });
+
+  it('drops an entry past a partition\'s end (taken on an earlier incarnation of the topic), so nothing is skipped', () => {
+    const entry = new Map([[0, 40n], [1, 3n]]);
+    expect(usableEntry(entry, [{ partition: 0, high: 40n }, { partition: 1, high: 9n }])).toBe(entry);
+    expect(usableEntry(entry, [{ partition: 0, high: 39n }, { partition: 1, high: 9n }])).toBeNull();
+    expect(usableEntry(null, [])).toBeNull();
   });
 
   it('the writer marks a tree once, with every partition\'s high watermark before its first record', async () => {
