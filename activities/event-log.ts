@@ -47,6 +47,8 @@ export function createEventLogActivities(deps: {
   producer?: Producer;
   /** Told of every batch once Kafka has acknowledged it (the worker's transcript cache listens). */
   onAppended?: (records: readonly StoredEvent[]) => void;
+  /** Awaited before a root session's first record is written (the offset index takes the tree's start). */
+  beforeTreeStarts?: (rootId: string) => Promise<void>;
 }): EventLogActivities {
   const producer = deps.producer ?? createEventLogProducer(deps.kafka);
   let connected: Promise<void> | undefined;
@@ -69,6 +71,7 @@ export function createEventLogActivities(deps: {
       }));
       try {
         if (messages.length > 0) await connect();
+        if (messages.length > 0 && input.fromSeq === 0 && input.parentId === null) await deps.beforeTreeStarts?.(input.rootId);
         for (const chunk of chunkBySize(messages)) {
           await producer.send({ topic: deps.topic, acks: -1, messages: chunk });
         }

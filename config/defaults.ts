@@ -41,6 +41,7 @@ export function defaultConfig(): RecurConfig {
     },
     harness: { globalScope: 'global', refineApply: 'auto', autoRefineTurns: 0 },
     autonomous: { maxTurns: 2000, maxTokens: 50_000_000, maxCostUsd: 100, maxSeconds: 12 * 3600, gateTimeoutSeconds: 300 },
+    worker: { transcriptCacheMiB: 256 },
     python: 'python3',
     java: 'java',
   };

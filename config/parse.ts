@@ -2,12 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { ConfigError } from '../errors';
 import { defaultConfig, defaultScriptedDirs } from './defaults';
+import { RANGES, describeRange, inRange, type NumericRange } from './ranges';
 import type { ParsedConfig, RecurConfig } from './schema';
 
 type Env = Record<string, string | undefined>;
 
-/** How a variable's text becomes a value. */
-type Kind = 'text' | 'paths' | 'port' | 'positive' | 'count' | 'refine-apply';
+/** How a variable's text becomes a value: as text, a path list, a port, a refine mode, or a number in its range. */
+type Kind = 'text' | 'paths' | 'port' | 'refine-apply' | NumericRange;
 type Section = (c: RecurConfig) => Record<string, unknown>;
 
 const top: Section = (c) => c as unknown as Record<string, unknown>;
@@ -17,6 +18,7 @@ const temporal: Section = (c) => c.temporal;
 const agent: Section = (c) => c.agent;
 const harness: Section = (c) => c.harness;
 const autonomous: Section = (c) => c.autonomous;
+const worker: Section = (c) => c.worker;
 
 /** Each environment variable Recur reads and the config field it sets: one table for reading and writing. */
 const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
@@ -35,21 +37,22 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_TASK_QUEUE', temporal, 'taskQueue', 'text'],
   ['RECUR_MODEL', agent, 'model', 'text'],
   ['RECUR_SCRIPTED_DIRS', agent, 'scriptedDirs', 'paths'],
-  ['RECUR_TURNS_PER_RUN', agent, 'turnsPerRun', 'positive'],
-  ['RECUR_SNAPSHOT_EVERY_CELLS', agent, 'snapshotEveryCells', 'positive'],
-  ['RECUR_CELL_TIMEOUT_SECONDS', agent, 'cellTimeoutSeconds', 'positive'],
-  ['RECUR_MAX_DEPTH', agent, 'maxDepth', 'positive'],
-  ['RECUR_MAX_TURNS', agent, 'maxTurns', 'positive'],
-  ['RECUR_IDLE_UNLOAD_SECONDS', agent, 'idleUnloadSeconds', 'positive'],
+  ['RECUR_TURNS_PER_RUN', agent, 'turnsPerRun', RANGES.turnsPerRun],
+  ['RECUR_SNAPSHOT_EVERY_CELLS', agent, 'snapshotEveryCells', RANGES.snapshotEveryCells],
+  ['RECUR_CELL_TIMEOUT_SECONDS', agent, 'cellTimeoutSeconds', RANGES.cellTimeoutSeconds],
+  ['RECUR_MAX_DEPTH', agent, 'maxDepth', RANGES.maxDepth],
+  ['RECUR_MAX_TURNS', agent, 'maxTurns', RANGES.maxTurns],
+  ['RECUR_IDLE_UNLOAD_SECONDS', agent, 'idleUnloadSeconds', RANGES.idleUnloadSeconds],
   ['RECUR_HARNESS_GLOBAL_SCOPE', harness, 'globalScope', 'text'],
   ['RECUR_REFINE_APPLY', harness, 'refineApply', 'refine-apply'],
-  ['RECUR_AUTO_REFINE_TURNS', harness, 'autoRefineTurns', 'count'],
-  ['RECUR_COMPACT_AT_TOKENS', agent, 'compactAtTokens', 'positive'],
-  ['RECUR_AUTONOMOUS_MAX_TURNS', autonomous, 'maxTurns', 'positive'],
-  ['RECUR_AUTONOMOUS_MAX_TOKENS', autonomous, 'maxTokens', 'positive'],
-  ['RECUR_AUTONOMOUS_MAX_COST_USD', autonomous, 'maxCostUsd', 'positive'],
-  ['RECUR_AUTONOMOUS_MAX_SECONDS', autonomous, 'maxSeconds', 'positive'],
-  ['RECUR_GATE_TIMEOUT_SECONDS', autonomous, 'gateTimeoutSeconds', 'positive'],
+  ['RECUR_AUTO_REFINE_TURNS', harness, 'autoRefineTurns', RANGES.autoRefineTurns],
+  ['RECUR_COMPACT_AT_TOKENS', agent, 'compactAtTokens', RANGES.compactAtTokens],
+  ['RECUR_AUTONOMOUS_MAX_TURNS', autonomous, 'maxTurns', RANGES.maxTurns],
+  ['RECUR_AUTONOMOUS_MAX_TOKENS', autonomous, 'maxTokens', RANGES.maxTokens],
+  ['RECUR_AUTONOMOUS_MAX_COST_USD', autonomous, 'maxCostUsd', RANGES.maxCostUsd],
+  ['RECUR_AUTONOMOUS_MAX_SECONDS', autonomous, 'maxSeconds', RANGES.maxSeconds],
+  ['RECUR_GATE_TIMEOUT_SECONDS', autonomous, 'gateTimeoutSeconds', RANGES.gateTimeoutSeconds],
+  ['RECUR_TRANSCRIPT_CACHE_MIB', worker, 'transcriptCacheMiB', RANGES.transcriptCacheMiB],
   ['RECUR_PYTHON', top, 'python', 'text'],
   ['RECUR_JAVA', top, 'java', 'text'],
 ];
@@ -63,9 +66,26 @@ function read(kind: Kind, v: string): { value: string | number | string[] } | { 
   if (kind === 'paths') return { value: v.split(delimiter).filter((p) => p !== '').map((p) => resolve(p)) };
   const n = Number(v);
   if (kind === 'refine-apply') return v === 'auto' || v === 'approve' ? { value: v } : { error: `expected auto or approve, got "${v}"` };
-  if (kind === 'count') return Number.isInteger(n) && n >= 0 ? { value: n } : { error: `expected a whole number >= 0, got "${v}"` };
   if (kind === 'port') return Number.isInteger(n) && n >= 1 && n <= 65535 ? { value: n } : { error: `expected a port 1-65535, got "${v}"` };
-  return Number.isFinite(n) && n > 0 ? { value: n } : { error: `expected a positive number, got "${v}"` };
+  return v.trim() !== '' && inRange(kind, n) ? { value: n } : { error: `expected ${describeRange(kind)}, got "${v}"` };
+}
+
+/** config.json may set numbers too: each ranged setting is checked once everything is merged. */
+function outOfRange(config: RecurConfig): string[] {
+  const errors: string[] = [];
+  for (const [name, section, key, kind] of ENV_KEYS) {
+    const value = section(config)[key];
+    if (typeof kind === 'object' && !inRange(kind, value)) {
+      errors.push(`${name} (config ${sectionPath(config, section)}${key}): ${JSON.stringify(value)} is out of range; expected ${describeRange(kind)}`);
+    }
+  }
+  return errors;
+}
+
+function sectionPath(config: RecurConfig, section: Section): string {
+  const target = section(config);
+  const name = Object.entries(config).find(([, v]) => v === target)?.[0];
+  return name ? `${name}.` : '';
 }
 
 /** The environment that makes `loadConfig` in another process return this config (for the processes `recur up` starts). */
@@ -109,6 +129,7 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
     if ('error' in r) errors.push(`${name}: ${r.error}`);
     else section(config)[key] = r.value;
   }
+  errors.push(...outOfRange(config));
   const ports = Object.entries(config.ports);
   for (const [name, p] of ports) {
     const clash = ports.find(([other, q]) => other < name && q === p);

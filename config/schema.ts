@@ -64,6 +64,11 @@ export interface RecurConfig {
     /** Run /refine on a root session every this many model turns; 0 turns auto-refine off. */
     autoRefineTurns: number;
   };
+  /** What one worker process may hold in memory. */
+  worker: {
+    /** Bytes of session logs the worker keeps in memory (MiB); the least recently used sessions are dropped beyond it and re-read from Kafka. */
+    transcriptCacheMiB: number;
+  };
   /** Interpreter used to create the Recur venv; the venv itself lives under `home`. */
   python: string;
   java: string;

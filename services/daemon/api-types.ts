@@ -1,6 +1,6 @@
 /**
  * The daemon's wire protocol (v1), shared by the daemon and its clients. JSON only; every error
- * reply is `{ error: { name, message } }` with a 4xx/5xx status.
+ * reply is `{ error: { name, message, field?, allowed? } }` with a 4xx/5xx status.
  */
 import type { ChildInfo, SessionLimits, SessionResult } from '../../workflows/session-types';
 import type { SessionStatusView } from '../../workflows/messages';
@@ -90,12 +90,23 @@ export function isProblemFrame(frame: StreamFrame): frame is ProblemFrame {
   return (frame as ProblemFrame).kind === 'problem';
 }
 
-/** `GET /v1/sessions/:id/log`: the tree's events so far, session by session, each by seq. */
-export interface LogReply {
+/** A tree's events so far, session by session, each by seq, and the records the reader could not use. */
+export interface TreeLog {
   events: StoredEvent[];
   problems: ProblemFrame[];
 }
 
+/**
+ * `GET /v1/sessions/:id/log?after=<cursor>&limit=<n>`: one page of the tree's log. `after` is the
+ * attach cursor's shape (JSON sessionId → last seen seq); pass `nextCursor` back for the next page
+ * while `more` is true. Every page carries the problems.
+ */
+export interface LogReply extends TreeLog {
+  nextCursor: Record<string, number>;
+  more: boolean;
+}
+
 export interface ErrorBody {
-  error: { name: string; message: string };
+  /** A 400 about one numeric field also names it and its allowed range (`field: "limits.maxDepth", allowed: "an integer 0..8"`). */
+  error: { name: string; message: string; field?: string; allowed?: string };
 }

@@ -3,9 +3,9 @@ import { Client, Connection } from '@temporalio/client';
 import type { RecurConfig } from '../../config';
 import { RecurError } from '../../errors';
 import { clientTracing } from '../../observability/temporal-tracing';
-import { kafkaClient, temporalAddress } from '../devstack/paths';
+import { kafkaClient, stackPaths, temporalAddress } from '../devstack/paths';
 import { liveProcess, stopProcess } from '../devstack/process';
-import { followSessionLog } from '../projector';
+import { fileOffsetIndex, followSessionLog } from '../projector';
 import { newDaemonToken, removeDaemonToken, writeDaemonToken } from './auth-token';
 import { createDaemonServer } from './http-server';
 import { readTreeLog } from './read-tree-log';
@@ -52,7 +52,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: clientTracing() });
   const sessions: SessionService = createTemporalSessions({ client, taskQueue: config.temporal.taskQueue });
   const kafka = kafkaClient(config, `${config.kafka.clientId}-daemon`);
-  const follow: FollowLog = (sessionId, signal) => followSessionLog({ kafka, topic: config.kafka.topic, sessionId, signal });
+  const index = fileOffsetIndex(stackPaths(config).logIndex);
+  const follow: FollowLog = (sessionId, signal) => followSessionLog({ kafka, topic: config.kafka.topic, sessionId, signal, index });
   const worker = createWorkerSupervisor({
     command: opts.workerCommand,
     env: opts.workerEnv ?? process.env,
@@ -66,7 +67,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const { server, drain } = createDaemonServer({
     token,
     log,
-    handle: createRoutes({ config, sessions, worker: () => worker.state(), readLog: (id) => readTreeLog(kafka, config.kafka.topic, id) }),
+    handle: createRoutes({ config, sessions, worker: () => worker.state(), readLog: (id) => readTreeLog(kafka, config.kafka.topic, id, index) }),
     stream: (ws, sessionId, cursor) => streamSessionEvents(ws, follow, sessionId, cursor),
   });
 

@@ -1,17 +1,17 @@
 import { isAbsolute } from 'node:path';
-import type { RecurConfig } from '../../config';
+import { RANGES, inRange, type RecurConfig } from '../../config';
 import { checkGoalSpec } from '../../workflows/goals';
 import type { AutonomousSpec, GoalSpec } from '../../workflows/long-run-types';
 import type { SessionLimits } from '../../workflows/session-types';
 import type { StartSessionRequest } from './api-types';
-import { DaemonHttpError, badRequest } from './http-error';
+import { DaemonHttpError, badRequest, outOfRange } from './http-error';
 import type { GoalRequest, ScheduleRequest } from '../../workflows/long-run-messages';
 
 const MAX_GATES = 20;
 
-const optionalNumber = (v: unknown, key: string): number | null => {
+const optionalNumber = (v: unknown, key: 'tokenBudget' | 'secondsBudget' | 'costBudgetUsd'): number | null => {
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'number' || !(v > 0)) throw badRequest(`goal.${key} must be a positive number, got ${JSON.stringify(v)}`);
+  if (!inRange(RANGES[key], v)) throw outOfRange(`goal.${key}`, RANGES[key], v, true);
   return v;
 };
 

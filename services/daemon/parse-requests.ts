@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { parseModelSpec } from '../../activities/model/registry';
 import { allowedScriptPath } from '../../activities/model/scripted';
+import { RANGES, inRange } from '../../config';
 import type { SessionLimits } from '../../workflows/session-types';
 import type { StartSessionRequest } from './api-types';
-import { badRequest } from './http-error';
+import { badRequest, outOfRange } from './http-error';
 import { parseAutonomous, parseGoal } from './long-run-input';
 
 /** Root ids are one path segment; child ids append `/<agent name>` (names may hold `_`). */
@@ -14,7 +15,12 @@ const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 const MAX_ID_CHARS = 512;
 /** Task and message texts go into events inline, which must stay well under MAX_EVENT_BYTES. */
 export const MAX_TEXT_CHARS = 100_000;
-const LIMIT_KEYS: ReadonlyArray<keyof SessionLimits> = ['maxTurns', 'maxTokens', 'maxSeconds', 'cellTimeoutSeconds', 'maxDepth', 'turnsPerRun', 'snapshotEveryCells', 'idleUnloadSeconds'];
+const LIMIT_KEYS: ReadonlyArray<keyof SessionLimits> = [
+  'maxTurns', 'maxTokens', 'maxSeconds', 'maxCostUsd', 'cellTimeoutSeconds', 'maxDepth', 'turnsPerRun', 'snapshotEveryCells',
+  'idleUnloadSeconds', 'autoRefineTurns', 'compactAtTokens',
+];
+/** Limits where null means "no limit". */
+const NULLABLE: ReadonlyArray<keyof SessionLimits> = ['maxTokens', 'maxSeconds', 'maxCostUsd', 'compactAtTokens'];
 
 /** A fresh root session id: `<prefix><base36 ms time><6 hex>`, sortable by start and unguessable enough to never collide. */
 export function newRootSessionId(name?: string, now = Date.now()): string {
@@ -71,10 +77,11 @@ function checkLimits(value: unknown): Partial<SessionLimits> {
   const out: Partial<SessionLimits> = {};
   for (const [key, v] of Object.entries(limits)) {
     if (!LIMIT_KEYS.includes(key as keyof SessionLimits)) throw badRequest(`unknown limit "${key}"; known: ${LIMIT_KEYS.join(', ')}`);
-    const nullable = key === 'maxTokens' || key === 'maxSeconds';
-    if (v === null && nullable) out[key as 'maxTokens'] = null;
-    else if (typeof v === 'number' && Number.isInteger(v) && v > 0) out[key as keyof SessionLimits] = v;
-    else throw badRequest(`limits.${key} must be a positive integer${nullable ? ' or null' : ''}, got ${JSON.stringify(v)}`);
+    const k = key as keyof SessionLimits;
+    const nullable = NULLABLE.includes(k);
+    if (v === null && nullable) out[k as 'maxTokens'] = null;
+    else if (inRange(RANGES[k], v)) out[k] = v;
+    else throw outOfRange(`limits.${key}`, RANGES[k], v, nullable);
   }
   return out;
 }

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { RecurConfig } from '../../config';
+import { inRange, type RecurConfig } from '../../config';
 import type { SessionInput } from '../../workflows/session-types';
-import type { HealthReply, ListSessionsReply, LogReply, SendMessageReply, StartSessionReply, WorkerState } from './api-types';
-import { DaemonHttpError, badRequest, notFound } from './http-error';
+import type { HealthReply, ListSessionsReply, SendMessageReply, StartSessionReply, TreeLog, WorkerState } from './api-types';
+import { parseCursor } from './cursor';
+import { DaemonHttpError, badRequest, notFound, outOfRange } from './http-error';
+import { DEFAULT_LOG_PAGE, MAX_LOG_PAGE, pageLog } from './page-log';
 import { checkSessionId, newRootSessionId, parseSendMessage, parseStartSession } from './parse-requests';
 import { autonomousInput, parseGoalAction, parseScheduleAction, refusal } from './long-run-input';
 import type { SessionService } from './session-service';
@@ -25,7 +27,7 @@ export interface RouteDeps {
   config: RecurConfig;
   sessions: SessionService;
   worker: () => WorkerState;
-  readLog: (sessionId: string) => Promise<LogReply>;
+  readLog: (sessionId: string) => Promise<TreeLog>;
 }
 
 const DEFAULT_LIST = 200;
@@ -75,8 +77,12 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
     switch (route) {
       case 'GET ':
         return ok(await deps.sessions.describe(sessionId));
-      case 'GET log':
-        return ok(await deps.readLog(sessionId));
+      case 'GET log': {
+        const after = parseCursor(req.query.get('after'));
+        if (!after.ok) throw badRequest(after.reason);
+        const limit = queryLimit(req.query, DEFAULT_LOG_PAGE, MAX_LOG_PAGE);
+        return ok(pageLog(await deps.readLog(sessionId), after.cursor, limit));
+      }
       case 'GET events':
         throw new DaemonHttpError(426, 'the event stream is a WebSocket: send an upgrade request', 'UpgradeRequiredError');
       case 'POST messages': {
@@ -111,17 +117,19 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
     }
     if (collection === 'sessions' && id === undefined) {
       if (req.method === 'POST') return startSession(req.body);
-      if (req.method === 'GET') return ok({ sessions: await deps.sessions.list(listLimit(req.query)) } satisfies ListSessionsReply);
+      if (req.method === 'GET') return ok({ sessions: await deps.sessions.list(queryLimit(req.query, DEFAULT_LIST, MAX_LIST)) } satisfies ListSessionsReply);
     }
     if (collection === 'sessions' && id !== undefined && rest.length === 0) return sessionRoute(req.method, id, action, req);
     throw notFound(`no route ${req.method} /${req.segments.join('/')}`);
   };
 }
 
-function listLimit(query: URLSearchParams): number {
+/** `?limit=` of a list or a page: absent gives the default, anything outside 1..max is a 400. */
+function queryLimit(query: URLSearchParams, fallback: number, max: number): number {
   const raw = query.get('limit');
-  if (raw === null) return DEFAULT_LIST;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_LIST) throw badRequest(`limit must be an integer 1-${MAX_LIST}`);
+  if (raw === null) return fallback;
+  const n = raw.trim() === '' ? NaN : Number(raw);
+  const range = { min: 1, max, integer: true };
+  if (!inRange(range, n)) throw outOfRange('limit', range, raw);
   return n;
 }

@@ -13,6 +13,8 @@ export function stackPaths(config: RecurConfig) {
     /** Harness skills written as Python packages for kernels to import (rebuilt from the log on demand). */
     skills: join(config.home, 'skills'),
     kafkaData: join(config.home, 'kafka'),
+    /** Where each session tree starts in the event topic (services/projector/offset-index.ts), one folder per topic. */
+    logIndex: join(config.home, 'log-index', encodeURIComponent(config.kafka.topic)),
     temporalDb: join(config.home, 'temporal', 'dev.db'),
     jupyterRoot: join(config.home, 'jupyter'),
     jupyterToken: join(run, 'jupyter.token'),

@@ -1,6 +1,8 @@
 import type { Kafka } from 'kafkajs';
 import { EventLogError } from '../../errors';
 import { EventCollector, type Accepted } from './event-collector';
+import { rootOf, startOf, usableEntry, type OffsetIndex } from './offset-index';
+import { partitionOffsets, seekTo } from './scan-topic';
 import { throwawayConsumer } from './throwaway-consumer';
 
 export interface FollowLogOptions {
@@ -11,6 +13,8 @@ export interface FollowLogOptions {
   descendants?: boolean;
   /** Ends the iteration (the iterator returns) when aborted. */
   signal?: AbortSignal;
+  /** Where trees start in the topic; without it, or without an entry for this tree, history is read from offset 0. */
+  index?: OffsetIndex;
 }
 
 /** New events, and problems worth showing; duplicates and other sessions' records are left out. */
@@ -20,13 +24,15 @@ export type FollowItem = Extract<Accepted, { kind: 'event' | 'undecodable' | 'co
 const MAX_BUFFERED = 1000;
 
 /**
- * Yields a session tree's events from the start of the topic, then live as they arrive, in log
+ * Yields a session tree's events from where the tree starts in the topic, then live as they arrive, in log
  * order: a session's records sit in one partition in seq order, so each session's events come
  * in seq order; sessions interleave. Ends on abort or when the caller stops iterating.
  */
 export async function* followSessionLog(opts: FollowLogOptions): AsyncGenerator<FollowItem, void, undefined> {
   const { kafka, topic, signal } = opts;
   const collector = new EventCollector({ sessionId: opts.sessionId, descendants: opts.descendants ?? true }, false);
+  const entry = opts.index?.lookup(rootOf(opts.sessionId)) ?? null;
+  const from = entry && usableEntry(entry, await partitionOffsets(kafka, topic));
   const { consumer, close } = throwawayConsumer(kafka, 'follow');
   const queue: FollowItem[] = [];
   let failure: Error | undefined;
@@ -53,7 +59,9 @@ export async function* followSessionLog(opts: FollowLogOptions): AsyncGenerator<
     await consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch, heartbeat, isRunning }) => {
+        const start = startOf(from, batch.partition);
         for (const m of batch.messages) {
+          if (BigInt(m.offset) < start) continue; // fetched before the seek took hold
           const accepted = collector.accept({ partition: batch.partition, offset: m.offset, key: m.key, value: m.value });
           if (accepted.kind === 'event' || accepted.kind === 'undecodable' || accepted.kind === 'conflict') queue.push(accepted);
         }
@@ -64,6 +72,7 @@ export async function* followSessionLog(opts: FollowLogOptions): AsyncGenerator<
         }
       },
     });
+    seekTo(consumer, topic, from);
     while (!stopped && !signal?.aborted) {
       if (failure) throw failure;
       const item = queue.shift();

@@ -4,3 +4,7 @@ export { followSessionLog } from './follow-log';
 export type { FollowItem, FollowLogOptions } from './follow-log';
 export { EventCollector } from './event-collector';
 export type { Accepted, EventConflict, LogReadResult, LogRecord, LogScope, UndecodableRecord } from './event-collector';
+export { fileOffsetIndex, rootOf } from './offset-index';
+export type { OffsetIndex, StartOffsets } from './offset-index';
+export { treeStartMarker } from './mark-tree-start';
+export type { ScanStats } from './scan-topic';

@@ -1,6 +1,7 @@
-import type { Kafka } from 'kafkajs';
+import type { Consumer, Kafka } from 'kafkajs';
 import { EventLogError } from '../../errors';
 import type { LogRecord } from './event-collector';
+import { startOf, usableEntry, type StartOffsets } from './offset-index';
 import { throwawayConsumer } from './throwaway-consumer';
 
 export interface ScanTopicOptions {
@@ -10,20 +11,31 @@ export interface ScanTopicOptions {
   onRecord: (record: LogRecord) => void;
   /** Give up after this long (default 60 s) with a retryable EventLogError. */
   timeoutMs?: number;
+  /** Skip each partition up to here (a tree's offset-index entry); partitions it does not name are read from their start. */
+  from?: StartOffsets | null;
+}
+
+/** What a scan read: where each partition's reading started and how many records it handed over. */
+export interface ScanStats {
+  from: Record<number, string>;
+  records: number;
 }
 
 /**
- * Hands over every record of the topic from the start of each partition up to its high watermark
- * at call time, in offset order, without deduplicating or sorting: an audit has to see records in
- * the order the log holds them, or a reordered session would look intact.
+ * Hands over every record of the topic from the start of each partition (or `from`) up to its
+ * high watermark at call time, in offset order, without deduplicating or sorting: an audit has to
+ * see records in the order the log holds them, or a reordered session would look intact.
  */
-export async function scanTopic(opts: ScanTopicOptions): Promise<void> {
+export async function scanTopic(opts: ScanTopicOptions): Promise<ScanStats> {
   const { kafka, topic, onRecord, timeoutMs = 60_000 } = opts;
-  const ends = await highWatermarks(kafka, topic);
-  if (ends.size === 0) return;
+  const offsets = await partitionOffsets(kafka, topic);
+  const from = usableEntry(opts.from ?? null, offsets);
+  const ends = new Map(offsets.filter((p) => p.high > p.low).map((p) => [p.partition, p.high]));
+  const stats: ScanStats = { from: Object.fromEntries([...ends.keys()].map((p) => [p, startOf(from, p).toString()])), records: 0 };
+  const remaining = new Map([...ends].filter(([p, end]) => startOf(from, p) < end));
+  if (remaining.size === 0) return stats;
 
   const { consumer, close } = throwawayConsumer(kafka, 'scan');
-  const remaining = new Map(ends);
   let timer: NodeJS.Timeout | undefined;
   const done = new Promise<void>((resolve, reject) => {
     // END_BATCH_PROCESS also reports batches with nothing to hand over (transaction markers).
@@ -49,21 +61,35 @@ export async function scanTopic(opts: ScanTopicOptions): Promise<void> {
       autoCommit: false,
       eachBatch: async ({ batch }) => {
         const end = ends.get(batch.partition);
+        const start = startOf(from, batch.partition);
         for (const m of batch.messages) {
-          if (end === undefined || BigInt(m.offset) >= end) break; // written after the call
+          const offset = BigInt(m.offset);
+          if (end === undefined || offset >= end) break; // written after the call
+          if (offset < start) continue; // fetched before the seek took hold
+          stats.records++;
           onRecord({ partition: batch.partition, offset: m.offset, key: m.key, value: m.value });
         }
       },
     });
+    seekTo(consumer, topic, from);
     await done;
+    return stats;
   } finally {
     clearTimeout(timer);
     await close();
   }
 }
 
-/** High watermark of each partition that has records, as of now. */
-async function highWatermarks(kafka: Kafka, topic: string): Promise<Map<number, bigint>> {
+/**
+ * Moves each partition `from` names to its offset. kafkajs seeks only once a consumer runs; a
+ * batch fetched before the seek holds records below it, which readers skip.
+ */
+export function seekTo(consumer: Consumer, topic: string, from: StartOffsets | null): void {
+  for (const [partition, offset] of from ?? []) if (offset > 0n) consumer.seek({ topic, partition, offset: offset.toString() });
+}
+
+/** Low and high watermark of every partition of the topic, as of now. */
+export async function partitionOffsets(kafka: Kafka, topic: string): Promise<Array<{ partition: number; low: bigint; high: bigint }>> {
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -71,7 +97,7 @@ async function highWatermarks(kafka: Kafka, topic: string): Promise<Map<number, 
       throw new EventLogError(`event topic ${topic} does not exist`, { hint: 'start the stack (recur up) or pass the right topic (RECUR_KAFKA_TOPIC)' });
     }
     const offsets = await admin.fetchTopicOffsets(topic);
-    return new Map(offsets.filter((p) => BigInt(p.high) > BigInt(p.low)).map((p) => [p.partition, BigInt(p.high)]));
+    return offsets.map((p) => ({ partition: p.partition, low: BigInt(p.low), high: BigInt(p.high) }));
   } finally {
     await admin.disconnect();
   }

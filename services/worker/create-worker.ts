@@ -15,7 +15,7 @@ import { TranscriptCache } from '../../activities/transcript-cache';
 import { workerObservability, type Telemetry } from '../../observability';
 import { jupyterConnection, kafkaClient, ownerOnlySecret, repoRoot, stackPaths, temporalAddress } from '../devstack';
 import { startHostBridge } from '../host-bridge';
-import { readSessionLog } from '../projector';
+import { fileOffsetIndex, readSessionLog, treeStartMarker } from '../projector';
 import { createAutoRefineActivities } from '../../activities/harness/auto-refine-activity';
 import { createRefineActivities } from '../../activities/harness/harness-activities';
 import { registerSessionOps } from './bridge-ops';
@@ -52,8 +52,9 @@ export async function createRecurWorker(
   await admin.disconnect();
   const producer = createEventLogProducer(kafka);
 
-  const transcripts = new TranscriptCache(async (sessionId) =>
-    (await readSessionLog({ kafka, topic: config.kafka.topic, sessionId, descendants: false })).events);
+  const index = fileOffsetIndex(stackPaths(config).logIndex);
+  const readOwnLog = async (sessionId: string) => (await readSessionLog({ kafka, topic: config.kafka.topic, sessionId, descendants: false, index })).events;
+  const transcripts = new TranscriptCache(readOwnLog, config.worker.transcriptCacheMiB * 2 ** 20);
   const blobs = createLocalBlobStore(stackPaths(config).blobs);
   const connection = await Connection.connect({ address: temporalAddress(config) });
   const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: obs.clientInterceptors });
@@ -70,12 +71,15 @@ export async function createRecurWorker(
 
   const snapshots = createSnapshotActivities({ kernels, blobs, blobsRoot: stackPaths(config).blobs });
   const activities: SessionActivities & HarnessActivities & ReturnType<typeof createAutoRefineActivities> = withRecurErrors({
-    ...createEventLogActivities({ kafka, topic: config.kafka.topic, producer, onAppended: (r) => transcripts.record(r) }),
+    ...createEventLogActivities({
+      kafka, topic: config.kafka.topic, producer, onAppended: (r) => transcripts.record(r),
+      beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index),
+    }),
     ...createModelActivities({
       transcripts, blobs, env: opts.env ?? process.env, scriptedDirs: config.agent.scriptedDirs, harnessSection: harnessPromptSection(harness),
     }),
     ...createRefineActivities({
-      readLog: async (sessionId) => (await readSessionLog({ kafka, topic: config.kafka.topic, sessionId, descendants: false })).events,
+      readLog: readOwnLog,
       env: opts.env ?? process.env,
       scriptedDirs: config.agent.scriptedDirs,
       blobs,

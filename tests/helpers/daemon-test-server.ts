@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig, type RecurConfig } from '../../config';
-import type { LogReply, SessionDetail, WorkerState } from '../../services/daemon/api-types';
+import type { SessionDetail, TreeLog, WorkerState } from '../../services/daemon/api-types';
 import { newDaemonToken, writeDaemonToken } from '../../services/daemon/auth-token';
 import { createDaemonServer, type DaemonServerDeps } from '../../services/daemon/http-server';
 import { notFound } from '../../services/daemon/http-error';
@@ -66,7 +66,7 @@ export interface TestServer {
 export async function startTestServer(opts: {
   sessions?: SessionService;
   stream?: DaemonServerDeps['stream'];
-  readLog?: (id: string) => Promise<LogReply>;
+  readLog?: (id: string) => Promise<TreeLog>;
   worker?: WorkerState;
 } = {}): Promise<TestServer> {
   const config = parseConfig({ RECUR_HOME: mkdtempSync(join(tmpdir(), 'recur-daemon-')) }).config;

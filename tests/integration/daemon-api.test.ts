@@ -9,7 +9,8 @@ import WebSocket from 'ws';
 import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
 import { loadConfig, type RecurConfig } from '../../config';
 import { ZERO_HASH, type RecurEventInput } from '../../schemas';
-import { kafkaBrokers, temporalAddress } from '../../services/devstack';
+import { kafkaBrokers, stackPaths, temporalAddress } from '../../services/devstack';
+import { fileOffsetIndex, readSessionLog, treeStartMarker } from '../../services/projector';
 import { isAlive } from '../../services/devstack/process';
 import type { StreamFrame } from '../../services/daemon/api-types';
 import { startDaemon, type Daemon } from '../../services/daemon/daemon';
@@ -32,7 +33,8 @@ describe('daemon API on the real stack', () => {
   };
   const kafka = new Kafka({ clientId: 'daemon-it', brokers: kafkaBrokers(config), logLevel: logLevel.ERROR });
   const producer = createEventLogProducer(kafka);
-  const log = createEventLogActivities({ kafka, topic: config.kafka.topic, producer });
+  const index = fileOffsetIndex(stackPaths(config).logIndex);
+  const log = createEventLogActivities({ kafka, topic: config.kafka.topic, producer, beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index) });
   let daemon: Daemon;
   let connection: Connection;
   let client: Client;
@@ -169,6 +171,44 @@ describe('daemon API on the real stack', () => {
     const whole = await api('GET', `/v1/sessions/${enc(root)}/log`);
     expect(whole.body.events.map((e: { eventId: string }) => e.eventId)).toEqual([`${root}/0`, `${root}/1`, `${root}/2`, `${root}/3`, `${child}/0`]);
     expect(whole.body.problems).toEqual([expect.objectContaining({ problem: 'undecodable', key: root })]);
+  });
+
+  it("reads a tree from its offset-index entry instead of offset 0, and pages its log with ?after&limit", async () => {
+    const answers = (n: number): RecurEventInput[] => Array.from({ length: n }, (_, i) => ({ type: 'SessionCompleted', answer: String(i) }));
+    const append = (sessionId: string, parentId: string | null, n: number) => log.appendEvents({
+      sessionId, rootId: sessionId.split('/')[0], parentId, fromSeq: 0, prevHash: ZERO_HASH,
+      events: answers(n).map((event, i) => ({ ts: 1_700_000_000_000 + i, event })),
+    });
+    const earlier = `p${suffix}`;
+    const tree = `q${suffix}`;
+    await append(earlier, null, 30);
+    await append(tree, null, 12);
+    await append(`${tree}/kid`, tree, 3);
+
+    const entry = index.lookup(tree);
+    expect(entry).not.toBeNull();
+    // Everything logged before the tree (the earlier tree's 30 records at least) lies before its entry.
+    expect([...entry!.values()].reduce((a, b) => a + b, 0n)).toBeGreaterThanOrEqual(30n);
+    const indexed = await readSessionLog({ kafka, topic: config.kafka.topic, sessionId: tree, index });
+    const whole = await readSessionLog({ kafka, topic: config.kafka.topic, sessionId: tree });
+    for (const [partition, offset] of Object.entries(indexed.scanned.from)) expect(BigInt(offset)).toBe(entry!.get(Number(partition)));
+    expect(indexed.scanned.records).toBe(15); // the tree's own records, nothing before them
+    expect(whole.scanned.records).toBeGreaterThanOrEqual(45);
+    expect(indexed.events).toEqual(whole.events);
+    expect((await readSessionLog({ kafka, topic: config.kafka.topic, sessionId: `${tree}/kid`, descendants: false, index })).events)
+      .toEqual(whole.events.filter((e) => e.sessionId === `${tree}/kid`));
+
+    const paged: string[] = [];
+    let after = '';
+    for (let more = true; more;) {
+      const { status, body } = await api('GET', `/v1/sessions/${enc(tree)}/log?limit=4${after}`);
+      expect(status).toBe(200);
+      expect(body.events.length).toBeLessThanOrEqual(4);
+      paged.push(...body.events.map((e: { eventId: string }) => e.eventId));
+      after = `&after=${enc(JSON.stringify(body.nextCursor))}`;
+      more = body.more;
+    }
+    expect(paged).toEqual(whole.events.map((e) => e.eventId));
   });
 
   it('shutdown closes open event streams with 1001, stops the worker and removes the token', async () => {

@@ -25,6 +25,6 @@ describe('recur run --goal / --autonomous', () => {
     expect(errors).toEqual([]);
     expect(config.autonomous).toMatchObject({ maxCostUsd: 12.5, maxSeconds: 600, maxTurns: 2000 });
     expect(config.agent.compactAtTokens).toBe(50000);
-    expect(parseConfig({ RECUR_HOME: '/tmp/none', RECUR_AUTONOMOUS_MAX_TURNS: '0' }).errors).toEqual(['RECUR_AUTONOMOUS_MAX_TURNS: expected a positive number, got "0"']);
+    expect(parseConfig({ RECUR_HOME: '/tmp/none', RECUR_AUTONOMOUS_MAX_TURNS: '0' }).errors).toEqual(['RECUR_AUTONOMOUS_MAX_TURNS: expected an integer 1..100000, got "0"']);
   });
 });

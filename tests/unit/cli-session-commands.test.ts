@@ -166,6 +166,12 @@ describe('recur run / attach / ls / send / kill against a fake daemon', () => {
     await expect(cli('attach', 'r0abc')).rejects.toThrow('r0abc is completed but logged no end event');
   });
 
+  it('run shows the daemon\'s 400 for an out-of-range number, naming the field and its range, and exits 1', async () => {
+    const run = cli('run', 'task', '--model', 'openai/gpt-4o', '--goal', 'g', '--goal-seconds', '99999999999');
+    await expect(run).rejects.toThrow(new ExitError(1, 'goal.secondsBudget must be an integer 1..31536000 or null, got 99999999999'));
+    expect(fake.calls.started).toEqual([]);
+  });
+
   it('ls, send and kill talk to the daemon; an unknown session is a clear error', async () => {
     const ls = await cli('ls');
     expect(ls.out[0]).toMatch(/^SESSION\s+STATUS\s+STARTED\s+CLOSED$/);

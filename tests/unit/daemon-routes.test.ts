@@ -79,7 +79,7 @@ describe('daemon routes', () => {
   it.each([
     ['a body that is not JSON', '{task:', /not JSON/],
     ['a goal without objective', { task: 't', model: 'openai/gpt-4o', goal: { tokenBudget: 5 } }, /goal: a goal needs a non-empty objective/],
-    ['a goal with a bad budget', { task: 't', model: 'openai/gpt-4o', goal: { objective: 'o', tokenBudget: -1 } }, /goal.tokenBudget must be a positive number/],
+    ['a goal with a bad budget', { task: 't', model: 'openai/gpt-4o', goal: { objective: 'o', tokenBudget: -1 } }, /goal.tokenBudget must be an integer 1..10000000000 or null, got -1/],
     ['a gate that is not a string', { task: 't', model: 'openai/gpt-4o', autonomous: { gates: [3] } }, /autonomous.gates must be/],
     ['a JSON array', [], /JSON object/],
     ['no task', { model: 'openai/gpt-4o' }, /task must be a non-empty string/],
@@ -92,8 +92,8 @@ describe('daemon routes', () => {
     ['an unknown field', { task: 't', model: 'openai/gpt-4o', budget: 3 }, /unknown field\(s\): budget/],
     ['a bad name', { task: 't', model: 'openai/gpt-4o', name: 'Has Spaces' }, /name must be/],
     ['an unknown limit', { task: 't', model: 'openai/gpt-4o', limits: { turns: 3 } }, /unknown limit "turns"/],
-    ['a negative limit', { task: 't', model: 'openai/gpt-4o', limits: { maxTurns: -1 } }, /limits.maxTurns must be a positive integer/],
-    ['a null maxTurns', { task: 't', model: 'openai/gpt-4o', limits: { maxTurns: null } }, /limits.maxTurns must be a positive integer,/],
+    ['a negative limit', { task: 't', model: 'openai/gpt-4o', limits: { maxTurns: -1 } }, /limits.maxTurns must be an integer 1..100000, got -1/],
+    ['a null maxTurns', { task: 't', model: 'openai/gpt-4o', limits: { maxTurns: null } }, /limits.maxTurns must be an integer 1..100000, got null/],
     ['a huge task', { task: 'x'.repeat(100_001), model: 'openai/gpt-4o' }, /limit is 100000/],
   ])('answers 400 to POST /v1/sessions with %s', async (_, body, message) => {
     const res = await call('POST', '/v1/sessions', body);
@@ -106,6 +106,45 @@ describe('daemon routes', () => {
     const res = await call('POST', '/v1/sessions', { task: 't', model: `scripted:${script}.absent` });
     expect(res.status).toBe(400);
     expect(res.body.error?.message).toMatch(/replies\.json\.absent: cannot read/);
+  });
+
+  it.each([
+    ['maxDepth', 9, 'an integer 0..8'],
+    ['maxDepth', 1.5, 'an integer 0..8'],
+    ['cellTimeoutSeconds', 86_401, 'an integer 1..86400'],
+    ['cellTimeoutSeconds', '60', 'an integer 1..86400'],
+    ['cellTimeoutSeconds', 0, 'an integer 1..86400'],
+    ['maxTurns', 1e9, 'an integer 1..100000'],
+    ['turnsPerRun', 0, 'an integer 1..10000'],
+    ['snapshotEveryCells', true, 'an integer 1..10000'],
+    ['idleUnloadSeconds', -5, 'an integer 1..2592000'],
+    ['maxTokens', 0, 'an integer 1..10000000000 or null'],
+    ['maxSeconds', 31 * 86_400, 'an integer 1..2592000 or null'],
+    ['maxCostUsd', 0, 'a number 0.01..1000000 or null'],
+    ['compactAtTokens', 10, 'an integer 100..100000000 or null'],
+    ['autoRefineTurns', -1, 'an integer 0..100000'],
+  ])('answers 400 to limits.%s = %j, naming the field and its range', async (key, value, allowed) => {
+    const res = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', limits: { [key]: value } });
+    expect(res).toEqual({ status: 400, body: { error: {
+      name: 'BadRequestError', field: `limits.${key}`, allowed, message: `limits.${key} must be ${allowed}, got ${JSON.stringify(value)}`,
+    } } });
+    expect(fake.calls.started).toEqual([]);
+  });
+
+  it.each([
+    ['tokenBudget', 0, 'an integer 1..10000000000 or null'],
+    ['secondsBudget', 'soon', 'an integer 1..31536000 or null'],
+    ['costBudgetUsd', 2e6, 'a number 0.01..1000000 or null'],
+  ])('answers 400 to goal.%s = %j, naming the field and its range', async (key, value, allowed) => {
+    const res = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', goal: { objective: 'o', [key]: value } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ field: `goal.${key}`, allowed });
+  });
+
+  it('takes limits at the edges of their ranges: maxDepth 0, a day-long cell, null budgets', async () => {
+    const limits = { maxDepth: 0, cellTimeoutSeconds: 86_400, maxTokens: null, maxCostUsd: 2.5, compactAtTokens: null, autoRefineTurns: 0 };
+    expect((await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', limits })).status).toBe(201);
+    expect(fake.calls.started[0].limits).toMatchObject(limits);
   });
 
   it('answers 413 to a body over 1 MiB, declared or streamed without a length', async () => {

@@ -67,7 +67,7 @@ describe('configuration', () => {
     const { errors } = parseConfig({ RECUR_HOME: scratch(), RECUR_KAFKA_PORT: 'x', RECUR_MAX_DEPTH: '-1', RECUR_JUPYTER_PORT: '19092' });
     expect(errors).toEqual([
       'RECUR_KAFKA_PORT: expected a port 1-65535, got "x"',
-      'RECUR_MAX_DEPTH: expected a positive number, got "-1"',
+      'RECUR_MAX_DEPTH: expected an integer 0..8, got "-1"',
       'ports.jupyter and ports.kafka are both 19092',
     ]);
   });

@@ -85,4 +85,18 @@ describe('appendEvents activity', () => {
     await expect(appendEvents({ ...input, parentId: 'nobody' })).rejects.toMatchObject({ name: 'EventLogError', retryable: false });
     expect(fake.sent).toEqual([]);
   });
+
+  test('a root session\'s first batch waits for the tree\'s index entry before it is sent; later batches and children do not', async () => {
+    const order: string[] = [];
+    const fake = fakeProducer();
+    const send = fake.producer.send.bind(fake.producer);
+    fake.producer.send = async (record) => { order.push(`send ${(record.messages[0].key as string)}`); return send(record); };
+    const { appendEvents } = createEventLogActivities({
+      kafka, topic: 'events', producer: fake.producer, beforeTreeStarts: async (rootId) => { order.push(`mark ${rootId}`); },
+    });
+    const first = await appendEvents({ ...input, events: input.events.slice(0, 2) });
+    await appendEvents({ ...input, fromSeq: first.nextSeq, prevHash: first.headHash, events: input.events.slice(2) });
+    await appendEvents({ ...input, sessionId: 'r1/child', parentId: 'r1', events: input.events.slice(0, 1) });
+    expect(order).toEqual(['mark r1', 'send r1', 'send r1', 'send r1/child']);
+  });
 });

@@ -1,4 +1,5 @@
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
+import { rememberProcess } from '../../activities/kernel/kernel-process';
 import { runCell } from '../../activities/kernel/run-cell';
 import { FakeSignal } from '../helpers/fake-signal';
 
@@ -12,6 +13,7 @@ function fakeKernel() {
     statusChanged: new FakeSignal<Kernel.Status>(),
     connectionStatusChanged: new FakeSignal<Kernel.ConnectionStatus>(),
     disposed: new FakeSignal<void>(),
+    anyMessage: new FakeSignal<Kernel.IAnyMessageArgs>(),
     requestExecute: jest.fn(() => Object.assign(future, { done: new Promise((resolve, reject) => (settle = { resolve, reject })) })),
   };
   return {
@@ -75,6 +77,21 @@ describe('runCell', () => {
     const pending = runCell(k.kernel, 'x', opts());
     k.fake.statusChanged.emit(status);
     expect(await pending).toEqual({ lost: 'died', reason: `kernel ${status}` });
+  });
+
+  const fromKernel = (session: string, channel: string, msg_type: string) =>
+    ({ direction: 'recv', msg: { channel, header: { session, msg_type }, parent_header: {}, content: {} } }) as unknown as Kernel.IAnyMessageArgs;
+
+  test.each([
+    ['a message from another kernel process (a restart through the REST API)', fromKernel('process-2', 'shell', 'execute_reply')],
+    ["the bound process's own shutdown_reply on IOPub", fromKernel('process-1', 'iopub', 'shutdown_reply')],
+  ])('%s mid-cell is a loss, not a wait for a reply that never comes', async (_what, message) => {
+    const k = fakeKernel();
+    rememberProcess(k.kernel, 'process-1');
+    const pending = runCell(k.kernel, 'x', opts());
+    k.fake.anyMessage.emit(fromKernel('process-1', 'iopub', 'status'));
+    k.fake.anyMessage.emit(message);
+    expect(await pending).toEqual({ lost: 'died', reason: 'the kernel process was shut down or restarted, so its namespace was reset' });
   });
 
   test('a cancelled future (kernel state cleared) is a loss', async () => {

@@ -1,4 +1,3 @@
-import { extractFencedPython } from '../../activities/model/extract-code';
 import { costUsd, priceOf } from '../../activities/model/pricing';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelayMs } from '../../activities/model/retry';
 import { SseParser } from '../../activities/model/sse';
@@ -20,19 +19,6 @@ describe('SSE parser', () => {
 
   test('an event without its closing blank line is not emitted', () => {
     expect(new SseParser().push(bytes('data: half'))).toEqual([]);
-  });
-});
-
-describe('fenced python extraction', () => {
-  test.each([
-    ['no code here', null],
-    ['```python\na = 1\n```', 'a = 1'],
-    ['```Python3\r\na = 1\r\n```', 'a = 1'],
-    ['```js\nx\n```\n```python\nb = 2\n```', 'b = 2'],
-    ['cut off:\n```python\nprint(', null],
-    ['inline ```python x``` is not a block', null],
-  ])('%j → %j', (text, code) => {
-    expect(extractFencedPython(text)).toBe(code);
   });
 });
 

@@ -11,6 +11,7 @@ function fakeKernel() {
     statusChanged: new FakeSignal<Kernel.Status>(),
     connectionStatusChanged: new FakeSignal<Kernel.ConnectionStatus>(),
     disposed: new FakeSignal<void>(),
+    anyMessage: new FakeSignal<Kernel.IAnyMessageArgs>(),
     requestExecute: jest.fn(() => ({ onIOPub: undefined, done: new Promise((resolve, reject) => (settle = { resolve, reject })) })),
   };
   return {
