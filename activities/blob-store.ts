@@ -3,6 +3,7 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { RecurError } from '../errors';
 import type { BlobRef } from '../schemas';
+import { cutChars } from '../schemas/field-limits';
 
 /**
  * Content-addressed storage for payloads too large to log inline (cell outputs, responses,
@@ -98,11 +99,5 @@ export async function inlineOrBlob(
 ): Promise<{ preview: string; blob: BlobRef | null }> {
   if (text.length <= maxChars) return { preview: text, blob: null };
   const blob = await store.put(Buffer.from(text, 'utf8'));
-  return { preview: truncate(text, maxChars), blob };
-}
-
-/** Cuts at most `maxChars` UTF-16 units without splitting a surrogate pair. */
-function truncate(text: string, maxChars: number): string {
-  const end = /[\uD800-\uDBFF]/.test(text[maxChars - 1] ?? '') ? maxChars - 1 : maxChars;
-  return text.slice(0, end);
+  return { preview: cutChars(text, maxChars), blob };
 }
