@@ -72,22 +72,22 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
       return { status: 'failed', kind: failureKind(cause?.type ?? undefined), reason: cause?.message ?? e.cause?.message ?? e.message };
     }
     const turn = s.turn++;
-    const code = reply.code;
+    const { code, codeBlob } = reply;
     if (code === null) {
       await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }]);
-      if (await afterAnswer(s) === 'end') return { status: 'completed', answer: reply.answer ?? '' };
+      if (await afterAnswer(s) === 'end') return { status: 'completed', answer: reply.answer ?? '', answerBlob: reply.answerBlob };
       if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
       continue;
     }
     // The reply and the cell it asks for go to the log in one append: one round trip less per step.
     const reqSeq = 1 + await s.emit((seq) => [
       { type: 'ModelCalled', turn, ...reply.event },
-      { type: 'CellRequested', cellId: `${s.id}/${seq + 1}`, code, toolCallId: reply.toolCallId },
+      { type: 'CellRequested', cellId: `${s.id}/${seq + 1}`, code, codeBlob, toolCallId: reply.toolCallId },
     ]);
     s.phase = 'cell';
     const requestId = `${s.id}/${reqSeq}`;
     const { cell, restored } = await acts.runCell({
-      sessionId: s.id, rootId: input.rootId, cellId: requestId, code, timeoutSeconds: input.limits.cellTimeoutSeconds,
+      sessionId: s.id, rootId: input.rootId, cellId: requestId, code, codeBlob, timeoutSeconds: input.limits.cellTimeoutSeconds,
       firstCell: s.long.cellsRun++ === 0, restoreFrom: s.lastSnapshot, throughSeq: reqSeq,
     }).catch(async (e: unknown) => {
       if (!(e instanceof ActivityFailure)) throw e;
@@ -103,7 +103,7 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     await maybeAutoRefine(input, s.turn);
     const answer = s.final;
     s.final = null;
-    if (answer !== null && await afterAnswer(s) === 'end') return { status: 'completed', answer };
+    if (answer !== null && await afterAnswer(s) === 'end') return { status: 'completed', answer: answer.answer, answerBlob: answer.answerBlob };
     if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
   }
 }
@@ -118,7 +118,7 @@ function interrupted(why: string) {
 
 function started(input: SessionInput) {
   return {
-    type: 'SessionStarted' as const, task: input.task, name: input.name, model: input.model,
+    type: 'SessionStarted' as const, task: input.task, taskBlob: input.taskBlob ?? null, name: input.name, model: input.model,
     parentId: input.parentId, depth: input.depth, maxDepth: input.limits.maxDepth,
     maxTurns: input.limits.maxTurns, cellTimeoutSeconds: input.limits.cellTimeoutSeconds,
   };
