@@ -104,7 +104,7 @@ final("k" * ${N})`)],
   it('small values past their hard limit raise LimitExceededError in the cell, naming the limit', async () => {
     const run = await h.run({
       root: [py(`
-for call in (lambda: agent_message.send("hi", to="x" * ${N}), lambda: rlm("task", model="m" * ${N}), lambda: goal.create("o" * ${N}), lambda: schedule.add("every 5m", "i" * ${N})):
+for call in (lambda: agent_message.send("hi", to="x" * ${N}), lambda: rlm("task", model="m" * ${N}), lambda: goal.create("o" * ${N}), lambda: schedule.add("every 5m", "i" * ${N}), lambda: final("z" * 2_000_000)):
     try:
         call()
     except ValueError as e:
@@ -116,6 +116,7 @@ for call in (lambda: agent_message.send("hi", to="x" * ${N}), lambda: rlm("task"
       `LimitExceededError rlm.spawn: rlm(model=...) is ${N} characters, over the 256-character limit`,
       `LimitExceededError goal.create: goal.create(objective) is ${N} characters, over the 4000-character limit`,
       `LimitExceededError schedule.add: schedule.add(instruction) is ${N} characters, over the 4000-character limit`,
+      'PayloadTooLargeError final: request body over 1048576 bytes',
     ]);
     expectAllFit(run);
   });
