@@ -31,7 +31,7 @@ export interface CellExecuted {
   readonly executionCount: number | null;
   /** Exception class name when status is error. Limit: 256 characters. */
   readonly errorName: string | null;
-  /** Exception message when status is error. Limit: 8000 characters. */
+  /** Exception message when status is error. Limit: 8000 characters. A longer value is a preview ending in a note that names the blob holding the whole. */
   readonly errorValue: string | null;
   /** Traceback text (ANSI colours removed) when status is error; may be truncated. Limit: 12000 characters. */
   readonly traceback: string | null;
@@ -140,7 +140,7 @@ export interface GoalChanged {
   readonly costUsd: number;
   /** Seconds since the goal was set, at this change. */
   readonly secondsUsed: number;
-  /** Why, in words: the agent's completion summary, the refusal's reason, or which budget was spent. Limit: 8000 characters. */
+  /** Why, in words: the agent's completion summary, the refusal's reason, or which budget was spent. Limit: 8000 characters. A longer value is a preview ending in a note that names the blob holding the whole. */
   readonly reason: string | null;
 }
 
@@ -274,7 +274,7 @@ export interface MessageDelivered {
   readonly from: string;
   /** Session id of the recipient (the session whose log this is). Limit: 1024 characters. */
   readonly to: string;
-  /** The message as the recipient saw it, so the recipient's prompt can be rebuilt from its own log. Limit: 8392 characters. */
+  /** The message as the recipient saw it, so the recipient's prompt can be rebuilt from its own log. Limit: 8392 characters. A longer value is a preview ending in a note that names the blob holding the whole. */
   readonly text: string;
   /** prompt: shown at the start of the agent's next turn; kernel: returned by agent_message.inbox() or recv() in a running cell. */
   readonly via: DeliveryChannel;
@@ -533,7 +533,7 @@ export interface TaskEnded {
   readonly round: number;
   /** completed with an answer, failed (a limit or an error), or cancelled (the parent ended or deleted it). */
   readonly status: TaskEndStatus;
-  /** The answer when completed; null otherwise. Limit: 16384 characters. */
+  /** The answer when completed; null otherwise. Limit: 16384 characters. A longer value is a preview ending in a note that names the blob holding the whole. */
   readonly answer: string | null;
   /** Why it failed or was cancelled, in words; null when completed. Limit: 8000 characters. */
   readonly reason: string | null;
