@@ -16,6 +16,7 @@ import { failureKind } from './plan-next-step';
 import { sessionActivities } from './proxies';
 import { awaitWork, endTask, retain } from './retain';
 import { SessionState } from './session-state';
+import type { BlobRef } from '../schemas/generated/events';
 import type { SessionInput, SessionResult } from './session-types';
 import { snapshotKernel } from './snapshot-kernel';
 import { callModelFor, reachedLimit, wrapUp } from './wrap-up';
@@ -75,7 +76,7 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     const { code, codeBlob } = reply;
     if (code === null) {
       await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }]);
-      if (await afterAnswer(s) === 'end') return { status: 'completed', answer: reply.answer ?? '', answerBlob: reply.answerBlob };
+      if (await afterAnswer(s) === 'end') return completed(reply.answer ?? '', reply.answerBlob);
       if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
       continue;
     }
@@ -103,10 +104,14 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     await maybeAutoRefine(input, s.turn);
     const answer = s.final;
     s.final = null;
-    if (answer !== null && await afterAnswer(s) === 'end') return { status: 'completed', answer: answer.answer, answerBlob: answer.answerBlob };
+    if (answer !== null && await afterAnswer(s) === 'end') return completed(answer.answer, answer.answerBlob ?? null);
     if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
   }
 }
+
+/** The ref rides along only when the answer is a preview, so a short answer's result is just its text. */
+const completed = (answer: string, answerBlob: BlobRef | null): SessionResult =>
+  ({ status: 'completed', answer, ...(answerBlob && { answerBlob }) });
 
 /** A cell whose run was lost (worker or kernel died): reported, never silently re-run. */
 function interrupted(why: string) {
