@@ -85,9 +85,6 @@ export function createLocalBlobStore(root: string): BlobStore {
   };
 }
 
-/** Default inline limit for text in events; the rest goes to the blob store. */
-export const INLINE_TEXT_CHARS = 8 * 1024;
-
 /**
  * Splits text for an event field pair like `outputs` + `outputsBlob`: text that fits is kept
  * inline with no blob; longer text keeps a preview inline and stores the whole in `store`.
@@ -95,7 +92,8 @@ export const INLINE_TEXT_CHARS = 8 * 1024;
 export async function inlineOrBlob(
   store: BlobStore,
   text: string,
-  maxChars: number = INLINE_TEXT_CHARS,
+  /** The field's inline size, from schemas/field-limits.ts. */
+  maxChars: number,
 ): Promise<{ preview: string; blob: BlobRef | null }> {
   if (text.length <= maxChars) return { preview: text, blob: null };
   const blob = await store.put(Buffer.from(text, 'utf8'));
