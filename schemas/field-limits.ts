@@ -21,11 +21,17 @@ const HASH = 64;
 /** Prose the system or an agent writes about something (reasons, refusals, errors). */
 const REASON = 8_000;
 
+/**
+ * Values a model reads in its prompt (tasks, answers, messages) stay whole inline up to this, the
+ * daemon's limit for a user's task or message too; past it the prompt shows a preview.
+ */
+const PROMPT_TEXT = 100_000;
+
 /** How much of each agent-sized value is kept inline; the rest is in the blob store. */
 export const INLINE = {
-  answer: 16_384,
-  task: 16_384,
-  message: 8_192,
+  answer: PROMPT_TEXT,
+  task: PROMPT_TEXT,
+  message: PROMPT_TEXT,
   code: 8_192,
   output: 12_000,
   response: 32_768,
@@ -72,6 +78,7 @@ export const FIELD_LIMITS: Readonly<Record<EventType, LimitTable>> = {
   KernelSnapshotted: {
     manifest: BLOB, unsaved: { items: 200, of: NAMED_REASONS }, oversize: { items: 200, of: { fields: { name: NAME } } },
   },
+  // Room for the `[answer from <name>] ` a child's outcome message starts with.
   MessageDelivered: { messageId: ID, from: ID, to: ID, text: INLINE.message + 200 },
   MessageRefused: { from: ID, to: HARD.recipient, reason: 2_000 },
   MessageSent: { messageId: ID, from: ID, to: ID, text: INLINE.message, textBlob: BLOB },

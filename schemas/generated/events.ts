@@ -274,7 +274,7 @@ export interface MessageDelivered {
   readonly from: string;
   /** Session id of the recipient (the session whose log this is). Limit: 1024 characters. */
   readonly to: string;
-  /** The message as the recipient saw it, so the recipient's prompt can be rebuilt from its own log. Limit: 8392 characters. A longer value is a preview ending in a note that names the blob holding the whole. */
+  /** The message as the recipient saw it, so the recipient's prompt can be rebuilt from its own log. Limit: 100200 characters. A longer value is a preview ending in a note that names the blob holding the whole. */
   readonly text: string;
   /** prompt: shown at the start of the agent's next turn; kernel: returned by agent_message.inbox() or recv() in a running cell. */
   readonly via: DeliveryChannel;
@@ -302,7 +302,7 @@ export interface MessageSent {
   readonly from: string;
   /** Session id of the recipient: the sender's parent, a sibling or a child. Limit: 1024 characters. */
   readonly to: string;
-  /** The message body; truncated when textBlob is set. Limit: 8192 characters. */
+  /** The message body; truncated when textBlob is set. Limit: 100000 characters. */
   readonly text: string;
   /** The full body when it did not fit inline. */
   readonly textBlob: BlobRef | null;
@@ -392,7 +392,7 @@ export interface ScheduleFired {
 export interface SessionCompleted {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'SessionCompleted';
-  /** The final answer; truncated when answerBlob is set. Limit: 16384 characters. */
+  /** The final answer; truncated when answerBlob is set. Limit: 100000 characters. */
   readonly answer: string;
   /** The full answer when it did not fit inline. */
   readonly answerBlob: BlobRef | null;
@@ -429,7 +429,7 @@ export interface SessionReloaded {
 export interface SessionStarted {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'SessionStarted';
-  /** The task the session was given; truncated when taskBlob is set. Limit: 16384 characters. */
+  /** The task the session was given; truncated when taskBlob is set. Limit: 100000 characters. */
   readonly task: string;
   /** The full task when it did not fit inline. */
   readonly taskBlob: BlobRef | null;
@@ -476,7 +476,7 @@ export interface SubagentCompleted {
   readonly childId: string;
   /** completed: it gave an answer; failed: it ended in SessionFailed; cancelled: its parent or the user cancelled it. */
   readonly status: SubagentStatus;
-  /** The child's answer (empty unless completed); truncated when answerBlob is set. Limit: 16384 characters. */
+  /** The child's answer (empty unless completed); truncated when answerBlob is set. Limit: 100000 characters. */
   readonly answer: string;
   /** The full answer when it did not fit inline. */
   readonly answerBlob: BlobRef | null;
@@ -492,7 +492,7 @@ export interface SubagentSpawned {
   readonly childId: string;
   /** The child's name, unique among its siblings. Limit: 256 characters. */
   readonly name: string;
-  /** The task given to the child; truncated when taskBlob is set. Limit: 16384 characters. */
+  /** The task given to the child; truncated when taskBlob is set. Limit: 100000 characters. */
   readonly task: string;
   /** The full task when it did not fit inline. */
   readonly taskBlob: BlobRef | null;
@@ -512,7 +512,7 @@ export interface SubagentTasked {
   readonly childId: string;
   /** The child's name. Limit: 256 characters. */
   readonly name: string;
-  /** The new task; truncated when taskBlob is set. Limit: 16384 characters. */
+  /** The new task; truncated when taskBlob is set. Limit: 100000 characters. */
   readonly task: string;
   /** The full task when it did not fit inline. */
   readonly taskBlob: BlobRef | null;
@@ -533,7 +533,7 @@ export interface TaskEnded {
   readonly round: number;
   /** completed with an answer, failed (a limit or an error), or cancelled (the parent ended or deleted it). */
   readonly status: TaskEndStatus;
-  /** The answer when completed; null otherwise. Limit: 16384 characters. A longer value is a preview ending in a note that names the blob holding the whole. */
+  /** The answer when completed; null otherwise. Limit: 100000 characters. A longer value is a preview ending in a note that names the blob holding the whole. */
   readonly answer: string | null;
   /** Why it failed or was cancelled, in words; null when completed. Limit: 8000 characters. */
   readonly reason: string | null;

@@ -99,6 +99,6 @@ describe('appendEvents activity', () => {
     const value = fake.sent[0].messages[1].value as Buffer;
     expect(value.length).toBeLessThanOrEqual(MAX_EVENT_BYTES);
     const answer = (decodeEvent(value).event as { answer: string }).answer;
-    expect(answer).toMatch(/…\[cut: 600000 characters, 16384 kept\]$/);
+    expect(answer).toMatch(/…\[cut: 600000 characters, 100000 kept\]$/);
   });
 });

@@ -105,7 +105,7 @@ describe('field limits', () => {
     const event: RecurEventInput = { type: 'SessionCompleted', answer: 'y'.repeat(600_000), answerBlob: null };
     const clipped = clipEvent(event) as Extract<RecurEventInput, { type: 'SessionCompleted' }>;
     expect(clipped.answer.length).toBeLessThanOrEqual(FIELD_LIMITS.SessionCompleted.answer as number);
-    expect(clipped.answer).toMatch(/^y+…\[cut: 600000 characters, 16384 kept\]$/);
+    expect(clipped.answer).toMatch(/^y+…\[cut: 600000 characters, 100000 kept\]$/);
     expect(clipEvent(event)).toEqual(clipped);
     expect(event.answer.length).toBe(600_000);
     expect(clipEvent({ type: 'SessionCompleted', answer: 'ok', answerBlob: null })).toEqual({ type: 'SessionCompleted', answer: 'ok', answerBlob: null });
