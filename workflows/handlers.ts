@@ -1,8 +1,7 @@
 import {
   ParentClosePolicy, condition, getExternalWorkflowHandle, setHandler, startChild,
 } from '@temporalio/workflow';
-import { ENVELOPE_LIMITS } from '../schemas/field-limits';
-import { checkAgentName, resolveRecipient } from './check-family-scope';
+import { checkAgentName, checkChildId, resolveRecipient } from './check-family-scope';
 import { answersCurrentTask, outcomeMessageId } from './decide-idle-unload';
 import {
   childFinishedSignal, deleteChildUpdate, deliverMessageSignal, getChildrenQuery, getStatusQuery,
@@ -106,8 +105,8 @@ async function spawn(
     return { ok: false, reason: `depth limit ${input.limits.maxDepth} reached: ${s.id} is at depth ${input.depth} and cannot spawn (raise RECUR_MAX_DEPTH)` };
   }
   const childId = `${s.id}/${name}`;
-  const maxId = ENVELOPE_LIMITS.sessionId as number;
-  if (childId.length > maxId) return { ok: false, reason: `the child's session id would be ${childId.length} characters, over the ${maxId}-character limit` };
+  const tooLong = checkChildId(childId);
+  if (tooLong) return { ok: false, reason: tooLong };
   const model = req.model ?? input.model;
   s.children.set(name, { name, id: childId, task: req.task, taskBlob, model, status: 'running', answer: null, error: null });
   await s.emit(() => [{
