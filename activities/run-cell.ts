@@ -92,7 +92,7 @@ export function createKernelActivities(deps: KernelDeps) {
       outputsBlob: blob,
       durationMs: Math.round(r.durationMs),
       executionCount: r.executionCount,
-      errorName: r.error ? clipText(r.error.ename, FIELD_LIMITS.CellExecuted.errorName as number) : null,
+      errorName: r.error ? clipText(r.error.ename, FIELD_LIMITS.CellExecuted.errorName) : null,
       errorValue: r.error ? await errorValue(r.error.evalue) : null,
       // The end of a traceback says what failed; keep that part when it is long.
       traceback: r.error ? r.error.traceback.slice(-INLINE_OUTPUT_CHARS) : null,

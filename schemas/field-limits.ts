@@ -51,11 +51,11 @@ export const HARD = {
 const BLOB: FieldLimit = { fields: { sha256: HASH } };
 const NAMED_REASONS: FieldLimit = { fields: { name: NAME, reason: 300 } };
 
-export const ENVELOPE_LIMITS: LimitTable = {
+export const ENVELOPE_LIMITS = {
   eventId: ID + 24, sessionId: ID, rootId: ID, parentId: ID, type: NAME, prevHash: HASH, hash: HASH, traceId: 32, spanId: 16,
-};
+} as const satisfies LimitTable;
 
-export const FIELD_LIMITS: Readonly<Record<EventType, LimitTable>> = {
+export const FIELD_LIMITS = {
   CellExecuted: {
     requestId: ID, code: INLINE.code, outputs: INLINE.output, outputsBlob: BLOB, errorName: NAME,
     errorValue: INLINE.errorValue, traceback: INLINE.output,
@@ -99,7 +99,7 @@ export const FIELD_LIMITS: Readonly<Record<EventType, LimitTable>> = {
   SubagentSpawned: { childId: ID, name: NAME, task: INLINE.task, taskBlob: BLOB, model: NAME, spec: NAME, requestId: ID },
   SubagentTasked: { childId: ID, name: NAME, task: INLINE.task, taskBlob: BLOB, messageId: ID, requestId: ID },
   TaskEnded: { answer: INLINE.answer, reason: REASON },
-};
+} as const satisfies Record<EventType, LimitTable>;
 
 /** Cuts at most `max` UTF-16 units without splitting a surrogate pair. */
 export function cutChars(text: string, max: number): string {

@@ -16,7 +16,7 @@ export function checkAgentName(name: string): string | null {
 
 /** Null when a child's session id fits every event's envelope (a deep tree of long names may not). */
 export function checkChildId(childId: string): string | null {
-  const max = ENVELOPE_LIMITS.sessionId as number;
+  const max = ENVELOPE_LIMITS.sessionId;
   return childId.length > max ? `the child's session id would be ${childId.length} characters, over the ${max}-character limit` : null;
 }
 

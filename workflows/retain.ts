@@ -32,7 +32,7 @@ function endEvent(round: number, r: SessionResult): RecurEventInput {
   if (round > 0) {
     return r.status === 'completed'
       // TaskEnded has no BlobRef field: a long answer's preview names its blob.
-      ? { type: 'TaskEnded', round, status: 'completed', answer: previewNamingBlob(r.answer, r.answerBlob ?? null, FIELD_LIMITS.TaskEnded.answer as number) }
+      ? { type: 'TaskEnded', round, status: 'completed', answer: previewNamingBlob(r.answer, r.answerBlob ?? null, FIELD_LIMITS.TaskEnded.answer) }
       : { type: 'TaskEnded', round, status: r.kind === 'cancelled' ? 'cancelled' : 'failed', reason: r.reason };
   }
   return r.status === 'completed'

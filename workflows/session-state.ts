@@ -80,7 +80,7 @@ export class SessionState {
     await this.emit(() => taken.map((m) => ({
       type: 'MessageDelivered' as const, messageId: m.messageId, from: m.from, to: this.id, via,
       // No BlobRef field here: a long message's preview names the blob (the sender's MessageSent has it too).
-      text: previewNamingBlob(m.text, m.textBlob ?? null, FIELD_LIMITS.MessageDelivered.text as number),
+      text: previewNamingBlob(m.text, m.textBlob ?? null, FIELD_LIMITS.MessageDelivered.text),
     })));
     return taken;
   }

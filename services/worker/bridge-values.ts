@@ -1,5 +1,4 @@
-import type { BlobStore } from '../../activities/blob-store';
-import { inlineOrBlob } from '../../activities/blob-store';
+import { inlineOrBlob, type BlobStore } from '../../activities/blob-store';
 import type { BlobRef } from '../../schemas/generated/events';
 import { BridgeError } from '../host-bridge/bridge-errors';
 

@@ -72,7 +72,7 @@ final("k" * ${N})`)],
     expect(run.result.status).toBe('completed');
     const completed = run.of('GoalChanged').find((g) => g.change === 'completed')!;
     const sha = /blob ([0-9a-f]{64})/.exec(completed.reason!)![1];
-    expect(completed.reason!.length).toBeLessThanOrEqual(FIELD_LIMITS.GoalChanged.reason as number);
+    expect(completed.reason!.length).toBeLessThanOrEqual(FIELD_LIMITS.GoalChanged.reason);
     expect(await blobText({ sha256: sha })).toBe('e'.repeat(N));
     expectAllFit(run);
   });

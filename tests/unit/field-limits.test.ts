@@ -66,7 +66,7 @@ const eventAt = (type: string, over = false) =>
   ({ type, ...(atLimit(eventSchema(type), { fields: FIELD_LIMITS[type as keyof typeof FIELD_LIMITS] }, over) as object) }) as RecurEventInput;
 
 /** The longest session id the limits allow: the envelope's other ids are built from it. */
-const SESSION = 'a'.repeat(ENVELOPE_LIMITS.sessionId as number);
+const SESSION = 'a'.repeat(ENVELOPE_LIMITS.sessionId);
 const encode = (event: RecurEventInput) =>
   encodeEvent({ sessionId: SESSION, rootId: SESSION, parentId: null, seq: 0, ts: 0, prevHash: ZERO_HASH, traceId: 'f'.repeat(32), spanId: 'f'.repeat(16), event });
 
@@ -104,7 +104,7 @@ describe('field limits', () => {
   test('clipping keeps text that fits, cuts the rest with a note of its length, and is pure', () => {
     const event: RecurEventInput = { type: 'SessionCompleted', answer: 'y'.repeat(600_000), answerBlob: null };
     const clipped = clipEvent(event) as Extract<RecurEventInput, { type: 'SessionCompleted' }>;
-    expect(clipped.answer.length).toBeLessThanOrEqual(FIELD_LIMITS.SessionCompleted.answer as number);
+    expect(clipped.answer.length).toBeLessThanOrEqual(FIELD_LIMITS.SessionCompleted.answer);
     expect(clipped.answer).toMatch(/^y+…\[cut: 600000 characters, 100000 kept\]$/);
     expect(clipEvent(event)).toEqual(clipped);
     expect(event.answer.length).toBe(600_000);

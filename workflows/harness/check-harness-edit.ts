@@ -53,7 +53,7 @@ export function checkHarnessEdit(state: HarnessState, edit: ProposedEdit): EditC
       if (typeof value === 'string') return refuse(value);
       const after = canonical(value);
       // Logged whole in HarnessEdited (a revert reads it back), so it must fit the event's field limit.
-      const maxLogged = FIELD_LIMITS.HarnessEdited.after as number;
+      const maxLogged = FIELD_LIMITS.HarnessEdited.after;
       if (after.length > maxLogged) return refuse(`the entry's JSON is ${after.length} characters, over the ${maxLogged}-character limit of a logged edit`);
       const size = scopeChars(state) - (before?.length ?? 0) + after.length;
       if (size > HARNESS_LIMITS.scopeChars) return refuse(`the scope would hold ${size} characters, over its ${HARNESS_LIMITS.scopeChars} limit; delete entries first`);
