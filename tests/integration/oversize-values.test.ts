@@ -29,6 +29,10 @@ describe('oversize values (real Temporal, Kafka, Jupyter; scripted model)', () =
     expect(done.answer.length).toBe(FIELD_LIMITS.SessionCompleted.answer);
     expect(await blobText(done.answerBlob)).toBe('y'.repeat(N));
     expectAllFit(run);
+    // The whole answer never rode an update, an activity's input or the result: the history holds previews only.
+    const history = await h.client.workflow.getHandle(run.id).fetchHistory();
+    const bytes = Buffer.byteLength(JSON.stringify(history));
+    expect(bytes).toBeLessThan(N);
   });
 
   it('a 600 KB rlm task, messages both ways and a child answer reach their readers whole', async () => {
