@@ -3,6 +3,7 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { RecurError } from '../errors';
 import type { BlobRef } from '../schemas';
+import { cutChars } from '../schemas/field-limits';
 
 /**
  * Content-addressed storage for payloads too large to log inline (cell outputs, responses,
@@ -96,9 +97,6 @@ export function createLocalBlobStore(root: string): BlobStore {
   };
 }
 
-/** Default inline limit for text in events; the rest goes to the blob store. */
-export const INLINE_TEXT_CHARS = 8 * 1024;
-
 /**
  * Splits text for an event field pair like `outputs` + `outputsBlob`: text that fits is kept
  * inline with no blob; longer text keeps a preview inline and stores the whole in `store`.
@@ -106,15 +104,10 @@ export const INLINE_TEXT_CHARS = 8 * 1024;
 export async function inlineOrBlob(
   store: BlobStore,
   text: string,
-  maxChars: number = INLINE_TEXT_CHARS,
+  /** The field's inline size, from schemas/field-limits.ts. */
+  maxChars: number,
 ): Promise<{ preview: string; blob: BlobRef | null }> {
   if (text.length <= maxChars) return { preview: text, blob: null };
   const blob = await store.put(Buffer.from(text, 'utf8'));
-  return { preview: truncate(text, maxChars), blob };
-}
-
-/** Cuts at most `maxChars` UTF-16 units without splitting a surrogate pair. */
-function truncate(text: string, maxChars: number): string {
-  const end = /[\uD800-\uDBFF]/.test(text[maxChars - 1] ?? '') ? maxChars - 1 : maxChars;
-  return text.slice(0, end);
+  return { preview: cutChars(text, maxChars), blob };
 }

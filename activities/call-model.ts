@@ -1,11 +1,20 @@
 import { Context } from '@temporalio/activity';
-import type { ModelCalled } from '../schemas/generated/events';
+import type { BlobRef, ModelCalled } from '../schemas/generated/events';
+import { INLINE, cutChars } from '../schemas/field-limits';
 import { inlineOrBlob, type BlobStore } from './blob-store';
 import { createModel, type Model, type ModelResponse } from './model/index';
 import { buildPrompt } from './prompt/build-prompt';
 import { compactFor } from './prompt/compact-for';
 import type { CompactedFields } from './prompt/long-run-notes';
 import type { TranscriptCache } from './transcript-cache';
+import type { StoredEvent } from '../schemas';
+
+/** The log with its SessionStarted's whole task in place of a preview: the prompt shows the task the session was given. */
+async function withWholeTask(events: readonly StoredEvent[], blobs: BlobStore): Promise<readonly StoredEvent[]> {
+  return Promise.all(events.map(async (e) => (e.event.type === 'SessionStarted' && e.event.taskBlob
+    ? { ...e, event: { ...e.event, task: (await blobs.get(e.event.taskBlob.sha256)).toString('utf8') } }
+    : e)));
+}
 
 export interface CallModelInput {
   sessionId: string;
@@ -23,9 +32,12 @@ export interface CallModelInput {
 }
 
 export interface CallModelResult {
-  /** The reply's text when it carries no code: the session's answer. Null otherwise (it is in `event`). */
+  /** The reply's text when it carries no code: the session's answer (a preview when answerBlob is set). Null otherwise. */
   answer: string | null;
+  answerBlob: BlobRef | null;
+  /** The code to run; a preview when codeBlob is set, and the cell activity runs the blob. */
   code: string | null;
+  codeBlob: BlobRef | null;
   toolCallId: string | null;
   /** The ModelCalled event's fields, but for `turn`, which the workflow owns. */
   event: Omit<ModelCalled, 'type' | 'turn'>;
@@ -34,12 +46,9 @@ export interface CallModelResult {
 }
 
 
-/** A response longer than this keeps a preview in its event and the whole in the blob store. */
-const INLINE_RESPONSE_CHARS = 32 * 1024;
-
 /** A model call as its ModelCalled event records it (all but the turn), for every caller of a model. */
 export async function modelCalledFields(blobs: BlobStore, res: ModelResponse): Promise<Omit<ModelCalled, 'type' | 'turn'>> {
-  const response = await inlineOrBlob(blobs, res.text, INLINE_RESPONSE_CHARS);
+  const response = await inlineOrBlob(blobs, res.text, INLINE.response);
   const toolCallId = res.toolCallId ?? null;
   return {
     model: res.model,
@@ -51,7 +60,8 @@ export async function modelCalledFields(blobs: BlobStore, res: ModelResponse): P
     response: response.preview,
     responseBlob: response.blob,
     toolCalls: toolCallId && res.code !== null
-      ? [{ id: toolCallId, name: 'python', arguments: JSON.stringify({ code: res.code }) }]
+      // The preview: the whole code is the CellRequested's codeBlob.
+      ? [{ id: toolCallId, name: 'python', arguments: JSON.stringify({ code: cutChars(res.code, INLINE.code) }) }]
       : [],
     stopReason: res.stopReason,
     requestBlob: null,
@@ -77,7 +87,7 @@ export function createModelActivities(deps: {
   return {
     async callModel(input: CallModelInput): Promise<CallModelResult> {
       const ctx = Context.current();
-      const events = await deps.transcripts.load(input.sessionId, input.throughSeq);
+      const events = await withWholeTask(await deps.transcripts.load(input.sessionId, input.throughSeq), deps.blobs);
       const beat = setInterval(() => ctx.heartbeat(), 3_000);
       let res;
       let compacted: CompactedFields | null = null;
@@ -95,9 +105,14 @@ export function createModelActivities(deps: {
       } finally {
         clearInterval(beat);
       }
+      // Model-written values are offloaded here, before they reach the workflow.
+      const answer = res.code === null ? await inlineOrBlob(deps.blobs, res.text, INLINE.answer) : null;
+      const code = res.code === null ? null : await inlineOrBlob(deps.blobs, res.code, INLINE.code);
       return {
-        answer: res.code === null ? res.text : null,
-        code: res.code,
+        answer: answer?.preview ?? null,
+        answerBlob: answer?.blob ?? null,
+        code: code?.preview ?? null,
+        codeBlob: code?.blob ?? null,
         toolCallId: res.toolCallId ?? null,
         compacted,
         event: await modelCalledFields(deps.blobs, res),

@@ -1,6 +1,7 @@
 import { Partitioners, type Admin, type Kafka, type Message, type Producer } from 'kafkajs';
 import { EventLogError } from '../errors';
 import { encodeEventBatch, type EventBatchInput, type StoredEvent } from '../schemas';
+import { clipEvent } from '../schemas/field-limits';
 
 export type AppendEventsInput = EventBatchInput;
 
@@ -35,7 +36,8 @@ const PERMANENT = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALI
 const MAX_REQUEST_BYTES = 768 * 1024;
 
 /**
- * `appendEvents` encodes a batch of one session's events and writes them keyed by sessionId.
+ * `appendEvents` encodes a batch of one session's events, each held to its field limits
+ * (schemas/field-limits.ts), and writes them keyed by sessionId.
  * Encoding is pure and Kafka record timestamps are the events' own `ts`, so a retried activity
  * writes byte-identical records, which readers drop as duplicates by eventId.
  * Pass `producer` (from createEventLogProducer) to own its lifecycle; otherwise one is created
@@ -62,7 +64,8 @@ export function createEventLogActivities(deps: {
 
   return {
     async appendEvents(input) {
-      const batch = encodeEventBatch(input);
+      // The last net under every writer: a value some path forgot to offload is cut, never fatal to the append.
+      const batch = encodeEventBatch({ ...input, events: input.events.map((e) => ({ ...e, event: clipEvent(e.event) })) });
       const eventIds = batch.records.map((r) => r.eventId);
       const messages: Message[] = batch.values.map((value, i) => ({
         key: input.sessionId,

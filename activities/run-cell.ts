@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { KernelLostError } from '../errors';
+import { FIELD_LIMITS, INLINE, clipText, previewNamingBlob } from '../schemas/field-limits';
 import { inlineOrBlob, type BlobStore } from './blob-store';
 import type { ExecuteResult, KernelClient } from './kernel/index';
 import { planKernelRestore } from './plan-kernel-restore';
@@ -75,8 +76,9 @@ export function createKernelActivities(deps: KernelDeps) {
   }
 
   async function execute(input: RunCellInput, prefix: string, sending: () => void): Promise<CellFields> {
+    const code = input.codeBlob ? (await blobs.get(input.codeBlob.sha256)).toString('utf8') : input.code;
     sending();
-    const r = await kernels.execute(input.sessionId, input.code, { timeoutMs: input.timeoutSeconds * 1000, cellId: input.cellId });
+    const r = await kernels.execute(input.sessionId, code, { timeoutMs: input.timeoutSeconds * 1000, cellId: input.cellId });
     return fieldsOf(r, prefix);
   }
 
@@ -90,11 +92,17 @@ export function createKernelActivities(deps: KernelDeps) {
       outputsBlob: blob,
       durationMs: Math.round(r.durationMs),
       executionCount: r.executionCount,
-      errorName: r.error?.ename ?? null,
-      errorValue: r.error?.evalue ?? null,
+      errorName: r.error ? clipText(r.error.ename, FIELD_LIMITS.CellExecuted.errorName) : null,
+      errorValue: r.error ? await errorValue(r.error.evalue) : null,
       // The end of a traceback says what failed; keep that part when it is long.
       traceback: r.error ? r.error.traceback.slice(-INLINE_OUTPUT_CHARS) : null,
     };
+  }
+
+  /** An exception's message; a long one (`raise E("y" * 600000)`) is a preview naming the blob with the whole. */
+  async function errorValue(text: string): Promise<string> {
+    const { preview, blob } = await inlineOrBlob(blobs, text, INLINE.errorValue);
+    return previewNamingBlob(preview, blob, INLINE.errorValue);
   }
 
   /** Brings the session's kernel up and, if its namespace is new, caught up with the log. */

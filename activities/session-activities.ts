@@ -9,7 +9,9 @@ export interface RunCellInput {
   rootId: string;
   /** The CellRequested event id; also the Jupyter msg_id, so a retry can find the run. */
   cellId: string;
+  /** A preview when codeBlob is set; the cell runs the blob's text. */
   code: string;
+  codeBlob?: BlobRef | null;
   timeoutSeconds: number;
   /** False once the session has run a cell: a fresh kernel then means its namespace was lost. */
   firstCell: boolean;

@@ -16,6 +16,7 @@ import { failureKind } from './plan-next-step';
 import { sessionActivities } from './proxies';
 import { awaitWork, endTask, retain } from './retain';
 import { SessionState } from './session-state';
+import type { BlobRef } from '../schemas/generated/events';
 import type { SessionInput, SessionResult } from './session-types';
 import { snapshotKernel } from './snapshot-kernel';
 import { callModelFor, reachedLimit, wrapUp } from './wrap-up';
@@ -72,22 +73,22 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
       return { status: 'failed', kind: failureKind(cause?.type ?? undefined), reason: cause?.message ?? e.cause?.message ?? e.message };
     }
     const turn = s.turn++;
-    const code = reply.code;
+    const { code, codeBlob } = reply;
     if (code === null) {
       await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }]);
-      if (await afterAnswer(s) === 'end') return { status: 'completed', answer: reply.answer ?? '' };
+      if (await afterAnswer(s) === 'end') return completed(reply.answer ?? '', reply.answerBlob);
       if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
       continue;
     }
     // The reply and the cell it asks for go to the log in one append: one round trip less per step.
     const reqSeq = 1 + await s.emit((seq) => [
       { type: 'ModelCalled', turn, ...reply.event },
-      { type: 'CellRequested', cellId: `${s.id}/${seq + 1}`, code, toolCallId: reply.toolCallId },
+      { type: 'CellRequested', cellId: `${s.id}/${seq + 1}`, code, codeBlob, toolCallId: reply.toolCallId },
     ]);
     s.phase = 'cell';
     const requestId = `${s.id}/${reqSeq}`;
     const { cell, restored } = await acts.runCell({
-      sessionId: s.id, rootId: input.rootId, cellId: requestId, code, timeoutSeconds: input.limits.cellTimeoutSeconds,
+      sessionId: s.id, rootId: input.rootId, cellId: requestId, code, codeBlob, timeoutSeconds: input.limits.cellTimeoutSeconds,
       firstCell: s.long.cellsRun++ === 0, restoreFrom: s.lastSnapshot, throughSeq: reqSeq,
     }).catch(async (e: unknown) => {
       if (!(e instanceof ActivityFailure)) throw e;
@@ -103,10 +104,14 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     await maybeAutoRefine(input, s.turn);
     const answer = s.final;
     s.final = null;
-    if (answer !== null && await afterAnswer(s) === 'end') return { status: 'completed', answer };
+    if (answer !== null && await afterAnswer(s) === 'end') return completed(answer.answer, answer.answerBlob ?? null);
     if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
   }
 }
+
+/** The ref rides along only when the answer is a preview, so a short answer's result is just its text. */
+const completed = (answer: string, answerBlob: BlobRef | null): SessionResult =>
+  ({ status: 'completed', answer, ...(answerBlob && { answerBlob }) });
 
 /** A cell whose run was lost (worker or kernel died): reported, never silently re-run. */
 function interrupted(why: string) {
@@ -118,7 +123,7 @@ function interrupted(why: string) {
 
 function started(input: SessionInput) {
   return {
-    type: 'SessionStarted' as const, task: input.task, name: input.name, model: input.model,
+    type: 'SessionStarted' as const, task: input.task, taskBlob: input.taskBlob ?? null, name: input.name, model: input.model,
     parentId: input.parentId, depth: input.depth, maxDepth: input.limits.maxDepth,
     maxTurns: input.limits.maxTurns, cellTimeoutSeconds: input.limits.cellTimeoutSeconds,
   };

@@ -1,4 +1,5 @@
 import { sessionParent } from '../schemas/session-ids';
+import { ENVELOPE_LIMITS } from '../schemas/field-limits';
 
 /**
  * Who an agent may message: its parent, its siblings and its children, nobody else. Session ids
@@ -11,6 +12,12 @@ const NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 
 export function checkAgentName(name: string): string | null {
   return NAME.test(name) ? null : `invalid agent name "${name}": use 1-40 of a-z, 0-9, _ and -, starting with a letter`;
+}
+
+/** Null when a child's session id fits every event's envelope (a deep tree of long names may not). */
+export function checkChildId(childId: string): string | null {
+  const max = ENVELOPE_LIMITS.sessionId;
+  return childId.length > max ? `the child's session id would be ${childId.length} characters, over the ${max}-character limit` : null;
 }
 
 const USAGE = 'reachable: "parent", "child:<name>", "sibling:<name>" (or their full session ids)';

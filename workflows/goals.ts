@@ -1,8 +1,9 @@
 import type { Goal, GoalSpec } from './long-run-types';
 import type { GoalChanged } from '../schemas/generated/events';
+import { HARD } from '../schemas/field-limits';
 
 /** Longest objective accepted; a goal is re-presented every turn, so it must stay small. */
-export const MAX_OBJECTIVE_CHARS = 4000;
+export const MAX_OBJECTIVE_CHARS = HARD.objective;
 
 /** Why a spec cannot be a goal, or null when it can. Pure. */
 export function checkGoalSpec(spec: GoalSpec): string | null {

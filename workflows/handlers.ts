@@ -1,7 +1,7 @@
 import {
   ParentClosePolicy, condition, getExternalWorkflowHandle, setHandler, startChild,
 } from '@temporalio/workflow';
-import { checkAgentName, resolveRecipient } from './check-family-scope';
+import { checkAgentName, checkChildId, resolveRecipient } from './check-family-scope';
 import { answersCurrentTask, outcomeMessageId } from './decide-idle-unload';
 import {
   childFinishedSignal, deleteChildUpdate, deliverMessageSignal, getChildrenQuery, getStatusQuery,
@@ -11,7 +11,7 @@ import {
 import { retask } from './retain';
 import { recordHarnessEditsUpdate } from './harness/harness-messages';
 import type { SessionState } from './session-state';
-import type { SessionInput } from './session-types';
+import type { ChildInfo, SessionInput } from './session-types';
 
 /** Longest a single takeMessages call waits in the workflow; the kernel side loops for longer waits. */
 const MAX_TAKE_WAIT_MS = 20_000;
@@ -34,20 +34,21 @@ export function installHandlers(s: SessionState, childWorkflow: (input: SessionI
   setHandler(childFinishedSignal, async (outcome) => {
     const child = s.children.get(outcome.name);
     if (!child || !answersCurrentTask(child, outcome)) return;
-    Object.assign(child, { status: outcome.status, answer: outcome.answer, error: outcome.error });
+    const answerBlob = outcome.answerBlob ?? null;
+    Object.assign(child, { status: outcome.status, answer: outcome.answer, answerBlob, error: outcome.error });
     await s.emit(() => [{
       type: 'SubagentCompleted', childId: child.id, status: outcome.status,
-      answer: outcome.answer ?? '', error: outcome.error,
+      answer: outcome.answer ?? '', answerBlob, error: outcome.error,
     }]);
     const text = outcome.status === 'completed'
       ? `[answer from ${outcome.name}] ${outcome.answer ?? ''}`
       : `[${outcome.name} ${outcome.status}] ${outcome.error ?? ''}`;
-    s.accept({ messageId: outcomeMessageId(child.id, outcome.round), from: child.id, text });
+    s.accept({ messageId: outcomeMessageId(child.id, outcome.round), from: child.id, text, textBlob: answerBlob });
   });
 
   setHandler(spawnChildUpdate, (req) => spawn(s, req, childWorkflow));
 
-  setHandler(sendAgentMessageUpdate, async ({ to, text }) => {
+  setHandler(sendAgentMessageUpdate, async ({ to, text, textBlob = null }) => {
     const target = resolveRecipient(s.id, to, [...s.children.keys()]);
     const refuse = async (reason: string) => {
       await s.emit(() => [{ type: 'MessageRefused', from: s.id, to, reason }]);
@@ -56,11 +57,11 @@ export function installHandlers(s: SessionState, childWorkflow: (input: SessionI
     if (!target.ok) return refuse(target.reason);
     const messageId = `${s.id}#m${++s.messagesSent}`;
     try {
-      await getExternalWorkflowHandle(target.targetId).signal(deliverMessageSignal, { messageId, from: s.id, text });
+      await getExternalWorkflowHandle(target.targetId).signal(deliverMessageSignal, { messageId, from: s.id, text, textBlob });
     } catch {
       return refuse(`${target.targetId} does not exist or has ended`);
     }
-    await s.emit(() => [{ type: 'MessageSent', messageId, from: s.id, to: target.targetId, text }]);
+    await s.emit(() => [{ type: 'MessageSent', messageId, from: s.id, to: target.targetId, text, textBlob }]);
     return { ok: true as const, messageId, to: target.targetId };
   });
 
@@ -73,8 +74,8 @@ export function installHandlers(s: SessionState, childWorkflow: (input: SessionI
     await s.emit(() => [{ type: 'HarnessEditRequested', op, editIds }]);
   });
 
-  setHandler(setFinalUpdate, ({ answer }) => {
-    s.final = answer;
+  setHandler(setFinalUpdate, ({ answer, answerBlob = null }) => {
+    s.final = { answer, answerBlob };
   });
 
   setHandler(deleteChildUpdate, async ({ name }) => {
@@ -97,20 +98,24 @@ async function spawn(
   const bad = checkAgentName(name);
   if (bad) return { ok: false, reason: bad };
   const existing = s.children.get(name);
-  if (existing) return existing.task === req.task ? { ok: true, childId: existing.id, name } : retask(s, existing, req);
+  const taskBlob = req.taskBlob ?? null;
+  const sameTask = (c: ChildInfo) => c.task === req.task && (c.taskBlob?.sha256 ?? null) === (taskBlob?.sha256 ?? null);
+  if (existing) return sameTask(existing) ? { ok: true, childId: existing.id, name } : retask(s, existing, req);
   if (input.depth + 1 > input.limits.maxDepth) {
     return { ok: false, reason: `depth limit ${input.limits.maxDepth} reached: ${s.id} is at depth ${input.depth} and cannot spawn (raise RECUR_MAX_DEPTH)` };
   }
   const childId = `${s.id}/${name}`;
+  const tooLong = checkChildId(childId);
+  if (tooLong) return { ok: false, reason: tooLong };
   const model = req.model ?? input.model;
-  s.children.set(name, { name, id: childId, task: req.task, model, status: 'running', answer: null, error: null });
+  s.children.set(name, { name, id: childId, task: req.task, taskBlob, model, status: 'running', answer: null, error: null });
   await s.emit(() => [{
-    type: 'SubagentSpawned', childId, name, task: req.task, model, spec: req.spec, requestId: req.requestId,
+    type: 'SubagentSpawned', childId, name, task: req.task, taskBlob, model, spec: req.spec, requestId: req.requestId,
   }]);
   await startChild(childWorkflow, {
     workflowId: childId,
     args: [{
-      sessionId: childId, rootId: input.rootId, parentId: s.id, name, task: req.task, model,
+      sessionId: childId, rootId: input.rootId, parentId: s.id, name, task: req.task, taskBlob, model,
       depth: input.depth + 1, limits: req.maxTurns ? { ...input.limits, maxTurns: req.maxTurns } : input.limits,
     }],
     // A child outlives a parent run that continues-as-new; it reports back by signal, not by result.

@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { BlobRef } from '../schemas/generated/events';
 import type { ChildInfo, ChildOutcome, InboxMessage } from './session-types';
 
 /*
@@ -12,6 +13,8 @@ export const childFinishedSignal = defineSignal<[ChildOutcome]>('childFinished')
 
 export interface SpawnRequest {
   task: string;
+  /** The whole task when `task` is a preview (see session-types.ts). */
+  taskBlob?: BlobRef | null;
   name: string | null;
   model: string | null;
   spec: string | null;
@@ -23,12 +26,17 @@ export type SpawnReply = { ok: true; childId: string; name: string } | { ok: fal
 export const spawnChildUpdate = defineUpdate<SpawnReply, [SpawnRequest]>('spawnChild');
 
 export type SendReply = { ok: true; messageId: string; to: string } | { ok: false; reason: string };
-export const sendAgentMessageUpdate = defineUpdate<SendReply, [{ to: string; text: string }]>('sendAgentMessage');
+export const sendAgentMessageUpdate = defineUpdate<SendReply, [{ to: string; text: string; textBlob?: BlobRef | null }]>('sendAgentMessage');
 
 /** Takes up to `max` unread messages (all when null), waiting up to `waitMs` for one to arrive. */
 export const takeMessagesUpdate = defineUpdate<InboxMessage[], [{ waitMs: number; max: number | null }]>('takeMessages');
 
-export const setFinalUpdate = defineUpdate<void, [{ answer: string }]>('setFinal');
+export interface FinalAnswer {
+  answer: string;
+  /** The whole answer when `answer` is a preview. */
+  answerBlob?: BlobRef | null;
+}
+export const setFinalUpdate = defineUpdate<void, [FinalAnswer]>('setFinal');
 
 export type DeleteReply = { ok: true } | { ok: false; reason: string };
 export const deleteChildUpdate = defineUpdate<DeleteReply, [{ name: string }]>('deleteChild');

@@ -6,6 +6,7 @@
  */
 import { condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import type { RecurEventInput } from '../schemas/generated/events';
+import { FIELD_LIMITS, previewNamingBlob } from '../schemas/field-limits';
 import { decideIdleUnload } from './decide-idle-unload';
 import { childFinishedSignal, deliverMessageSignal, type SpawnReply, type SpawnRequest } from './messages';
 import type { sessionActivities } from './proxies';
@@ -22,7 +23,7 @@ export async function endTask(s: SessionState, r: SessionResult): Promise<void> 
   await s.emit(() => [endEvent(round, r)]);
   if (!s.input.parentId) return;
   await getExternalWorkflowHandle(s.input.parentId).signal(childFinishedSignal, r.status === 'completed'
-    ? { name: s.input.name, status: 'completed', answer: r.answer, error: null, round, taskMessageId }
+    ? { name: s.input.name, status: 'completed', answer: r.answer, answerBlob: r.answerBlob ?? null, error: null, round, taskMessageId }
     : { name: s.input.name, status: r.kind === 'cancelled' ? 'cancelled' : 'failed', answer: null, error: r.reason, round, taskMessageId },
   ).catch(() => undefined);
 }
@@ -30,11 +31,12 @@ export async function endTask(s: SessionState, r: SessionResult): Promise<void> 
 function endEvent(round: number, r: SessionResult): RecurEventInput {
   if (round > 0) {
     return r.status === 'completed'
-      ? { type: 'TaskEnded', round, status: 'completed', answer: r.answer }
+      // TaskEnded has no BlobRef field: a long answer's preview names its blob.
+      ? { type: 'TaskEnded', round, status: 'completed', answer: previewNamingBlob(r.answer, r.answerBlob ?? null, FIELD_LIMITS.TaskEnded.answer) }
       : { type: 'TaskEnded', round, status: r.kind === 'cancelled' ? 'cancelled' : 'failed', reason: r.reason };
   }
   return r.status === 'completed'
-    ? { type: 'SessionCompleted', answer: r.answer }
+    ? { type: 'SessionCompleted', answer: r.answer, answerBlob: r.answerBlob ?? null }
     : { type: 'SessionFailed', kind: r.kind, reason: r.reason };
 }
 
@@ -108,15 +110,16 @@ export async function retask(s: SessionState, child: ChildInfo, req: SpawnReques
   const messageId = `${s.id}#m${++s.messagesSent}`;
   const before = { ...child };
   // Running before the signal: the child's answer must find it waiting.
-  Object.assign(child, { task: req.task, status: 'running', answer: null, error: null, taskMessageId: messageId });
+  const taskBlob = req.taskBlob ?? null;
+  Object.assign(child, { task: req.task, taskBlob, status: 'running', answer: null, answerBlob: null, error: null, taskMessageId: messageId });
   try {
-    await getExternalWorkflowHandle(child.id).signal(deliverMessageSignal, { messageId, from: s.id, text: `[new task] ${req.task}`, task: true });
+    await getExternalWorkflowHandle(child.id).signal(deliverMessageSignal, { messageId, from: s.id, text: `[new task] ${req.task}`, textBlob: taskBlob, task: true });
   } catch {
     Object.assign(child, before);
     return { ok: false, reason: `${child.id} has ended and cannot take a new task` };
   }
   await s.emit(() => [{
-    type: 'SubagentTasked', childId: child.id, name: child.name, task: req.task, messageId, requestId: req.requestId,
+    type: 'SubagentTasked', childId: child.id, name: child.name, task: req.task, taskBlob, messageId, requestId: req.requestId,
   }]);
   return { ok: true, childId: child.id, name: child.name };
 }

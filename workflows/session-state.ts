@@ -1,7 +1,8 @@
 import type { RecurEventInput } from '../schemas/generated/events';
 import type { SessionActivities } from '../activities/session-activities';
 import type { ChildInfo, InboxMessage, RetainState, SessionCarry, SessionInput, SnapshotPointer } from './session-types';
-import type { SessionStatusView } from './messages';
+import type { FinalAnswer, SessionStatusView } from './messages';
+import { FIELD_LIMITS, previewNamingBlob } from '../schemas/field-limits';
 import { LongRun } from './long-run';
 
 const GENESIS = '0'.repeat(64);
@@ -26,7 +27,7 @@ export class SessionState {
   lastSnapshot: SnapshotPointer | null;
   /** Goal, schedules, keep-going counters. */
   readonly long: LongRun;
-  final: string | null = null;
+  final: FinalAnswer | null = null;
   /** Set once a sub-agent's first task has ended: it is retained (workflows/retain.ts). */
   retained: RetainState | null;
   phase: SessionStatusView['phase'] = 'starting';
@@ -77,7 +78,9 @@ export class SessionState {
     if (taken.length === 0) return [];
     this.inbox = this.inbox.slice(taken.length);
     await this.emit(() => taken.map((m) => ({
-      type: 'MessageDelivered' as const, messageId: m.messageId, from: m.from, to: this.id, text: m.text, via,
+      type: 'MessageDelivered' as const, messageId: m.messageId, from: m.from, to: this.id, via,
+      // No BlobRef field here: a long message's preview names the blob (the sender's MessageSent has it too).
+      text: previewNamingBlob(m.text, m.textBlob ?? null, FIELD_LIMITS.MessageDelivered.text),
     })));
     return taken;
   }

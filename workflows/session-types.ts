@@ -1,5 +1,12 @@
 /** Plain data shared by the session workflow, its handlers and its callers. No I/O, no SDK imports. */
+import type { BlobRef } from '../schemas/generated/events';
 import type { AutonomousSpec, GoalSpec, LongRunCarry } from './long-run-types';
+
+/*
+ * Values that may be large (tasks, answers, messages) reach a workflow as a preview within its
+ * field limit (schemas/field-limits.ts) plus the BlobRef of the whole, put in the blob store at
+ * the edge where they entered; readers that need the whole resolve the ref.
+ */
 
 export interface SessionLimits {
   maxTurns: number;
@@ -36,6 +43,8 @@ export interface SessionInput {
   /** 'root' for a top-level session, the spawn name for a child. The scripted model keys replies by it. */
   name: string;
   task: string;
+  /** The whole task when `task` is a preview. */
+  taskBlob?: BlobRef | null;
   /** `provider/model` or `scripted:<file>`. */
   model: string;
   depth: number;
@@ -53,6 +62,8 @@ export interface InboxMessage {
   /** Sender session id, or 'user' for a message sent with `recur send`. */
   from: string;
   text: string;
+  /** The whole text when `text` is a preview. */
+  textBlob?: BlobRef | null;
   /** Set on a parent's new task for a retained child (`rlm(task, name=...)` again). */
   task?: boolean;
 }
@@ -63,9 +74,11 @@ export interface ChildInfo {
   name: string;
   id: string;
   task: string;
+  taskBlob?: BlobRef | null;
   model: string;
   status: ChildStatus;
   answer: string | null;
+  answerBlob?: BlobRef | null;
   error: string | null;
   /** The message that gave a retained child its current task; absent for the first task. */
   taskMessageId?: string | null;
@@ -108,7 +121,7 @@ export type FailureKindName =
   | 'budget' | 'max_turns' | 'script_exhausted' | 'model_error' | 'kernel_error' | 'cancelled' | 'timeout' | 'internal';
 
 export type SessionResult =
-  | { status: 'completed'; answer: string }
+  | { status: 'completed'; answer: string; answerBlob?: BlobRef | null }
   | { status: 'failed'; kind: FailureKindName; reason: string };
 
 /** What a child tells its parent when it ends; delivered by signal so it survives the parent continuing-as-new. */
@@ -116,6 +129,7 @@ export interface ChildOutcome {
   name: string;
   status: Exclude<ChildStatus, 'running'>;
   answer: string | null;
+  answerBlob?: BlobRef | null;
   error: string | null;
   /** 0 for the first task; a retained child's later pieces of work count up from 1. */
   round: number;

@@ -15,13 +15,13 @@ export type CellStatus = 'ok' | 'error' | 'timeout' | 'interrupted';
 export interface CellExecuted {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'CellExecuted';
-  /** eventId of the CellRequested this result answers. */
+  /** eventId of the CellRequested this result answers. Limit: 1024 characters. */
   readonly requestId: string;
-  /** The code that ran, as in the request (preview; the full source is the request's codeBlob when set). */
+  /** The code that ran, as in the request (preview; the full source is the request's codeBlob when set). Limit: 8192 characters. */
   readonly code: string;
   /** ok: ran to the end; error: raised; timeout: interrupted after the cell timeout; interrupted: the kernel died or was lost while it ran, so it was not re-run. */
   readonly status: CellStatus;
-  /** stdout, stderr, results and display text in arrival order; truncated when outputsBlob is set. */
+  /** stdout, stderr, results and display text in arrival order; truncated when outputsBlob is set. Limit: 12000 characters. */
   readonly outputs: string;
   /** The full output when it did not fit inline. */
   readonly outputsBlob: BlobRef | null;
@@ -29,11 +29,11 @@ export interface CellExecuted {
   readonly durationMs: number;
   /** The kernel's execution count for the cell; null when the kernel never started it. */
   readonly executionCount: number | null;
-  /** Exception class name when status is error. */
+  /** Exception class name when status is error. Limit: 256 characters. */
   readonly errorName: string | null;
-  /** Exception message when status is error. */
+  /** Exception message when status is error. Limit: 8000 characters. A longer value is a preview ending in a note that names the blob holding the whole. */
   readonly errorValue: string | null;
-  /** Traceback text (ANSI colours removed) when status is error; may be truncated. */
+  /** Traceback text (ANSI colours removed) when status is error; may be truncated. Limit: 12000 characters. */
   readonly traceback: string | null;
 }
 
@@ -41,13 +41,13 @@ export interface CellExecuted {
 export interface CellRequested {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'CellRequested';
-  /** Id of this cell run, sent as the Jupyter execute request's msg_id, so a retried activity finds a run the kernel already has instead of running the cell twice. */
+  /** Id of this cell run, sent as the Jupyter execute request's msg_id, so a retried activity finds a run the kernel already has instead of running the cell twice. Limit: 1024 characters. */
   readonly cellId: string;
-  /** The Python source to run; truncated when codeBlob is set. */
+  /** The Python source to run; truncated when codeBlob is set. Limit: 8192 characters. */
   readonly code: string;
   /** The full source when it did not fit inline; replay runs this, not the preview. */
   readonly codeBlob: BlobRef | null;
-  /** The ModelCalled tool call this cell carries out; null when the code did not come from a tool call. */
+  /** The ModelCalled tool call this cell carries out; null when the code did not come from a tool call. Limit: 256 characters. */
   readonly toolCallId: string | null;
 }
 
@@ -63,7 +63,7 @@ export interface Compacted {
   readonly droppedTurns: number;
   /** Characters of prompt text the summary replaces. */
   readonly droppedChars: number;
-  /** The summary shown to the model, written by the summariser model call. */
+  /** The summary shown to the model, written by the summariser model call. Limit: 32768 characters. */
   readonly summary: string;
   /** Estimated prompt tokens before compaction. */
   readonly tokensBefore: number;
@@ -88,7 +88,7 @@ export interface ContinuationInjected {
   readonly reason: ContinuationReason;
   /** Continuations injected in this session so far, this one included. */
   readonly count: number;
-  /** The message shown to the model. */
+  /** The message shown to the model. Limit: 8000 characters. */
   readonly text: string;
 }
 
@@ -96,13 +96,13 @@ export interface ContinuationInjected {
 export interface GateChecked {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'GateChecked';
-  /** The gate's shell command. */
+  /** The gate's shell command. Limit: 4000 characters. */
   readonly command: string;
   /** True when it exited 0 within its timeout. */
   readonly passed: boolean;
   /** Exit status; null when it was killed (timeout or signal) or could not start. */
   readonly exitCode: number | null;
-  /** Its stdout and stderr together, cut to the last 6000 characters. */
+  /** Its stdout and stderr together, cut to the last 6000 characters. Limit: 8000 characters. */
   readonly output: string;
   /** How long it ran. */
   readonly durationMs: number;
@@ -122,7 +122,7 @@ export interface GoalChanged {
   readonly type: 'GoalChanged';
   /** set: a goal was created (by `recur run --goal` or goal.create); completed: goal.complete() was accepted; refused: the agent tried to complete, pause or clear an open-ended goal, which only an operator may, and the session went on; paused/resumed/cleared: by the agent or an operator; budget_limited: one of its budgets was spent. */
   readonly change: GoalChange;
-  /** The objective, as the user or agent wrote it. */
+  /** The objective, as the user or agent wrote it. Limit: 4000 characters. */
   readonly objective: string;
   /** True when the goal has no end state ("keep beating the best"): the agent cannot complete it, only a budget or an operator ends it. */
   readonly openEnded: boolean;
@@ -140,7 +140,7 @@ export interface GoalChanged {
   readonly costUsd: number;
   /** Seconds since the goal was set, at this change. */
   readonly secondsUsed: number;
-  /** Why, in words: the agent's completion summary, the refusal's reason, or which budget was spent. */
+  /** Why, in words: the agent's completion summary, the refusal's reason, or which budget was spent. Limit: 8000 characters. A longer value is a preview ending in a note that names the blob holding the whole. */
   readonly reason: string | null;
 }
 
@@ -148,7 +148,7 @@ export interface GoalChanged {
 export interface HarnessEditRequested {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'HarnessEditRequested';
-  /** What the kernel asked for: edit, revert or refine. */
+  /** What the kernel asked for: edit, revert or refine. Limit: 256 characters. */
   readonly op: string;
   /** Ids of the HarnessEdited events it produced (applied, refused or proposed), in the scope's log. */
   readonly editIds: readonly string[];
@@ -166,29 +166,29 @@ export interface HarnessTrigger {
 export interface HarnessEdited {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'HarnessEdited';
-  /** create, update, delete, or revert (back to the `before` of the edit named by revertOf). */
+  /** create, update, delete, or revert (back to the `before` of the edit named by revertOf). Limit: 256 characters. */
   readonly action: string;
-  /** The entry's kind: prompt, subagent, skill or memory; as asked for when refused (e.g. an attempt on the base system prompt). */
+  /** The entry's kind: prompt, subagent, skill or memory; as asked for when refused (e.g. an attempt on the base system prompt). Limit: 256 characters. */
   readonly kind: string;
-  /** The entry's name, unique within its kind and scope. */
+  /** The entry's name, unique within its kind and scope. Limit: 256 characters. */
   readonly name: string;
-  /** JSON of the entry's value before the edit; null when it did not exist. */
+  /** JSON of the entry's value before the edit; null when it did not exist. Limit: 72000 characters. */
   readonly before: string | null;
-  /** JSON of the entry's value after the edit; null when the edit deletes it (or was refused before a value was formed). */
+  /** JSON of the entry's value after the edit; null when the edit deletes it (or was refused before a value was formed). Limit: 72000 characters. */
   readonly after: string | null;
   /** What prompted the edit. */
   readonly trigger: HarnessTrigger;
-  /** Who asked: kernel (agent code), refine (a refiner proposal), cli (a person). */
+  /** Who asked: kernel (agent code), refine (a refiner proposal), cli (a person). Limit: 256 characters. */
   readonly source: string;
-  /** Session id of the requesting session; null for a person. */
+  /** Session id of the requesting session; null for a person. Limit: 1024 characters. */
   readonly requestedBy: string | null;
-  /** applied (the state changed), refused (see error; nothing changed), or proposed (a refine preview awaiting approval; nothing changed). */
+  /** applied (the state changed), refused (see error; nothing changed), or proposed (a refine preview awaiting approval; nothing changed). Limit: 256 characters. */
   readonly result: string;
-  /** Why the edit was refused; null otherwise. */
+  /** Why the edit was refused; null otherwise. Limit: 2000 characters. */
   readonly error: string | null;
-  /** For a revert, the edit id it undoes. */
+  /** For a revert, the edit id it undoes. Limit: 1024 characters. */
   readonly revertOf: string | null;
-  /** The refine this edit belongs to (its proposal and application share it); null for a direct edit. */
+  /** The refine this edit belongs to (its proposal and application share it); null for a direct edit. Limit: 1024 characters. */
   readonly refineId: string | null;
 }
 
@@ -214,7 +214,7 @@ export interface KernelRestored {
   readonly failed: readonly RestoreFailure[];
   /** eventIds of the CellRequested events logged after the snapshot's coversSeq that were re-executed, in the order they ran. */
   readonly replayedCells: readonly string[];
-  /** eventId of the CellRequested that was running when the kernel died; it is reported to the model as interrupted and not re-run. null when no cell was in flight. */
+  /** eventId of the CellRequested that was running when the kernel died; it is reported to the model as interrupted and not re-run. null when no cell was in flight. Limit: 1048 characters. */
   readonly interruptedCell: string | null;
   /** Wall time of the restore and the replay together, in milliseconds. */
   readonly durationMs: number;
@@ -268,13 +268,13 @@ export type DeliveryChannel = 'prompt' | 'kernel';
 export interface MessageDelivered {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'MessageDelivered';
-  /** Id of the delivered message, as in its MessageSent (or `user#…` for a message from the user, `<child>#outcome` for a child's end). */
+  /** Id of the delivered message, as in its MessageSent (or `user#…` for a message from the user, `<child>#outcome` for a child's end). Limit: 1024 characters. */
   readonly messageId: string;
-  /** Session id of the sender, or `user`. */
+  /** Session id of the sender, or `user`. Limit: 1024 characters. */
   readonly from: string;
-  /** Session id of the recipient (the session whose log this is). */
+  /** Session id of the recipient (the session whose log this is). Limit: 1024 characters. */
   readonly to: string;
-  /** The message as the recipient saw it, so the recipient's prompt can be rebuilt from its own log. */
+  /** The message as the recipient saw it, so the recipient's prompt can be rebuilt from its own log. Limit: 100200 characters. A longer value is a preview ending in a note that names the blob holding the whole. */
   readonly text: string;
   /** prompt: shown at the start of the agent's next turn; kernel: returned by agent_message.inbox() or recv() in a running cell. */
   readonly via: DeliveryChannel;
@@ -284,11 +284,11 @@ export interface MessageDelivered {
 export interface MessageRefused {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'MessageRefused';
-  /** Session id of the sender. */
+  /** Session id of the sender. Limit: 1024 characters. */
   readonly from: string;
-  /** The recipient the sender asked for, as given. */
+  /** The recipient the sender asked for, as given. Limit: 1024 characters. */
   readonly to: string;
-  /** Why the message was refused; the same text the sender's code was shown. */
+  /** Why the message was refused; the same text the sender's code was shown. Limit: 2000 characters. */
   readonly reason: string;
 }
 
@@ -296,13 +296,13 @@ export interface MessageRefused {
 export interface MessageSent {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'MessageSent';
-  /** Deterministic id of the message; MessageDelivered refers to it and delivery is deduplicated by it. */
+  /** Deterministic id of the message; MessageDelivered refers to it and delivery is deduplicated by it. Limit: 1024 characters. */
   readonly messageId: string;
-  /** Session id of the sender. */
+  /** Session id of the sender. Limit: 1024 characters. */
   readonly from: string;
-  /** Session id of the recipient: the sender's parent, a sibling or a child. */
+  /** Session id of the recipient: the sender's parent, a sibling or a child. Limit: 1024 characters. */
   readonly to: string;
-  /** The message body; truncated when textBlob is set. */
+  /** The message body; truncated when textBlob is set. Limit: 100000 characters. */
   readonly text: string;
   /** The full body when it did not fit inline. */
   readonly textBlob: BlobRef | null;
@@ -324,9 +324,9 @@ export interface ModelCalled {
   readonly type: 'ModelCalled';
   /** 1-based index of this call among the session's ModelCalled events. */
   readonly turn: number;
-  /** Model id as the provider reported it. */
+  /** Model id as the provider reported it. Limit: 256 characters. */
   readonly model: string;
-  /** Provider that served the call, e.g. `anthropic`, `openai`, `scripted`. */
+  /** Provider that served the call, e.g. `anthropic`, `openai`, `scripted`. Limit: 256 characters. */
   readonly provider: string;
   /** Prompt tokens billed for the call. */
   readonly tokensIn: number;
@@ -336,13 +336,13 @@ export interface ModelCalled {
   readonly costUsd: number;
   /** Wall time of the call in milliseconds, measured by the activity. */
   readonly latencyMs: number;
-  /** The response text; truncated when responseBlob is set. */
+  /** The response text; truncated when responseBlob is set. Limit: 32768 characters. */
   readonly response: string;
   /** The full response when it did not fit inline. */
   readonly responseBlob: BlobRef | null;
   /** Tool calls in the response; empty when the model answered in text only. */
   readonly toolCalls: readonly ToolCall[];
-  /** Why the model stopped, e.g. `end_turn`, `tool_use`, `max_tokens`, or the provider's own value. */
+  /** Why the model stopped, e.g. `end_turn`, `tool_use`, `max_tokens`, or the provider's own value. Limit: 256 characters. */
   readonly stopReason: string;
   /** The exact request body sent to the provider, when it was recorded. */
   readonly requestBlob: BlobRef | null;
@@ -358,15 +358,15 @@ export type ScheduleKind = 'once' | 'every' | 'cron';
 export interface ScheduleChanged {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'ScheduleChanged';
-  /** Id of the schedule, unique in its session (`s1`, `s2`, ...). */
+  /** Id of the schedule, unique in its session (`s1`, `s2`, ...). Limit: 256 characters. */
   readonly scheduleId: string;
   /** added: created by the agent or the user; cancelled: removed before its last tick; finished: a one-shot schedule fired. */
   readonly change: ScheduleChange;
   /** once: a single tick (`in 10m`, `at <ISO time>`); every: a heartbeat at a fixed interval; cron: a 5-field cron expression, UTC. */
   readonly kind: ScheduleKind;
-  /** The schedule as written (`every 5m`, `in 1h`, `at 2026-01-01T00:00:00Z`, `0 * * * *`). */
+  /** The schedule as written (`every 5m`, `in 1h`, `at 2026-01-01T00:00:00Z`, `0 * * * *`). Limit: 256 characters. */
   readonly spec: string;
-  /** What the agent is told when it fires. */
+  /** What the agent is told when it fires. Limit: 4000 characters. */
   readonly instruction: string;
   /** When it fires next (workflow time, UTC); null once it will not fire again. */
   readonly nextRunAt: number | null;
@@ -376,9 +376,9 @@ export interface ScheduleChanged {
 export interface ScheduleFired {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'ScheduleFired';
-  /** Id of the schedule, as in its ScheduleChanged. */
+  /** Id of the schedule, as in its ScheduleChanged. Limit: 256 characters. */
   readonly scheduleId: string;
-  /** What the agent is told. */
+  /** What the agent is told. Limit: 4000 characters. */
   readonly instruction: string;
   /** The tick this firing stands for (the earliest one coalesced). */
   readonly dueAt: number;
@@ -392,7 +392,7 @@ export interface ScheduleFired {
 export interface SessionCompleted {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'SessionCompleted';
-  /** The final answer; truncated when answerBlob is set. */
+  /** The final answer; truncated when answerBlob is set. Limit: 100000 characters. */
   readonly answer: string;
   /** The full answer when it did not fit inline. */
   readonly answerBlob: BlobRef | null;
@@ -407,9 +407,9 @@ export interface SessionFailed {
   readonly type: 'SessionFailed';
   /** budget: spending cap reached; max_turns: turn limit reached; max_depth: spawned too deep; script_exhausted: the scripted model ran out of replies; model_error: the provider failed for good; kernel_error: the kernel could not be restored; cancelled: the user or parent cancelled; timeout: the session's deadline passed; internal: a bug. */
   readonly kind: FailureKind;
-  /** What happened, in words for the user. */
+  /** What happened, in words for the user. Limit: 8000 characters. */
   readonly reason: string;
-  /** Name and message of the underlying error, when there was one. */
+  /** Name and message of the underlying error, when there was one. Limit: 8000 characters. */
   readonly error: string | null;
 }
 
@@ -417,9 +417,9 @@ export interface SessionFailed {
 export interface SessionReloaded {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'SessionReloaded';
-  /** Id of the first unread message, the one that woke the session. */
+  /** Id of the first unread message, the one that woke the session. Limit: 1024 characters. */
   readonly messageId: string;
-  /** Session id of that message's sender, or 'user'. */
+  /** Session id of that message's sender, or 'user'. Limit: 1024 characters. */
   readonly from: string;
   /** seq of the SessionUnloaded this reload follows. */
   readonly unloadedSeq: number;
@@ -429,15 +429,15 @@ export interface SessionReloaded {
 export interface SessionStarted {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'SessionStarted';
-  /** The task the session was given; truncated when taskBlob is set. */
+  /** The task the session was given; truncated when taskBlob is set. Limit: 100000 characters. */
   readonly task: string;
   /** The full task when it did not fit inline. */
   readonly taskBlob: BlobRef | null;
-  /** Agent name: `root` for a root session, the sub-agent's name (the last segment of its session id) otherwise. */
+  /** Agent name: `root` for a root session, the sub-agent's name (the last segment of its session id) otherwise. Limit: 256 characters. */
   readonly name: string;
-  /** Model id the session calls, as the provider names it. */
+  /** Model id the session calls, as the provider names it. Limit: 256 characters. */
   readonly model: string;
-  /** Session id of the parent; null for a root session. Same as the envelope's parentId. */
+  /** Session id of the parent; null for a root session. Same as the envelope's parentId. Limit: 1024 characters. */
   readonly parentId: string | null;
   /** Recursion depth: 0 for a root session, the parent's depth + 1 for a sub-agent. */
   readonly depth: number;
@@ -472,15 +472,15 @@ export type SubagentStatus = 'completed' | 'failed' | 'cancelled';
 export interface SubagentCompleted {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'SubagentCompleted';
-  /** Session id of the child. */
+  /** Session id of the child. Limit: 1024 characters. */
   readonly childId: string;
   /** completed: it gave an answer; failed: it ended in SessionFailed; cancelled: its parent or the user cancelled it. */
   readonly status: SubagentStatus;
-  /** The child's answer (empty unless completed); truncated when answerBlob is set. */
+  /** The child's answer (empty unless completed); truncated when answerBlob is set. Limit: 100000 characters. */
   readonly answer: string;
   /** The full answer when it did not fit inline. */
   readonly answerBlob: BlobRef | null;
-  /** Why the child failed or was cancelled; null when completed. */
+  /** Why the child failed or was cancelled; null when completed. Limit: 8000 characters. */
   readonly error: string | null;
 }
 
@@ -488,19 +488,19 @@ export interface SubagentCompleted {
 export interface SubagentSpawned {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'SubagentSpawned';
-  /** Session id of the child: the parent's id, `/`, and the child's name. */
+  /** Session id of the child: the parent's id, `/`, and the child's name. Limit: 1024 characters. */
   readonly childId: string;
-  /** The child's name, unique among its siblings. */
+  /** The child's name, unique among its siblings. Limit: 256 characters. */
   readonly name: string;
-  /** The task given to the child; truncated when taskBlob is set. */
+  /** The task given to the child; truncated when taskBlob is set. Limit: 100000 characters. */
   readonly task: string;
   /** The full task when it did not fit inline. */
   readonly taskBlob: BlobRef | null;
-  /** Model id the child will call. */
+  /** Model id the child will call. Limit: 256 characters. */
   readonly model: string;
-  /** Name of the harness sub-agent spec the child was created from; null when none. */
+  /** Name of the harness sub-agent spec the child was created from; null when none. Limit: 256 characters. */
   readonly spec: string | null;
-  /** eventId of the CellRequested whose code called rlm(); null when the spawn did not come from a cell. */
+  /** eventId of the CellRequested whose code called rlm(); null when the spawn did not come from a cell. Limit: 1024 characters. */
   readonly requestId: string | null;
 }
 
@@ -508,17 +508,17 @@ export interface SubagentSpawned {
 export interface SubagentTasked {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'SubagentTasked';
-  /** Session id of the child. */
+  /** Session id of the child. Limit: 1024 characters. */
   readonly childId: string;
-  /** The child's name. */
+  /** The child's name. Limit: 256 characters. */
   readonly name: string;
-  /** The new task; truncated when taskBlob is set. */
+  /** The new task; truncated when taskBlob is set. Limit: 100000 characters. */
   readonly task: string;
   /** The full task when it did not fit inline. */
   readonly taskBlob: BlobRef | null;
-  /** Id of the message that carried the task to the child. */
+  /** Id of the message that carried the task to the child. Limit: 1024 characters. */
   readonly messageId: string;
-  /** eventId of the CellRequested whose code called rlm(); null when it did not come from a cell. */
+  /** eventId of the CellRequested whose code called rlm(); null when it did not come from a cell. Limit: 1024 characters. */
   readonly requestId: string | null;
 }
 
@@ -533,35 +533,35 @@ export interface TaskEnded {
   readonly round: number;
   /** completed with an answer, failed (a limit or an error), or cancelled (the parent ended or deleted it). */
   readonly status: TaskEndStatus;
-  /** The answer when completed; null otherwise. */
+  /** The answer when completed; null otherwise. Limit: 100000 characters. A longer value is a preview ending in a note that names the blob holding the whole. */
   readonly answer: string | null;
-  /** Why it failed or was cancelled, in words; null when completed. */
+  /** Why it failed or was cancelled, in words; null when completed. Limit: 8000 characters. */
   readonly reason: string | null;
 }
 
 /** One entry of a session's event log: the Kafka value of every record on the event topic, in Avro single-object encoding, keyed by sessionId. Written only by the appendEvents activity on behalf of the session's workflow. A session's events form a gap-free sequence 0..N in one partition; readers drop duplicates by eventId. Hash rule: hash = lower-case hex SHA-256 of (the 32 bytes of prevHash) followed by (the single-object encoding of this envelope with hash set to the empty string). */
 export interface Envelope {
-  /** Deterministic id `<sessionId>/<seq>`; the deduplication key. */
+  /** Deterministic id `<sessionId>/<seq>`; the deduplication key. Limit: 1048 characters. */
   readonly eventId: string;
-  /** Hierarchical session id: `root`, `root/child`, `root/child/grandchild`. */
+  /** Hierarchical session id: `root`, `root/child`, `root/child/grandchild`. Limit: 1024 characters. */
   readonly sessionId: string;
-  /** Id of the root session of this session's tree (the first path segment of sessionId). */
+  /** Id of the root session of this session's tree (the first path segment of sessionId). Limit: 1024 characters. */
   readonly rootId: string;
-  /** Id of the parent session (sessionId without its last segment); null for a root session. */
+  /** Id of the parent session (sessionId without its last segment); null for a root session. Limit: 1024 characters. */
   readonly parentId: string | null;
   /** Position of this event in its session, starting at 0, with no gaps. */
   readonly seq: number;
   /** When the event happened, UTC milliseconds since the epoch, as supplied by the producer (workflow time), never read from a local clock by the codec. */
   readonly ts: number;
-  /** Short name of the payload's event record, e.g. `CellExecuted`. */
+  /** Short name of the payload's event record, e.g. `CellExecuted`. Limit: 256 characters. */
   readonly type: string;
-  /** The hash of the event with seq - 1 in the same session; 64 zeros for seq 0. */
+  /** The hash of the event with seq - 1 in the same session; 64 zeros for seq 0. Limit: 64 characters. */
   readonly prevHash: string;
-  /** Lower-case hex SHA-256 chaining this event to prevHash (see the record doc for the exact rule). */
+  /** Lower-case hex SHA-256 chaining this event to prevHash (see the record doc for the exact rule). Limit: 64 characters. */
   readonly hash: string;
-  /** OpenTelemetry trace id (32 hex chars) of the operation that produced the event, if traced. */
+  /** OpenTelemetry trace id (32 hex chars) of the operation that produced the event, if traced. Limit: 32 characters. */
   readonly traceId: string | null;
-  /** OpenTelemetry span id (16 hex chars) of the operation that produced the event, if traced. */
+  /** OpenTelemetry span id (16 hex chars) of the operation that produced the event, if traced. Limit: 16 characters. */
   readonly spanId: string | null;
   /** The event record (a recur.events.<type> schema) in Avro single-object encoding. */
   readonly payload: Buffer;

@@ -6,6 +6,7 @@ import { RANGES, inRange } from '../../config';
 import type { SessionLimits } from '../../workflows/session-types';
 import type { StartSessionRequest } from './api-types';
 import { badRequest, outOfRange } from './http-error';
+import { INLINE } from '../../schemas/field-limits';
 import { parseAutonomous, parseGoal } from './long-run-input';
 
 /** Root ids are one path segment; child ids append `/<agent name>` (names may hold `_`). */
@@ -13,8 +14,8 @@ const ROOT_ID = /^[a-z][a-z0-9-]*$/;
 const SEGMENT = /^[a-z][a-z0-9_-]*$/;
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 const MAX_ID_CHARS = 512;
-/** Task and message texts go into events inline, which must stay well under MAX_EVENT_BYTES. */
-export const MAX_TEXT_CHARS = 100_000;
+/** Task and message texts go into events inline: their field limit (schemas/field-limits.ts). */
+export const MAX_TEXT_CHARS = INLINE.task;
 const LIMIT_KEYS: ReadonlyArray<keyof SessionLimits> = [
   'maxTurns', 'maxTokens', 'maxSeconds', 'maxCostUsd', 'cellTimeoutSeconds', 'maxDepth', 'turnsPerRun', 'snapshotEveryCells',
   'idleUnloadSeconds', 'autoRefineTurns', 'compactAtTokens',

@@ -6,6 +6,9 @@ import {
 } from '../../workflows/messages';
 import type { BridgeHandler, HostBridge } from '../host-bridge';
 import type { SubagentValue } from '../../workflows/harness/harness-types';
+import type { InboxMessage } from '../../workflows/session-types';
+import { HARD, INLINE } from '../../schemas/field-limits';
+import { withinLimit, type BridgeValues } from './bridge-values';
 
 /** A harness sub-agent spec by name, as the spawning session sees it (null when there is none). */
 export type ResolveSpec = (sessionId: string, name: string) => Promise<SubagentValue | null>;
@@ -47,7 +50,7 @@ const once = (kind: string, rid: string | undefined) => (rid ? { updateId: `${ki
  * that changes anything is an update keyed by the call's rid, so a retried call is answered
  * from the first one's outcome (a message is taken or sent once, a child spawned once).
  */
-export function registerSessionOps(host: HostBridge, client: Client, resolveSpec: ResolveSpec): void {
+export function registerSessionOps(host: HostBridge, client: Client, resolveSpec: ResolveSpec, values: BridgeValues): void {
   const bridge = { handle: (op: string, fn: BridgeHandler) => host.handle(op, retryableWhenTransient(fn)) };
   const session = (id: string) => client.workflow.getHandle(id);
   const children = (id: string) => session(id).query(getChildrenQuery);
@@ -56,18 +59,22 @@ export function registerSessionOps(host: HostBridge, client: Client, resolveSpec
     if (!found) throw new ScopeError(`${sessionId} has no sub-agent ${String(id)}`);
     return found;
   };
+  const whole = async (m: InboxMessage) => ({ ...m, text: await values.whole(m.text, m.textBlob), textBlob: undefined });
 
   bridge.handle('rlm.spawn', async (sessionId, args, { rid }) => {
     let task = str(args.task);
     if (!task) throw new ScopeError('rlm(task): task must be a non-empty string');
-    const specName = args.spec === undefined || args.spec === null ? null : str(args.spec);
+    const specName = withinLimit('rlm(spec=...)', args.spec === undefined || args.spec === null ? null : str(args.spec), HARD.name);
     if (args.spec != null && !specName) throw new ScopeError('rlm(spec=...): spec must be the name of a harness sub-agent spec');
     const spec = specName ? await resolveSpec(sessionId, specName) : null;
     if (specName && !spec) throw new ScopeError(`no sub-agent spec named "${specName}" in this session's harness (see harness.subagents.list())`);
     if (specName && spec) task = specTask(specName, spec, task);
+    const name = withinLimit('rlm(name=...)', str(args.name), HARD.name);
+    const model = withinLimit('rlm(model=...)', str(args.model), HARD.name);
+    const { preview, blob } = await values.offload(task, INLINE.task);
     const reply = await session(sessionId).executeUpdate(spawnChildUpdate, {
       args: [{
-        task, name: str(args.name), model: str(args.model) ?? spec?.model ?? null, spec: specName,
+        task: preview, taskBlob: blob, name, model: model ?? spec?.model ?? null, spec: specName,
         maxTurns: spec?.maxTurns ?? null, requestId: rid ?? null,
       }],
       ...once('spawn', rid),
@@ -82,7 +89,7 @@ export function registerSessionOps(host: HostBridge, client: Client, resolveSpec
     const deadline = Date.now() + waitMs(args.wait);
     for (let pause = 50; ; pause = Math.min(pause * 2, 500)) {
       const c = await child(sessionId, args.id);
-      if (c.status === 'completed') return { done: true, value: c.answer };
+      if (c.status === 'completed') return { done: true, value: await values.whole(c.answer ?? '', c.answerBlob) };
       if (c.status !== 'running') throw new SubagentFailedError(c.id, c.status, c.error ?? 'no answer');
       if (Date.now() >= deadline || signal.aborted) return { done: false };
       await sleep(Math.min(pause, Math.max(deadline - Date.now(), 0)));
@@ -98,27 +105,32 @@ export function registerSessionOps(host: HostBridge, client: Client, resolveSpec
   });
 
   bridge.handle('agent_message.send', async (sessionId, args, { rid }) => {
+    const to = withinLimit('agent_message.send(to=...)', str(args.to) ?? 'parent', HARD.recipient);
+    const { preview, blob } = await values.offload(String(args.text ?? ''), INLINE.message);
     const reply = await session(sessionId).executeUpdate(sendAgentMessageUpdate, {
-      args: [{ to: str(args.to) ?? 'parent', text: String(args.text ?? '') }],
+      args: [{ to, text: preview, textBlob: blob }],
       ...once('send', rid),
     });
     if (!reply.ok) throw new ScopeError(reply.reason);
     return { messageId: reply.messageId, to: reply.to };
   });
 
-  bridge.handle('agent_message.inbox', async (sessionId, _args, { rid }) =>
-    session(sessionId).executeUpdate(takeMessagesUpdate, { args: [{ waitMs: 0, max: null }], ...once('take', rid) }));
+  bridge.handle('agent_message.inbox', async (sessionId, _args, { rid }) => {
+    const taken = await session(sessionId).executeUpdate(takeMessagesUpdate, { args: [{ waitMs: 0, max: null }], ...once('take', rid) });
+    return Promise.all(taken.map(whole));
+  });
 
   bridge.handle('agent_message.recv', async (sessionId, args, { rid }) => {
     const [message] = await session(sessionId).executeUpdate(takeMessagesUpdate, {
       args: [{ waitMs: waitMs(args.wait), max: 1 }], ...once('take', rid),
     });
-    return { message: message ?? null };
+    return { message: message ? await whole(message) : null };
   });
 
   bridge.handle('final', async (sessionId, args, { rid }) => {
     const answer = typeof args.value === 'string' ? args.value : JSON.stringify(args.value);
-    await session(sessionId).executeUpdate(setFinalUpdate, { args: [{ answer }], ...once('final', rid) });
+    const { preview, blob } = await values.offload(answer, INLINE.answer);
+    await session(sessionId).executeUpdate(setFinalUpdate, { args: [{ answer: preview, answerBlob: blob }], ...once('final', rid) });
     return null;
   });
 }

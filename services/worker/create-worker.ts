@@ -19,6 +19,7 @@ import { fileOffsetIndex, readSessionLog, treeStartMarker } from '../projector';
 import { createAutoRefineActivities } from '../../activities/harness/auto-refine-activity';
 import { createRefineActivities } from '../../activities/harness/harness-activities';
 import { registerSessionOps } from './bridge-ops';
+import { bridgeValues } from './bridge-values';
 import { createHarnessClient } from './harness-client';
 import { registerHarnessOps } from './harness-ops';
 import { harnessPromptSection, resolveSpecFrom } from './harness-reads';
@@ -64,9 +65,10 @@ export async function createRecurWorker(
   const taskQueue = opts.taskQueue ?? config.temporal.taskQueue;
   const harness = createHarnessClient(client, { taskQueue, globalScope: config.harness.globalScope });
   const ops = obs.bridge(bridge);
-  registerSessionOps(ops, client, resolveSpecFrom(harness));
+  const values = bridgeValues(blobs);
+  registerSessionOps(ops, client, resolveSpecFrom(harness), values);
   registerHarnessOps(ops, { client, harness, skillsDir: stackPaths(config).skills, refineApply: config.harness.refineApply });
-  registerLongRunOps(ops, client);
+  registerLongRunOps(ops, client, values);
   const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel` }));
 
   const snapshots = createSnapshotActivities({ kernels, blobs, blobsRoot: stackPaths(config).blobs });

@@ -1,7 +1,7 @@
 import type { Kafka, Producer, ProducerRecord } from 'kafkajs';
 import { createEventLogActivities, type AppendEventsInput } from '../../activities/event-log';
 import { EventLogError } from '../../errors';
-import { ZERO_HASH, decodeEvent, verifyChain } from '../../schemas';
+import { MAX_EVENT_BYTES, ZERO_HASH, decodeEvent, verifyChain } from '../../schemas';
 import { SAMPLE_EVENTS } from './event-samples';
 
 function fakeProducer(fail?: Error) {
@@ -62,10 +62,15 @@ describe('appendEvents activity', () => {
   test('splits a batch too big for one request, keeping order', async () => {
     const fake = fakeProducer();
     const { appendEvents } = createEventLogActivities({ kafka, topic: 'events', producer: fake.producer });
-    const big = { type: 'SessionCompleted' as const, answer: 'x'.repeat(300 * 1024) };
-    await appendEvents({ ...input, events: [0, 1, 2, 3].map((i) => ({ ts: i, event: i === 0 ? SAMPLE_EVENTS[0] : big })) });
+    // About 144 KB each, within its field limits: seven of them pass one request's budget.
+    const big = {
+      type: 'HarnessEdited' as const, action: 'update', kind: 'memory', name: 'notes', before: 'x'.repeat(72_000), after: 'y'.repeat(72_000),
+      trigger: { eventIds: [], reason: 'r' }, source: 'cli', result: 'applied',
+    };
+    const seqs = [0, 1, 2, 3, 4, 5, 6, 7];
+    await appendEvents({ ...input, events: seqs.map((i) => ({ ts: i, event: i === 0 ? SAMPLE_EVENTS[0] : big })) });
     expect(fake.sent.length).toBeGreaterThan(1);
-    expect(fake.sent.flatMap((r) => r.messages.map((m) => decodeEvent(m.value as Buffer).seq))).toEqual([0, 1, 2, 3]);
+    expect(fake.sent.flatMap((r) => r.messages.map((m) => decodeEvent(m.value as Buffer).seq))).toEqual(seqs);
   });
 
   test('Kafka failures are retryable EventLogErrors, except ones a retry cannot fix', async () => {
@@ -98,5 +103,16 @@ describe('appendEvents activity', () => {
     await appendEvents({ ...input, fromSeq: first.nextSeq, prevHash: first.headHash, events: input.events.slice(2) });
     await appendEvents({ ...input, sessionId: 'r1/child', parentId: 'r1', events: input.events.slice(0, 1) });
     expect(order).toEqual(['mark r1', 'send r1', 'send r1', 'send r1/child']);
+  });
+
+  test('an event with a value past its field limit is appended clipped, under the encoder limit', async () => {
+    const fake = fakeProducer();
+    const { appendEvents } = createEventLogActivities({ kafka, topic: 'events', producer: fake.producer });
+    const huge = { type: 'SessionCompleted' as const, answer: 'y'.repeat(600_000), answerBlob: null };
+    await appendEvents({ ...input, events: [{ ts: 1, event: { type: 'SessionStarted', task: 't', name: 'root', model: 'm', parentId: null, depth: 0, maxDepth: 1, maxTurns: 1, cellTimeoutSeconds: 1 } }, { ts: 2, event: huge }] });
+    const value = fake.sent[0].messages[1].value as Buffer;
+    expect(value.length).toBeLessThanOrEqual(MAX_EVENT_BYTES);
+    const answer = (decodeEvent(value).event as { answer: string }).answer;
+    expect(answer).toMatch(/…\[cut: 600000 characters, 100000 kept\]$/);
   });
 });

@@ -1,4 +1,4 @@
-import { checkAgentName, resolveRecipient } from '../../workflows/check-family-scope';
+import { checkAgentName, checkChildId, resolveRecipient } from '../../workflows/check-family-scope';
 
 describe('family scope: parent, siblings and children only', () => {
   const kids = ['alpha', 'beta'];
@@ -35,5 +35,13 @@ describe('family scope: parent, siblings and children only', () => {
   it('agent names start with a letter and cannot traverse or look like a seq', () => {
     expect(checkAgentName('reviewer-2')).toBeNull();
     for (const bad of ['', '2', '../x', 'a/b', 'A', 'x'.repeat(41)]) expect(checkAgentName(bad)).toMatch(/invalid agent name/);
+  });
+});
+
+describe('child session ids', () => {
+  it('refuses a child whose id would pass the envelope limit of 1024 characters, naming it', () => {
+    const deep = Array.from({ length: 25 }, (_, i) => `a${i}`.padEnd(40, 'x')).join('/');
+    expect(checkChildId(`${deep.slice(0, 1000)}/kid`)).toBeNull();
+    expect(checkChildId(`${deep}/kid`)).toBe(`the child's session id would be ${deep.length + 4} characters, over the 1024-character limit`);
   });
 });

@@ -66,6 +66,9 @@ describe('harness state (pure fold and validation)', () => {
     expect(refused({ action: 'create', kind: 'skill', name: 's', value: { ...skill, files: { '__init__.py': '', '../x.py': '' } } })).toMatch(/invalid skill file path/);
     expect(refused({ action: 'create', kind: 'skill', name: 's', value: { ...skill, files: { 'x.py': '' } } })).toMatch(/__init__\.py/);
     expect(refused({ action: 'create', kind: 'skill', name: 's', value: skill })).toBeNull();
+    // Within the skill's own limits, but its JSON (every quote and newline escaped) would not fit a logged edit.
+    const escaped = { ...skill, files: { '__init__.py': '"\n'.repeat(30_000) } };
+    expect(refused({ action: 'create', kind: 'skill', name: 's', value: escaped })).toMatch(/over the 72000-character limit of a logged edit/);
     expect(checkHarnessName('Bad-Name')).toMatch(/invalid/);
   });
 

@@ -8,7 +8,7 @@ import { repoRoot } from '../../services/devstack';
  * (random numbers, timers, the wall clock through Node) are banned outright.
  */
 const DIR = join(repoRoot(), 'workflows');
-const PURE = new Set(['@temporalio/workflow', '../schemas/session-ids', '../schemas/log-constants', '../schemas/generated/events']);
+const PURE = new Set(['@temporalio/workflow', '../schemas/session-ids', '../schemas/log-constants', '../schemas/field-limits', '../schemas/generated/events']);
 const BANNED = [/\bMath\.random\(/, /\bsetTimeout\(/, /\bsetInterval\(/, /\bprocess\./, /\brequire\(/, /\bnew Date\(\)/];
 
 const IMPORT = /^(?:import|export)\s+(type\s+)?[^;]*?from\s+'([^']+)';/gms;

@@ -1,3 +1,4 @@
+import { FIELD_LIMITS } from '../../schemas/field-limits';
 import {
   HARNESS_KINDS, entryKey, type HarnessKind, type HarnessState, type HarnessValue, type ProposedEdit,
 } from './harness-types';
@@ -51,6 +52,9 @@ export function checkHarnessEdit(state: HarnessState, edit: ProposedEdit): EditC
       const value = normalise(k, edit.value);
       if (typeof value === 'string') return refuse(value);
       const after = canonical(value);
+      // Logged whole in HarnessEdited (a revert reads it back), so it must fit the event's field limit.
+      const maxLogged = FIELD_LIMITS.HarnessEdited.after;
+      if (after.length > maxLogged) return refuse(`the entry's JSON is ${after.length} characters, over the ${maxLogged}-character limit of a logged edit`);
       const size = scopeChars(state) - (before?.length ?? 0) + after.length;
       if (size > HARNESS_LIMITS.scopeChars) return refuse(`the scope would hold ${size} characters, over its ${HARNESS_LIMITS.scopeChars} limit; delete entries first`);
       return { ok: true, kind: k, before, after };
