@@ -1,17 +1,17 @@
-import {
-  ParentClosePolicy, condition, getExternalWorkflowHandle, setHandler, startChild,
-} from '@temporalio/workflow';
-import { checkAgentName, resolveRecipient } from './check-family-scope';
+import { condition, getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
+import { resolveRecipient } from './check-family-scope';
 import { answersCurrentTask, outcomeMessageId } from './decide-idle-unload';
-import {
-  childFinishedSignal, deleteChildUpdate, deliverMessageSignal, getChildrenQuery, getStatusQuery,
-  sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate,
-  type SpawnReply, type SpawnRequest,
-} from './messages';
-import { retask } from './retain';
+import { guardSignal, guardUpdate } from './guard-handler';
 import { recordHarnessEditsUpdate } from './harness/harness-messages';
+import {
+  childFinishedSignal, deleteChildUpdate, deliverMessageSignal, getChildrenQuery, getStatusQuery, reserveTreeSessionUpdate,
+  sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate, type SendReply,
+} from './messages';
+import { spendMessage } from './message-rate';
+import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
-import type { SessionInput } from './session-types';
+import type { ChildOutcome, SessionInput } from './session-types';
+import { reserveTreeSession, spawn } from './spawn-child';
 
 /** Longest a single takeMessages call waits in the workflow; the kernel side loops for longer waits. */
 const MAX_TAKE_WAIT_MS = 20_000;
@@ -19,9 +19,12 @@ const MAX_TAKE_WAIT_MS = 20_000;
 /**
  * Handlers for what reaches a session while its loop runs: requests from its own kernel
  * (spawn, send, take, final, delete), facts from other sessions (messages, child outcomes),
- * and read-only queries. Each logs what it did before it returns.
+ * and read-only queries. Each logs what it did before it returns, and changes state only once
+ * that is logged (SessionState.emit's commit); a handler that fails ends the session (guard-handler.ts).
  */
-export function installHandlers(s: SessionState, childWorkflow: (input: SessionInput) => Promise<unknown>): void {
+export function installHandlers(
+  s: SessionState, childWorkflow: (input: SessionInput) => Promise<unknown>, acts: ReturnType<typeof sessionActivities>,
+): void {
   setHandler(getStatusQuery, () => s.status());
   setHandler(getChildrenQuery, () => [...s.children.values()]);
 
@@ -31,90 +34,82 @@ export function installHandlers(s: SessionState, childWorkflow: (input: SessionI
     if (m.task && s.retained && !s.retained.idle) s.retained.taskMessageId = m.messageId;
   });
 
-  setHandler(childFinishedSignal, async (outcome) => {
-    const child = s.children.get(outcome.name);
-    if (!child || !answersCurrentTask(child, outcome)) return;
-    Object.assign(child, { status: outcome.status, answer: outcome.answer, error: outcome.error });
-    await s.emit(() => [{
-      type: 'SubagentCompleted', childId: child.id, status: outcome.status,
-      answer: outcome.answer ?? '', error: outcome.error,
-    }]);
-    const text = outcome.status === 'completed'
-      ? `[answer from ${outcome.name}] ${outcome.answer ?? ''}`
-      : `[${outcome.name} ${outcome.status}] ${outcome.error ?? ''}`;
-    s.accept({ messageId: outcomeMessageId(child.id, outcome.round), from: child.id, text });
-  });
+  setHandler(childFinishedSignal, guardSignal(s, (outcome) => childFinished(s, outcome)));
+  setHandler(spawnChildUpdate, guardUpdate(s, (req) => spawn(s, req, childWorkflow, acts)));
+  setHandler(sendAgentMessageUpdate, guardUpdate(s, ({ to, text }) => send(s, to, text)));
+  if (s.input.parentId === null) setHandler(reserveTreeSessionUpdate, () => reserveTreeSession(s));
 
-  setHandler(spawnChildUpdate, (req) => spawn(s, req, childWorkflow));
-
-  setHandler(sendAgentMessageUpdate, async ({ to, text }) => {
-    const target = resolveRecipient(s.id, to, [...s.children.keys()]);
-    const refuse = async (reason: string) => {
-      await s.emit(() => [{ type: 'MessageRefused', from: s.id, to, reason }]);
-      return { ok: false as const, reason };
-    };
-    if (!target.ok) return refuse(target.reason);
-    const messageId = `${s.id}#m${++s.messagesSent}`;
-    try {
-      await getExternalWorkflowHandle(target.targetId).signal(deliverMessageSignal, { messageId, from: s.id, text });
-    } catch {
-      return refuse(`${target.targetId} does not exist or has ended`);
-    }
-    await s.emit(() => [{ type: 'MessageSent', messageId, from: s.id, to: target.targetId, text }]);
-    return { ok: true as const, messageId, to: target.targetId };
-  });
-
-  setHandler(takeMessagesUpdate, async ({ waitMs, max }) => {
+  setHandler(takeMessagesUpdate, guardUpdate(s, async ({ waitMs, max }) => {
     if (waitMs > 0) await condition(() => s.inbox.length > 0, Math.min(waitMs, MAX_TAKE_WAIT_MS));
     return s.deliver('kernel', max ?? undefined);
-  });
+  }));
 
-  setHandler(recordHarnessEditsUpdate, async ({ op, editIds }) => {
+  setHandler(recordHarnessEditsUpdate, guardUpdate(s, async ({ op, editIds }) => {
     await s.emit(() => [{ type: 'HarnessEditRequested', op, editIds }]);
-  });
+  }));
 
+  // Logged with the answer's end event (SessionCompleted or TaskEnded) once the cell that set it is logged.
   setHandler(setFinalUpdate, ({ answer }) => {
     s.final = answer;
   });
 
-  setHandler(deleteChildUpdate, async ({ name }) => {
+  setHandler(deleteChildUpdate, guardUpdate(s, async ({ name }) => {
     const child = s.children.get(name);
     if (!child) return { ok: false, reason: `no child named "${name}"` };
     if (child.status === 'running') await getExternalWorkflowHandle(child.id).cancel();
     // A completed child is retained (workflows/retain.ts): deleting it ends it too, if it has not ended already.
     else if (child.status === 'completed') await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
     return { ok: true };
+  }));
+}
+
+async function childFinished(s: SessionState, outcome: ChildOutcome): Promise<void> {
+  const child = s.children.get(outcome.name);
+  let current = false;
+  await s.emit(() => {
+    // Decided in turn with other appends: a retask being logged has marked the child running by now.
+    current = !!child && answersCurrentTask(child, outcome);
+    return current && child ? [{
+      type: 'SubagentCompleted', childId: child.id, status: outcome.status, answer: outcome.answer ?? '', error: outcome.error,
+    }] : [];
+  }, () => {
+    if (!current || !child) return;
+    Object.assign(child, { status: outcome.status, answer: outcome.answer, error: outcome.error });
+    const text = outcome.status === 'completed'
+      ? `[answer from ${outcome.name}] ${outcome.answer ?? ''}`
+      : `[${outcome.name} ${outcome.status}] ${outcome.error ?? ''}`;
+    s.accept({ messageId: outcomeMessageId(child.id, outcome.round), from: child.id, text });
   });
 }
 
-async function spawn(
-  s: SessionState,
-  req: SpawnRequest,
-  childWorkflow: (input: SessionInput) => Promise<unknown>,
-): Promise<SpawnReply> {
-  const { input } = s;
-  const name = req.name ?? `agent-${s.children.size + 1}`;
-  const bad = checkAgentName(name);
-  if (bad) return { ok: false, reason: bad };
-  const existing = s.children.get(name);
-  if (existing) return existing.task === req.task ? { ok: true, childId: existing.id, name } : retask(s, existing, req);
-  if (input.depth + 1 > input.limits.maxDepth) {
-    return { ok: false, reason: `depth limit ${input.limits.maxDepth} reached: ${s.id} is at depth ${input.depth} and cannot spawn (raise RECUR_MAX_DEPTH)` };
-  }
-  const childId = `${s.id}/${name}`;
-  const model = req.model ?? input.model;
-  s.children.set(name, { name, id: childId, task: req.task, model, status: 'running', answer: null, error: null });
-  await s.emit(() => [{
-    type: 'SubagentSpawned', childId, name, task: req.task, model, spec: req.spec, requestId: req.requestId,
-  }]);
-  await startChild(childWorkflow, {
-    workflowId: childId,
-    args: [{
-      sessionId: childId, rootId: input.rootId, parentId: s.id, name, task: req.task, model,
-      depth: input.depth + 1, limits: req.maxTurns ? { ...input.limits, maxTurns: req.maxTurns } : input.limits,
-    }],
-    // A child outlives a parent run that continues-as-new; it reports back by signal, not by result.
-    parentClosePolicy: ParentClosePolicy.ABANDON,
-  });
-  return { ok: true, childId, name };
+/**
+ * Sends in turn with every append, so this sender's message numbers reach each recipient in
+ * order (recipients dedupe by the highest number seen) and the counter and allowance advance
+ * only with a logged MessageSent.
+ */
+function send(s: SessionState, to: string, text: string): Promise<SendReply> {
+  let reply: SendReply = { ok: false, reason: 'not sent' };
+  let spent: ReturnType<typeof spendMessage> | null = null;
+  return s.emit(async () => {
+    const refuse = (reason: string) => {
+      reply = { ok: false, reason };
+      return [{ type: 'MessageRefused' as const, from: s.id, to, reason }];
+    };
+    const target = resolveRecipient(s.id, to, [...s.children.keys()]);
+    if (!target.ok) return refuse(target.reason);
+    spent = spendMessage(s.rate, { perMinute: s.input.limits.messagesPerMinute, burst: s.input.limits.messageBurst }, Date.now());
+    if ('refused' in spent) return refuse(spent.refused);
+    const messageId = `${s.id}#m${s.messagesSent + 1}`;
+    try {
+      await getExternalWorkflowHandle(target.targetId).signal(deliverMessageSignal, { messageId, from: s.id, text });
+    } catch {
+      return refuse(`${target.targetId} does not exist or has ended`);
+    }
+    reply = { ok: true, messageId, to: target.targetId };
+    return [{ type: 'MessageSent' as const, messageId, from: s.id, to: target.targetId, text }];
+  }, () => {
+    if (!reply.ok || !spent || !('bucket' in spent)) return;
+    s.messagesSent++;
+    s.rate = spent.bucket;
+  }).then(() => reply);
 }

@@ -95,7 +95,7 @@ async function idle(s: SessionState, news: () => boolean): Promise<boolean> {
 }
 
 export async function inject(s: SessionState, reason: ContinuationInjected['reason'], text: string): Promise<'continue'> {
-  const count = ++s.long.continuations;
-  await s.emit(() => [{ type: 'ContinuationInjected', reason, count, text }]);
+  const count = s.long.continuations + 1;
+  await s.emit(() => [{ type: 'ContinuationInjected', reason, count, text }], () => (s.long.continuations = count));
   return 'continue';
 }

@@ -30,6 +30,10 @@ export const takeMessagesUpdate = defineUpdate<InboxMessage[], [{ waitMs: number
 
 export const setFinalUpdate = defineUpdate<void, [{ answer: string }]>('setFinal');
 
+export type ReserveReply = { ok: true } | { ok: false; reason: string };
+/** To a tree's root: reserve one of the tree's sessions for `childId`, spawned anywhere below it (update id `reserve:<childId>`). */
+export const reserveTreeSessionUpdate = defineUpdate<ReserveReply, [{ childId: string }]>('reserveTreeSession');
+
 export type DeleteReply = { ok: true } | { ok: false; reason: string };
 export const deleteChildUpdate = defineUpdate<DeleteReply, [{ name: string }]>('deleteChild');
 
@@ -42,6 +46,11 @@ export interface SessionStatusView {
   /** idle: retained and waiting for work, or waiting on a durable timer for a scheduled tick; unloaded: idle with its kernel shut down. */
   phase: 'starting' | 'model' | 'cell' | 'idle' | 'unloaded' | 'done';
   unread: number;
+  messagesSent: number;
+  /** The goal's status, null with no goal. */
+  goal: string | null;
+  /** Active schedules. */
+  schedules: number;
 }
 export const getStatusQuery = defineQuery<SessionStatusView>('getStatus');
 export const getChildrenQuery = defineQuery<ChildInfo[]>('getChildren');
