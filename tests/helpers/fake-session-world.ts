@@ -25,7 +25,7 @@ import type { SessionInput, SessionLimits } from '../../workflows/session-types'
 export type Op =
   | { op: 'spawn'; task: string; name?: string }
   | { op: 'send'; to: string; text: string }
-  | { op: 'take' }
+  | { op: 'take'; waitMs?: number }
   | { op: 'final'; answer: string }
   | { op: 'goal'; objective: string }
   | { op: 'goalComplete' }
@@ -47,7 +47,7 @@ export class FakeSessionWorld {
   private constructor(readonly env: TestWorkflowEnvironment, readonly worker: Worker, private readonly running: Promise<void>) {}
 
   static async start(taskQueue = 'fake-world'): Promise<FakeSessionWorld> {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
     const env = await TestWorkflowEnvironment.createLocal({
       server: { executable: { type: 'existing-path', path: join(homedir(), '.recur', 'tools', 'venv', 'bin', 'temporal') } },
     });
@@ -150,7 +150,7 @@ export class FakeSessionWorld {
       case 'send':
         return h.executeUpdate(sendAgentMessageUpdate, { args: [{ to: op.to, text: op.text }] });
       case 'take':
-        return h.executeUpdate(takeMessagesUpdate, { args: [{ waitMs: 0, max: null }] });
+        return h.executeUpdate(takeMessagesUpdate, { args: [{ waitMs: op.waitMs ?? 0, max: null }] });
       case 'final':
         return h.executeUpdate(setFinalUpdate, { args: [{ answer: op.answer }] });
       case 'goal':
