@@ -131,7 +131,10 @@ export class FakeSessionWorld {
     const results: unknown[] = [];
     for (const op of JSON.parse(i.code) as Op[]) {
       try {
-        results.push(await this.hostCall(h, op));
+        const reply = await this.hostCall(h, op);
+        // As the bridge does: a refusal is raised in the cell.
+        const refused = typeof reply === 'object' && reply !== null && (reply as { ok?: boolean }).ok === false;
+        results.push(refused ? { error: (reply as { reason: string }).reason } : reply);
       } catch (e) {
         results.push({ error: e instanceof WorkflowUpdateFailedError ? (e.cause?.message ?? e.message) : (e as Error).message });
       }
