@@ -1,6 +1,5 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { SessionFailed } from '../../schemas/generated/events';
-import { getChildrenQuery } from '../../workflows/messages';
 import type { SessionInput } from '../../workflows/session-types';
 import { FakeSessionWorld } from '../helpers/fake-session-world';
 
