@@ -91,14 +91,14 @@ function send(s: SessionState, to: string, text: string): Promise<SendReply> {
   let reply: SendReply = { ok: false, reason: 'not sent' };
   let spent: ReturnType<typeof spendMessage> | null = null;
   return s.emit(async () => {
-    const refuse = (reason: string) => {
-      reply = { ok: false, reason };
+    const refuse = (reason: string, limit = false) => {
+      reply = { ok: false, reason, limit };
       return [{ type: 'MessageRefused' as const, from: s.id, to, reason }];
     };
     const target = resolveRecipient(s.id, to, [...s.children.keys()]);
     if (!target.ok) return refuse(target.reason);
     spent = spendMessage(s.rate, { perMinute: s.input.limits.messagesPerMinute, burst: s.input.limits.messageBurst }, Date.now());
-    if ('refused' in spent) return refuse(spent.refused);
+    if ('refused' in spent) return refuse(spent.refused, true);
     const messageId = `${s.id}#m${s.messagesSent + 1}`;
     try {
       await getExternalWorkflowHandle(target.targetId).signal(deliverMessageSignal, { messageId, from: s.id, text });

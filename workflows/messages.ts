@@ -19,10 +19,11 @@ export interface SpawnRequest {
   maxTurns?: number | null;
   requestId: string | null;
 }
-export type SpawnReply = { ok: true; childId: string; name: string } | { ok: false; reason: string };
+/** `limit`: the refusal is a limit (raised in the kernel as LimitError), not a bad request. */
+export type SpawnReply = { ok: true; childId: string; name: string } | { ok: false; reason: string; limit?: boolean };
 export const spawnChildUpdate = defineUpdate<SpawnReply, [SpawnRequest]>('spawnChild');
 
-export type SendReply = { ok: true; messageId: string; to: string } | { ok: false; reason: string };
+export type SendReply = { ok: true; messageId: string; to: string } | { ok: false; reason: string; limit?: boolean };
 export const sendAgentMessageUpdate = defineUpdate<SendReply, [{ to: string; text: string }]>('sendAgentMessage');
 
 /** Takes up to `max` unread messages (all when null), waiting up to `waitMs` for one to arrive. */

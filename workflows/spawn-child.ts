@@ -77,5 +77,5 @@ export function reserveTreeSession(s: SessionState): ReserveReply {
 
 async function refuse(s: SessionState, name: string, limit: SpawnLimit, reason: string): Promise<SpawnReply> {
   await s.emit(() => [{ type: 'SpawnRefused', name, limit, reason }]);
-  return { ok: false, reason };
+  return { ok: false, reason, limit: true };
 }

@@ -60,7 +60,7 @@ export async function streamSession(ctx: CommandContext, o: StreamSessionOptions
       return 130;
     case 'cut':
       saveCursor(o.config, o.sessionId, outcome.cursor);
-      if (detail && detail.status !== 'running') throw new ExitError(1, `${o.sessionId} is ${detail.status} in Temporal but logged no end event (SessionCompleted or SessionFailed); see \`recur logs ${o.sessionId}\` and the worker log`);
+      if (detail && detail.status !== 'running') throw new ExitError(1, `${o.sessionId} is ${detail.status} but logged no end event (SessionCompleted or SessionFailed); see \`recur logs ${o.sessionId}\` and the worker log`);
       throw new ExitError(1, `the event stream closed before ${o.sessionId} ended (did the daemon stop?); re-attach with: ${attach}`);
   }
 }

@@ -6,7 +6,7 @@ import { ConfigResourceTypes, type Admin } from 'kafkajs';
 import { loadConfig } from '../../config';
 import { kafkaClient, temporalAddress } from '../../services/devstack';
 import { recur } from '../helpers/run-cli';
-import { py } from '../helpers/session-harness';
+import { SessionHarness, py } from '../helpers/session-harness';
 
 /*
  * A terminal event, always, on the real stack: a broker that refuses an append ends the session
@@ -18,6 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), 'recur-ends-'));
 let admin: Admin;
 let connection: Connection;
 let client: Client;
+const h = new SessionHarness();
 
 function script(name: string, agents: Record<string, string[]>): string {
   const file = join(dir, `${name}.json`);
@@ -41,8 +42,10 @@ beforeAll(async () => {
   await admin.connect();
   connection = await Connection.connect({ address: temporalAddress(config) });
   client = new Client({ connection, namespace: config.temporal.namespace });
-});
+  await h.start();
+}, 120_000);
 afterAll(async () => {
+  await h.stop();
   await admin?.disconnect();
   await connection?.close();
 });
@@ -79,6 +82,33 @@ describe('every session ends with a terminal event, and recur run exits non-zero
     });
     expect(id).not.toBe('');
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`${id} is terminated in Temporal but logged no end event`);
+    expect(result.stderr).toContain(`${id} is terminated but logged no end event`);
+  });
+});
+
+describe('limits reach the kernel as LimitError naming the limit', () => {
+  it('a spawn past maxChildren and a send past the message burst raise LimitError (a PermissionError) in the cell', async () => {
+    const run = await h.run({
+      root: [py(`
+a = rlm("wait for me", name="a")
+try:
+    rlm("one too many", name="b")
+except PermissionError as e:
+    print("spawn:", type(e).__name__, e)
+agent_message.send("one", to="child:a")
+try:
+    agent_message.send("two", to="child:a")
+except PermissionError as e:
+    print("send:", type(e).__name__, e)
+`), 'done'],
+      a: ['ok'],
+    }, 'hit the limits', { maxChildren: 1, messageBurst: 1, messagesPerMinute: 1 });
+    expect(run.result).toMatchObject({ status: 'completed' });
+    const [cell] = run.of('CellExecuted');
+    expect(cell.outputs).toContain('spawn: LimitError rlm.spawn: children-per-session limit');
+    expect(cell.outputs).toContain('RECUR_MAX_CHILDREN=1');
+    expect(cell.outputs).toContain('send: LimitError agent_message.send: message rate limit');
+    expect(run.of('SpawnRefused')).toEqual([expect.objectContaining({ name: 'b', limit: 'children_per_session' })]);
+    expect(run.of('MessageRefused')).toEqual([expect.objectContaining({ to: 'child:a', reason: expect.stringContaining('message rate limit') })]);
   });
 });
