@@ -88,10 +88,10 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
       const cause = e.cause instanceof ApplicationFailure ? e.cause : undefined;
       return { status: 'failed', kind: failureKind(cause?.type ?? undefined), reason: cause?.message ?? e.cause?.message ?? e.message };
     }
-    const turn = s.turn++;
+    const turn = s.turn;
     const code = reply.code;
     if (code === null) {
-      await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }]);
+      await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }], () => s.turn++);
       if (await afterAnswer(s) === 'end') return { status: 'completed', answer: reply.answer ?? '' };
       if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
       continue;
@@ -100,7 +100,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     const reqSeq = 1 + await s.emit((seq) => [
       { type: 'ModelCalled', turn, ...reply.event },
       { type: 'CellRequested', cellId: `${s.id}/${seq + 1}`, code, toolCallId: reply.toolCallId },
-    ]);
+    ], () => s.turn++);
     s.phase = 'cell';
     const requestId = `${s.id}/${reqSeq}`;
     const { cell, restored } = await acts.runCell({

@@ -24,10 +24,10 @@ export function describeFault(e: unknown): string {
  * Logs the end of the session's current piece of work and tells the parent how it ended; returns
  * the result that was logged (a failure when the answer could not be), or null when nothing could be.
  */
-export async function endTask(s: SessionState, r: SessionResult): Promise<SessionResult | null> {
+export async function endTask(s: SessionState, r: SessionResult, last = false): Promise<SessionResult | null> {
   const round = s.retained?.round ?? 0;
   const taskMessageId = s.retained?.taskMessageId ?? null;
-  const logged = await logEnd(s, round, r);
+  const logged = await logEnd(s, round, r, last);
   if (!s.input.parentId) return logged;
   const told = logged ?? { status: 'failed', kind: 'internal', reason: 'the session ended but its end could not be logged' };
   await getExternalWorkflowHandle(s.input.parentId).signal(childFinishedSignal, told.status === 'completed'
@@ -37,9 +37,13 @@ export async function endTask(s: SessionState, r: SessionResult): Promise<Sessio
   return logged;
 }
 
-async function logEnd(s: SessionState, round: number, r: SessionResult): Promise<SessionResult | null> {
+/** `last`: nothing is logged after this end (the session is finishing), whatever handler runs later. */
+async function logEnd(s: SessionState, round: number, r: SessionResult, last: boolean): Promise<SessionResult | null> {
+  const close = () => {
+    if (last) s.closed = true;
+  };
   try {
-    await s.emit(() => [endEvent(round, r)]);
+    await s.emit(() => [endEvent(round, r)], close);
     return r;
   } catch (e) {
     const why = r.status === 'completed' ? 'the answer could not be logged' : r.reason;
@@ -48,9 +52,10 @@ async function logEnd(s: SessionState, round: number, r: SessionResult): Promise
       reason: clip(`${why}; logging the end failed: ${describeFault(e)}`),
     };
     try {
-      await s.emit(() => [endEvent(round, fallback)]);
+      await s.emit(() => [endEvent(round, fallback)], close);
       return fallback;
     } catch {
+      close();
       return null;
     }
   }
@@ -79,7 +84,8 @@ export async function finish(
 ): Promise<SessionResult | null> {
   const { retained } = s;
   s.phase = 'done';
-  const logged = alreadyLogged !== undefined ? alreadyLogged : retained?.idle ? r : await endTask(s, r);
+  const logged = alreadyLogged !== undefined ? alreadyLogged : retained?.idle ? r : await endTask(s, r, true);
+  s.closed = true;
   // Whatever the parent last saw, a child may still run or be retained: every one is told to end.
   for (const child of s.children.values()) await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
   if (!retained || retained.unloadedSeq === null) await acts.shutdownKernel({ sessionId: s.id }).catch(() => undefined);

@@ -1,3 +1,4 @@
+import { RecurError } from '../errors';
 import type { RecurEventInput } from '../schemas/generated/events';
 import type { SessionActivities } from '../activities/session-activities';
 import type { ChildInfo, InboxMessage, RetainState, SessionCarry, SessionInput, SnapshotPointer } from './session-types';
@@ -45,6 +46,8 @@ export class SessionState {
   fault: string | null = null;
   /** Set by the workflow: stops the loop so it can log the fault. */
   onFault: () => void = () => undefined;
+  /** Set once the session's last event is logged: later appends (a child's late outcome) are refused. */
+  closed = false;
   private tail: Promise<unknown> = Promise.resolve();
   constructor(readonly input: SessionInput, private readonly acts: Pick<SessionActivities, 'appendEvents'>) {
     const c = input.carry;
@@ -73,16 +76,13 @@ export class SessionState {
    */
   emit(build: Build, commit?: (firstSeq: number) => void): Promise<number> {
     const run = this.tail.then(async () => {
+      if (this.closed) throw new RecurError(`${this.id} has ended: nothing more is logged`);
       const fromSeq = this.nextSeq;
       const events = await build(fromSeq);
       if (events.length > 0) {
+        const { rootId, parentId } = this.input;
         const res = await this.acts.appendEvents({
-          sessionId: this.id,
-          rootId: this.input.rootId,
-          parentId: this.input.parentId,
-          fromSeq,
-          prevHash: this.headHash,
-          events: events.map((event) => ({ ts: Date.now(), event })),
+          sessionId: this.id, rootId, parentId, fromSeq, prevHash: this.headHash, events: events.map((event) => ({ ts: Date.now(), event })),
         });
         this.nextSeq = res.nextSeq;
         this.headHash = res.headHash;

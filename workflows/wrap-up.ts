@@ -58,8 +58,8 @@ export async function wrapUp(s: SessionState, acts: Acts, stop: BudgetStop): Pro
   await inject(s, 'wrap_up', wrapUpText(stop.reason));
   try {
     const reply = await callModelFor(s, acts);
-    const turn = s.turn++;
-    await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }]);
+    const turn = s.turn;
+    await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }], () => s.turn++);
   } catch (e) {
     if (isCancellation(e)) throw e;
     return { status: 'failed', kind: stop.kind, reason: `${stop.reason}; the wrap-up call failed: ${(e as Error).message}` };
