@@ -56,9 +56,8 @@ export function installHandlers(
   setHandler(deleteChildUpdate, guardUpdate(s, async ({ name }) => {
     const child = s.children.get(name);
     if (!child) return { ok: false, reason: `no child named "${name}"` };
-    if (child.status === 'running') await getExternalWorkflowHandle(child.id).cancel();
-    // A completed child is retained (workflows/retain.ts): deleting it ends it too, if it has not ended already.
-    else if (child.status === 'completed') await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
+    // A completed child is retained (workflows/retain.ts): deleting it ends it too. One that ended meanwhile needs nothing.
+    if (child.status === 'running' || child.status === 'completed') await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
     return { ok: true };
   }));
 }
