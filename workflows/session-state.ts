@@ -1,4 +1,4 @@
-import { RecurError } from '../errors';
+import { ApplicationFailure } from '@temporalio/workflow';
 import type { RecurEventInput } from '../schemas/generated/events';
 import type { SessionActivities } from '../activities/session-activities';
 import type { ChildInfo, InboxMessage, RetainState, SessionCarry, SessionInput, SnapshotPointer } from './session-types';
@@ -76,7 +76,7 @@ export class SessionState {
    */
   emit(build: Build, commit?: (firstSeq: number) => void): Promise<number> {
     const run = this.tail.then(async () => {
-      if (this.closed) throw new RecurError(`${this.id} has ended: nothing more is logged`);
+      if (this.closed) throw ApplicationFailure.nonRetryable(`${this.id} has ended: nothing more is logged`, 'SessionEnded');
       const fromSeq = this.nextSeq;
       const events = await build(fromSeq);
       if (events.length > 0) {
