@@ -116,6 +116,21 @@ describe('an append that fails at any site ends the session with SessionFailed',
     expect(world.shutdowns).toContain(childId);
   });
 
+  test('a child whose cell result cannot be logged fails with SessionFailed, and its parent hears why', async () => {
+    world.script = {
+      root: [{ code: [{ op: 'spawn', task: 'child task', name: 'a' }] }, { code: [{ op: 'take', waitMs: 20_000 }] }, { answer: 'root done' }],
+      a: [{ code: [{ op: 'take' }] }, { answer: 'never' }],
+    };
+    const input = world.input('t');
+    const childId = `${input.sessionId}/a`;
+    world.failAppend = (e, sid) => sid === childId && e.type === 'CellExecuted';
+    await run(input);
+    expect(failed(childId)).toEqual([expect.objectContaining({ kind: 'internal', reason: expect.stringContaining('the log refused CellExecuted') })]);
+    const outcome = world.events(input.sessionId).find((e) => e.type === 'SubagentCompleted');
+    expect(outcome).toMatchObject({ status: 'failed', error: expect.stringContaining('the log refused CellExecuted') });
+    expect(world.shutdowns).toContain(childId);
+  });
+
   test('the SessionFailed itself cannot be appended: the fallback (clipped) SessionFailed is', async () => {
     family();
     const input = world.input('t');
