@@ -3,6 +3,7 @@ import type { CallModelInput, CallModelResult } from './call-model';
 import type { AppendEventsInput, AppendEventsResult } from './event-log';
 import type { SnapshotKernelInput, SnapshotKernelResult } from './snapshot/snapshot-activities';
 import type { RunGateInput, RunGateResult } from './run-gate';
+import type { ReserveReply } from '../workflows/messages';
 
 export interface RunCellInput {
   sessionId: string;
@@ -41,4 +42,5 @@ export interface SessionActivities {
   shutdownKernel(input: { sessionId: string }): Promise<void>;
   snapshotKernel(input: SnapshotKernelInput): Promise<SnapshotKernelResult>;
   runGate(input: RunGateInput): Promise<RunGateResult>;
+  reserveTreeSession(input: { rootId: string; childId: string }): Promise<ReserveReply>;
 }

@@ -43,7 +43,8 @@ export function sessionInput(config: RecurConfig, model: string, limits: Partial
     sessionId: id, rootId: id, parentId: null, name: 'root', task: 'benchmark session', model, depth: 0,
     limits: {
       maxTurns: a.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: 60, maxDepth: a.maxDepth,
-      turnsPerRun: a.turnsPerRun, snapshotEveryCells: a.snapshotEveryCells, idleUnloadSeconds: a.idleUnloadSeconds, ...limits,
+      turnsPerRun: a.turnsPerRun, snapshotEveryCells: a.snapshotEveryCells, idleUnloadSeconds: a.idleUnloadSeconds,
+      maxChildren: a.maxChildren, maxTreeSessions: a.maxTreeSessions, messagesPerMinute: a.messagesPerMinute, messageBurst: a.messageBurst, ...limits,
     },
   };
 }

@@ -38,6 +38,11 @@ export function defaultConfig(): RecurConfig {
       turnsPerRun: 100,
       snapshotEveryCells: 3,
       compactAtTokens: 120_000,
+      // Sized for real fan-out (a map over dozens of items, a few levels deep), not for a runaway loop.
+      maxChildren: 64,
+      maxTreeSessions: 1000,
+      messagesPerMinute: 60,
+      messageBurst: 30,
     },
     harness: { globalScope: 'global', refineApply: 'auto', autoRefineTurns: 0 },
     autonomous: { maxTurns: 2000, maxTokens: 50_000_000, maxCostUsd: 100, maxSeconds: 12 * 3600, gateTimeoutSeconds: 300 },

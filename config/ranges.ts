@@ -32,6 +32,10 @@ export const RANGES = {
   secondsBudget: int(1, 365 * DAY),
   costBudgetUsd: real(0.01, 1_000_000),
   transcriptCacheMiB: int(1, 64 * 1024),
+  maxChildren: int(1, 10_000),
+  maxTreeSessions: int(1, 1_000_000),
+  messagesPerMinute: int(1, 60_000),
+  messageBurst: int(1, 10_000),
 } satisfies Record<string, NumericRange>;
 
 export type RangeName = keyof typeof RANGES;

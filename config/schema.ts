@@ -46,6 +46,13 @@ export interface RecurConfig {
     snapshotEveryCells: number;
     /** Estimated prompt tokens past which older turns are summarised (compaction); keep below the model's context window. */
     compactAtTokens: number;
+    /** Children one session may spawn over its life. */
+    maxChildren: number;
+    /** Sessions one tree may hold over its life, its root included. */
+    maxTreeSessions: number;
+    /** Messages a session may send a minute, sustained, and at once (a token bucket on workflow time). */
+    messagesPerMinute: number;
+    messageBurst: number;
   };
   /** Limits of `recur run --autonomous`, sized for unattended overnight runs; each ends the run with a wrap-up turn. */
   autonomous: {

@@ -95,6 +95,7 @@ export const FIELD_LIMITS = {
   SessionReloaded: { messageId: ID, from: ID },
   SessionStarted: { task: INLINE.task, taskBlob: BLOB, name: NAME, model: NAME, parentId: ID, systemPromptBlob: BLOB },
   SessionUnloaded: { manifest: BLOB },
+  SpawnRefused: { name: NAME, reason: 2_000 },
   SubagentCompleted: { childId: ID, answer: INLINE.answer, answerBlob: BLOB, error: REASON },
   SubagentSpawned: { childId: ID, name: NAME, task: INLINE.task, taskBlob: BLOB, model: NAME, spec: NAME, requestId: ID },
   SubagentTasked: { childId: ID, name: NAME, task: INLINE.task, taskBlob: BLOB, messageId: ID, requestId: ID },

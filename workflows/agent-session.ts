@@ -4,59 +4,76 @@
  * prompts are rebuilt by the model activity from the log, never carried here (O(steps) history).
  */
 import {
-  ActivityFailure, ApplicationFailure, CancellationScope, allHandlersFinished, condition, continueAsNew,
-  getExternalWorkflowHandle, isCancellation, workflowInfo,
+  ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, allHandlersFinished, condition, continueAsNew,
+  isCancellation, workflowInfo,
 } from '@temporalio/workflow';
 import { retainsAfter } from './decide-idle-unload';
+import { describeFault, finish } from './end-session';
 import { maybeAutoRefine } from './harness/auto-refine';
 import { installHandlers } from './handlers';
 import { afterAnswer, fireDueSchedules, logInputGoal } from './keep-going';
 import { installLongRunHandlers } from './long-run-handlers';
 import { failureKind } from './plan-next-step';
 import { sessionActivities } from './proxies';
-import { awaitWork, endTask, retain } from './retain';
+import { awaitWork, retain } from './retain';
 import { SessionState } from './session-state';
 import type { BlobRef } from '../schemas/generated/events';
 import type { SessionInput, SessionResult } from './session-types';
 import { snapshotKernel } from './snapshot-kernel';
 import { callModelFor, reachedLimit, wrapUp } from './wrap-up';
 
+type Acts = ReturnType<typeof sessionActivities>;
+/** How the loop ended; `logged` when the end is in the log already (a retained task's end that could not be logged as it was). */
+type Ended = { result: SessionResult; logged?: SessionResult | null };
+
 export async function agentSessionWorkflow(input: SessionInput): Promise<SessionResult> {
   const acts = sessionActivities(input.limits.cellTimeoutSeconds);
   const s = new SessionState(input, acts);
-  installHandlers(s, agentSessionWorkflow);
+  // A handler's fault (a failed append, a bug) stops the loop wherever it waits, so the end is logged.
+  const body = new CancellationScope();
+  s.onFault = () => body.cancel();
+  installHandlers(s, agentSessionWorkflow, acts);
   installLongRunHandlers(s);
-  let result: SessionResult;
+  let ended: Ended;
   let cancelled: unknown;
   try {
-    if (!input.carry) await s.emit(() => [started(input)]);
-    await logInputGoal(s);
-    for (;;) {
-      const outcome = s.retained?.idle ? await awaitWork(s, s.retained, acts) : await runTurns(s, acts);
-      if (outcome === 'continue') {
-        await condition(allHandlersFinished);
-        return continueAsNew<typeof agentSessionWorkflow>({ ...input, carry: s.carry() });
-      }
-      if (outcome === 'work') continue;
-      if (!retainsAfter(input.parentId, outcome, s.retained)) {
-        result = outcome;
-        break;
-      }
-      await retain(s, outcome);
-    }
+    ended = await body.run(() => loop(s, acts));
   } catch (e) {
-    if (!isCancellation(e)) throw e;
-    cancelled = e;
-    result = { status: 'failed', kind: 'cancelled', reason: 'the session was cancelled' };
+    if (e instanceof ContinueAsNew) throw e;
+    const fault = s.fault ?? (isCancellation(e) ? null : describeFault(e));
+    if (fault === null) cancelled = e;
+    ended = { result: fault === null
+      ? { status: 'failed', kind: 'cancelled', reason: 'the session was cancelled' }
+      : { status: 'failed', kind: 'internal', reason: fault } };
   }
-  await CancellationScope.nonCancellable(() => finish(s, result, acts));
+  const logged = await CancellationScope.nonCancellable(() => finish(s, ended.result, acts, ended.logged));
   // Temporal's own status agrees with the log: a failed session is a failed (or cancelled) workflow.
   if (cancelled) throw cancelled;
-  if (result.status === 'failed') throw ApplicationFailure.create({ type: result.kind, message: result.reason, nonRetryable: true });
-  return result;
+  if (logged === null) {
+    throw ApplicationFailure.create({ type: 'SessionEndNotLogged', message: `${ended.result.status === 'failed' ? ended.result.reason : 'completed'}; its end could not be logged`, nonRetryable: true });
+  }
+  if (logged.status === 'failed') throw ApplicationFailure.create({ type: logged.kind, message: logged.reason, nonRetryable: true });
+  return logged;
 }
 
-async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActivities>): Promise<SessionResult | 'continue'> {
+async function loop(s: SessionState, acts: Acts): Promise<Ended> {
+  const { input } = s;
+  if (!input.carry) await s.emit(() => [started(input)]);
+  await logInputGoal(s);
+  for (;;) {
+    const outcome = s.retained?.idle ? await awaitWork(s, s.retained, acts) : await runTurns(s, acts);
+    if (outcome === 'continue') {
+      await condition(allHandlersFinished);
+      return continueAsNew<typeof agentSessionWorkflow>({ ...input, carry: s.carry() });
+    }
+    if (outcome === 'work') continue;
+    if (!retainsAfter(input.parentId, outcome, s.retained)) return { result: outcome };
+    const logged = await retain(s, outcome);
+    if (logged !== outcome) return { result: outcome, logged };
+  }
+}
+
+async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'continue'> {
   const { input } = s;
   for (;;) {
     const stop = await reachedLimit(s);
@@ -72,10 +89,10 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
       const cause = e.cause instanceof ApplicationFailure ? e.cause : undefined;
       return { status: 'failed', kind: failureKind(cause?.type ?? undefined), reason: cause?.message ?? e.cause?.message ?? e.message };
     }
-    const turn = s.turn++;
+    const turn = s.turn;
     const { code, codeBlob } = reply;
     if (code === null) {
-      await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }]);
+      await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }], () => s.turn++);
       if (await afterAnswer(s) === 'end') return completed(reply.answer ?? '', reply.answerBlob);
       if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
       continue;
@@ -84,7 +101,7 @@ async function runTurns(s: SessionState, acts: ReturnType<typeof sessionActiviti
     const reqSeq = 1 + await s.emit((seq) => [
       { type: 'ModelCalled', turn, ...reply.event },
       { type: 'CellRequested', cellId: `${s.id}/${seq + 1}`, code, codeBlob, toolCallId: reply.toolCallId },
-    ]);
+    ], () => s.turn++);
     s.phase = 'cell';
     const requestId = `${s.id}/${reqSeq}`;
     const { cell, restored } = await acts.runCell({
@@ -127,14 +144,4 @@ function started(input: SessionInput) {
     parentId: input.parentId, depth: input.depth, maxDepth: input.limits.maxDepth,
     maxTurns: input.limits.maxTurns, cellTimeoutSeconds: input.limits.cellTimeoutSeconds,
   };
-}
-
-/** Logs the end (unless it idled, retained, with nothing under way), stops every child (running or retained), frees the kernel. */
-async function finish(s: SessionState, r: SessionResult, acts: ReturnType<typeof sessionActivities>): Promise<void> {
-  const { retained } = s;
-  s.phase = 'done';
-  if (!retained?.idle) await endTask(s, r);
-  // Whatever the parent last saw, a child may still run or be retained: every one is told to end.
-  for (const child of s.children.values()) await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
-  if (!retained || retained.unloadedSeq === null) await acts.shutdownKernel({ sessionId: s.id });
 }

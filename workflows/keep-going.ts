@@ -5,7 +5,7 @@
 import { condition, proxyActivities } from '@temporalio/workflow';
 import type { SessionActivities } from '../activities/session-activities';
 import { goalContinuationText, goalEvent } from './goals';
-import { nextWake, takeDue } from './schedules';
+import { nextWake, takeDue, type DueTick } from './schedules';
 import type { SessionState } from './session-state';
 import type { ContinuationInjected } from '../schemas/generated/events';
 
@@ -17,18 +17,27 @@ export async function logInputGoal(s: SessionState): Promise<void> {
   if (s.long.goalFromInput && g) await s.emit(() => [goalEvent(g, 'set', Date.now())]);
 }
 
-/** Logs each schedule that came due (missed ticks coalesced into one firing) so the next prompt shows it. */
+/**
+ * Logs each schedule that came due (missed ticks coalesced into one firing) so the next prompt
+ * shows it; the schedules move on to their next tick once that is logged.
+ */
 export async function fireDueSchedules(s: SessionState): Promise<void> {
-  const now = Date.now();
-  const due = takeDue(s.long.schedules, now);
-  if (due.length === 0) return;
-  await s.emit(() => due.flatMap(({ schedule: sch, dueAt, missed }) => [
-    { type: 'ScheduleFired' as const, scheduleId: sch.id, instruction: sch.instruction, dueAt, missed, runCount: sch.runCount },
-    ...(sch.nextRunAt === null ? [{
-      type: 'ScheduleChanged' as const, scheduleId: sch.id, change: 'finished' as const, kind: sch.kind, spec: sch.spec,
-      instruction: sch.instruction, nextRunAt: null,
-    }] : []),
-  ]));
+  let due: DueTick[] = [];
+  await s.emit(() => {
+    due = takeDue(s.long.schedules.map((sch) => ({ ...sch })), Date.now());
+    return due.flatMap(({ schedule: sch, dueAt, missed }) => [
+      { type: 'ScheduleFired' as const, scheduleId: sch.id, instruction: sch.instruction, dueAt, missed, runCount: sch.runCount },
+      ...(sch.nextRunAt === null ? [{
+        type: 'ScheduleChanged' as const, scheduleId: sch.id, change: 'finished' as const, kind: sch.kind, spec: sch.spec,
+        instruction: sch.instruction, nextRunAt: null,
+      }] : []),
+    ]);
+  }, () => {
+    for (const { schedule } of due) {
+      const held = s.long.schedules.find((sch) => sch.id === schedule.id);
+      if (held) Object.assign(held, { nextRunAt: schedule.nextRunAt, runCount: schedule.runCount });
+    }
+  });
 }
 
 /**
@@ -95,7 +104,7 @@ async function idle(s: SessionState, news: () => boolean): Promise<boolean> {
 }
 
 export async function inject(s: SessionState, reason: ContinuationInjected['reason'], text: string): Promise<'continue'> {
-  const count = ++s.long.continuations;
-  await s.emit(() => [{ type: 'ContinuationInjected', reason, count, text }]);
+  const count = s.long.continuations + 1;
+  await s.emit(() => [{ type: 'ContinuationInjected', reason, count, text }], () => (s.long.continuations = count));
   return 'continue';
 }

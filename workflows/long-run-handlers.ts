@@ -1,4 +1,5 @@
 import { setHandler } from '@temporalio/workflow';
+import { guardUpdate } from './guard-handler';
 import { checkGoalSpec, checkGoalStop, goalEvent, newGoal } from './goals';
 import { goalUpdate, scheduleUpdate, type GoalReply, type GoalRequest, type ScheduleReply, type ScheduleRequest } from './long-run-messages';
 import { parseSchedule } from './schedules';
@@ -9,10 +10,10 @@ const MAX_INSTRUCTION_CHARS = 4000;
 /** Schedules a session may hold at once. */
 const MAX_SCHEDULES = 20;
 
-/** Goal and schedule requests; each change is logged before the reply. */
+/** Goal and schedule requests; each change is made once its event is logged (emit's commit), before the reply. */
 export function installLongRunHandlers(s: SessionState): void {
-  setHandler(goalUpdate, (req) => onGoal(s, req).finally(() => s.long.version++));
-  setHandler(scheduleUpdate, (req) => onSchedule(s, req).finally(() => s.long.version++));
+  setHandler(goalUpdate, guardUpdate(s, (req: GoalRequest) => onGoal(s, req).finally(() => s.long.version++)));
+  setHandler(scheduleUpdate, guardUpdate(s, (req: ScheduleRequest) => onSchedule(s, req).finally(() => s.long.version++)));
 }
 
 async function onGoal(s: SessionState, req: GoalRequest): Promise<GoalReply> {
@@ -30,14 +31,13 @@ async function onGoal(s: SessionState, req: GoalRequest): Promise<GoalReply> {
       if (live) return { ok: false, reason: 'a goal is already set; clear it first (goal.clear())' };
       const bad = checkGoalSpec(req.spec);
       if (bad) return { ok: false, reason: bad };
-      const created = (s.long.goal = newGoal(req.spec, now));
-      await s.emit(() => [goalEvent(created, 'set', now)]);
+      const created = newGoal(req.spec, now);
+      await s.emit(() => [goalEvent(created, 'set', now)], () => (s.long.goal = created));
       return view();
     }
     case 'resume':
       if (!live) return { ok: false, reason: 'there is no open goal' };
-      live.status = 'active';
-      await s.emit(() => [goalEvent(live, 'resumed', now)]);
+      await s.emit(() => [goalEvent({ ...live, status: 'active' }, 'resumed', now)], () => (live.status = 'active'));
       return view();
     default: {
       const refused = checkGoalStop(live, req.action, req.by);
@@ -45,13 +45,13 @@ async function onGoal(s: SessionState, req: GoalRequest): Promise<GoalReply> {
         if (live) await s.emit(() => [goalEvent(live, 'refused', now, refused)]);
         return { ok: false, reason: refused };
       }
+      const g = live!;
       if (req.action === 'complete') {
-        live!.status = 'complete';
-        await s.emit(() => [goalEvent(live!, 'completed', now, req.evidence || null)]);
+        await s.emit(() => [goalEvent({ ...g, status: 'complete' }, 'completed', now, req.evidence || null)], () => (g.status = 'complete'));
         return view();
       }
-      live!.status = req.action === 'pause' ? 'paused' : 'cleared';
-      await s.emit(() => [goalEvent(live!, req.action === 'pause' ? 'paused' : 'cleared', now)]);
+      const status = req.action === 'pause' ? 'paused' : 'cleared';
+      await s.emit(() => [goalEvent({ ...g, status }, status, now)], () => (g.status = status));
       return view();
     }
   }
@@ -63,8 +63,7 @@ async function onSchedule(s: SessionState, req: ScheduleRequest): Promise<Schedu
   if (req.action === 'cancel') {
     const sch = s.long.activeSchedules().find((x) => x.id === req.id);
     if (!sch) return { ok: false, reason: `no active schedule "${req.id}"` };
-    sch.nextRunAt = null;
-    await s.emit(() => [{ type: 'ScheduleChanged', scheduleId: sch.id, change: 'cancelled', kind: sch.kind, spec: sch.spec, instruction: sch.instruction, nextRunAt: null }]);
+    await s.emit(() => [{ type: 'ScheduleChanged', scheduleId: sch.id, change: 'cancelled', kind: sch.kind, spec: sch.spec, instruction: sch.instruction, nextRunAt: null }], () => (sch.nextRunAt = null));
     return list();
   }
   if (!req.instruction?.trim()) return { ok: false, reason: 'a schedule needs a non-empty instruction' };
@@ -72,8 +71,14 @@ async function onSchedule(s: SessionState, req: ScheduleRequest): Promise<Schedu
   if (s.long.activeSchedules().length >= MAX_SCHEDULES) return { ok: false, reason: `a session holds at most ${MAX_SCHEDULES} schedules; cancel one first` };
   const parsed = parseSchedule(req.spec ?? '', Date.now());
   if ('error' in parsed) return { ok: false, reason: parsed.error };
-  const sch = { id: `s${++s.long.schedulesAdded}`, kind: parsed.kind, spec: req.spec.trim(), instruction: req.instruction, nextRunAt: parsed.nextRunAt, runCount: 0 };
-  s.long.schedules.push(sch);
-  await s.emit(() => [{ type: 'ScheduleChanged', scheduleId: sch.id, change: 'added', kind: sch.kind, spec: sch.spec, instruction: sch.instruction, nextRunAt: sch.nextRunAt }]);
+  const sch = { id: '', kind: parsed.kind, spec: req.spec.trim(), instruction: req.instruction, nextRunAt: parsed.nextRunAt, runCount: 0 };
+  await s.emit(() => {
+    // Numbered in turn with other appends, so two adds at once get two ids.
+    sch.id = `s${s.long.schedulesAdded + 1}`;
+    return [{ type: 'ScheduleChanged', scheduleId: sch.id, change: 'added', kind: sch.kind, spec: sch.spec, instruction: sch.instruction, nextRunAt: sch.nextRunAt }];
+  }, () => {
+    s.long.schedulesAdded++;
+    s.long.schedules.push(sch);
+  });
   return list();
 }

@@ -22,10 +22,11 @@ export interface SpawnRequest {
   maxTurns?: number | null;
   requestId: string | null;
 }
-export type SpawnReply = { ok: true; childId: string; name: string } | { ok: false; reason: string };
+/** `limit`: the refusal is a limit (raised in the kernel as LimitError), not a bad request. */
+export type SpawnReply = { ok: true; childId: string; name: string } | { ok: false; reason: string; limit?: boolean };
 export const spawnChildUpdate = defineUpdate<SpawnReply, [SpawnRequest]>('spawnChild');
 
-export type SendReply = { ok: true; messageId: string; to: string } | { ok: false; reason: string };
+export type SendReply = { ok: true; messageId: string; to: string } | { ok: false; reason: string; limit?: boolean };
 export const sendAgentMessageUpdate = defineUpdate<SendReply, [{ to: string; text: string; textBlob?: BlobRef | null }]>('sendAgentMessage');
 
 /** Takes up to `max` unread messages (all when null), waiting up to `waitMs` for one to arrive. */
@@ -37,6 +38,10 @@ export interface FinalAnswer {
   answerBlob?: BlobRef | null;
 }
 export const setFinalUpdate = defineUpdate<void, [FinalAnswer]>('setFinal');
+
+export type ReserveReply = { ok: true } | { ok: false; reason: string };
+/** To a tree's root: reserve one of the tree's sessions for `childId`, spawned anywhere below it (update id `reserve:<childId>`). */
+export const reserveTreeSessionUpdate = defineUpdate<ReserveReply, [{ childId: string }]>('reserveTreeSession');
 
 export type DeleteReply = { ok: true } | { ok: false; reason: string };
 export const deleteChildUpdate = defineUpdate<DeleteReply, [{ name: string }]>('deleteChild');
@@ -50,6 +55,11 @@ export interface SessionStatusView {
   /** idle: retained and waiting for work, or waiting on a durable timer for a scheduled tick; unloaded: idle with its kernel shut down. */
   phase: 'starting' | 'model' | 'cell' | 'idle' | 'unloaded' | 'done';
   unread: number;
+  messagesSent: number;
+  /** The goal's status, null with no goal. */
+  goal: string | null;
+  /** Active schedules. */
+  schedules: number;
 }
 export const getStatusQuery = defineQuery<SessionStatusView>('getStatus');
 export const getChildrenQuery = defineQuery<ChildInfo[]>('getChildren');

@@ -8,7 +8,7 @@ export interface BudgetStop {
 /** Whether the session may take another model turn; a stop says which limit ended it, in words. */
 export function checkBudget(
   used: { turn: number; tokens: number; elapsedMs: number },
-  limits: SessionLimits,
+  limits: Pick<SessionLimits, 'maxTurns' | 'maxTokens' | 'maxSeconds'>,
 ): BudgetStop | null {
   if (used.turn >= limits.maxTurns) {
     return { kind: 'max_turns', reason: `turn limit reached: ${used.turn} of ${limits.maxTurns} model turns used` };

@@ -32,7 +32,13 @@ export function sessionActivities(cellTimeoutSeconds: number) {
     heartbeatTimeout: '10 seconds',
     retry: { maximumAttempts: 2 },
   });
+  const tree = proxyActivities<Pick<SessionActivities, 'reserveTreeSession'>>({
+    // One update on the root; a retry is answered by the first attempt's outcome (same update id).
+    startToCloseTimeout: '30 seconds',
+    retry: { maximumAttempts: 10, maximumInterval: '5s' },
+  });
   return {
+    reserveTreeSession: tree.reserveTreeSession,
     snapshotKernel: snapshots.snapshotKernel,
     appendEvents: log.appendEvents,
     shutdownKernel: log.shutdownKernel,

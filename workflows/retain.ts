@@ -5,10 +5,9 @@
  * latest snapshot into a fresh kernel). Deterministic workflow code: timers and activities only.
  */
 import { condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import type { RecurEventInput } from '../schemas/generated/events';
-import { FIELD_LIMITS, previewNamingBlob } from '../schemas/field-limits';
 import { decideIdleUnload } from './decide-idle-unload';
-import { childFinishedSignal, deliverMessageSignal, type SpawnReply, type SpawnRequest } from './messages';
+import { endTask } from './end-session';
+import { deliverMessageSignal, type SpawnReply, type SpawnRequest } from './messages';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
 import type { ChildInfo, RetainState, SessionResult } from './session-types';
@@ -16,33 +15,14 @@ import { snapshotKernel } from './snapshot-kernel';
 
 type Acts = ReturnType<typeof sessionActivities>;
 
-/** Logs the end of the session's current piece of work and tells the parent how it ended. */
-export async function endTask(s: SessionState, r: SessionResult): Promise<void> {
-  const round = s.retained?.round ?? 0;
-  const taskMessageId = s.retained?.taskMessageId ?? null;
-  await s.emit(() => [endEvent(round, r)]);
-  if (!s.input.parentId) return;
-  await getExternalWorkflowHandle(s.input.parentId).signal(childFinishedSignal, r.status === 'completed'
-    ? { name: s.input.name, status: 'completed', answer: r.answer, answerBlob: r.answerBlob ?? null, error: null, round, taskMessageId }
-    : { name: s.input.name, status: r.kind === 'cancelled' ? 'cancelled' : 'failed', answer: null, error: r.reason, round, taskMessageId },
-  ).catch(() => undefined);
-}
-
-function endEvent(round: number, r: SessionResult): RecurEventInput {
-  if (round > 0) {
-    return r.status === 'completed'
-      // TaskEnded has no BlobRef field: a long answer's preview names its blob.
-      ? { type: 'TaskEnded', round, status: 'completed', answer: previewNamingBlob(r.answer, r.answerBlob ?? null, FIELD_LIMITS.TaskEnded.answer) }
-      : { type: 'TaskEnded', round, status: r.kind === 'cancelled' ? 'cancelled' : 'failed', reason: r.reason };
-  }
-  return r.status === 'completed'
-    ? { type: 'SessionCompleted', answer: r.answer, answerBlob: r.answerBlob ?? null }
-    : { type: 'SessionFailed', kind: r.kind, reason: r.reason };
-}
-
-/** Ends a piece of work without ending the session: it is logged, running children stop, and the session idles. */
-export async function retain(s: SessionState, r: SessionResult): Promise<void> {
-  await endTask(s, r);
+/**
+ * Ends a piece of work without ending the session: it is logged, running children stop, and the
+ * session idles. When the end could not be logged as it was (null, or a fallback failure), the
+ * session is not retained: that logged end is its last, and the caller ends it.
+ */
+export async function retain(s: SessionState, r: SessionResult): Promise<SessionResult | null> {
+  const logged = await endTask(s, r);
+  if (logged !== r) return logged;
   for (const child of s.children.values()) {
     if (child.status !== 'running') continue;
     // Marked first, so the stopped child's outcome is not taken for a message that wakes this session.
@@ -50,6 +30,7 @@ export async function retain(s: SessionState, r: SessionResult): Promise<void> {
     await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
   }
   s.retained = { round: s.retained?.round ?? 0, idle: true, idleSince: Date.now(), unloadedSeq: null };
+  return r;
 }
 
 /**
@@ -102,24 +83,29 @@ async function wake(s: SessionState, r: RetainState): Promise<'work'> {
 
 /**
  * `rlm(task, name=n)` for a child that completed its task gives it this new task, as a message
- * from the parent; the handle's result() then waits for the answer to it.
+ * from the parent; the handle's result() then waits for the answer to it. Sent in turn with every
+ * append: the child is marked running (and the counter moves) once SubagentTasked is logged,
+ * before its answer can be taken (childFinished decides in turn too).
  */
 export async function retask(s: SessionState, child: ChildInfo, req: SpawnRequest): Promise<SpawnReply> {
   if (child.status === 'running') return { ok: false, reason: `a child named "${child.name}" already exists with another task` };
   if (child.status !== 'completed') return { ok: false, reason: `"${child.name}" has ended (${child.status}) and cannot take a new task` };
-  const messageId = `${s.id}#m${++s.messagesSent}`;
-  const before = { ...child };
-  // Running before the signal: the child's answer must find it waiting.
   const taskBlob = req.taskBlob ?? null;
-  Object.assign(child, { task: req.task, taskBlob, status: 'running', answer: null, answerBlob: null, error: null, taskMessageId: messageId });
-  try {
-    await getExternalWorkflowHandle(child.id).signal(deliverMessageSignal, { messageId, from: s.id, text: `[new task] ${req.task}`, textBlob: taskBlob, task: true });
-  } catch {
-    Object.assign(child, before);
-    return { ok: false, reason: `${child.id} has ended and cannot take a new task` };
-  }
-  await s.emit(() => [{
-    type: 'SubagentTasked', childId: child.id, name: child.name, task: req.task, taskBlob, messageId, requestId: req.requestId,
-  }]);
-  return { ok: true, childId: child.id, name: child.name };
+  let messageId = '';
+  let sent = false;
+  await s.emit(async () => {
+    messageId = `${s.id}#m${s.messagesSent + 1}`;
+    try {
+      await getExternalWorkflowHandle(child.id).signal(deliverMessageSignal, { messageId, from: s.id, text: `[new task] ${req.task}`, textBlob: taskBlob, task: true });
+    } catch {
+      return [];
+    }
+    sent = true;
+    return [{ type: 'SubagentTasked', childId: child.id, name: child.name, task: req.task, taskBlob, messageId, requestId: req.requestId }];
+  }, () => {
+    if (!sent) return;
+    s.messagesSent++;
+    Object.assign(child, { task: req.task, taskBlob, status: 'running', answer: null, answerBlob: null, error: null, taskMessageId: messageId });
+  });
+  return sent ? { ok: true, childId: child.id, name: child.name } : { ok: false, reason: `${child.id} has ended and cannot take a new task` };
 }

@@ -1,16 +1,24 @@
+import { ApplicationFailure } from '@temporalio/workflow';
 import type { RecurEventInput } from '../schemas/generated/events';
 import type { SessionActivities } from '../activities/session-activities';
 import type { ChildInfo, InboxMessage, RetainState, SessionCarry, SessionInput, SnapshotPointer } from './session-types';
 import type { FinalAnswer, SessionStatusView } from './messages';
 import { FIELD_LIMITS, previewNamingBlob } from '../schemas/field-limits';
 import { LongRun } from './long-run';
+import type { RateBucket } from './message-rate';
+import { SeenMessages } from './seen-messages';
 
 const GENESIS = '0'.repeat(64);
+
+/** Events to append, built at the head of the append queue; may await (a signal whose outcome decides them). */
+type Build = (firstSeq: number) => RecurEventInput[] | Promise<RecurEventInput[]>;
 
 /**
  * The session's working state: a fold of what it has logged plus what Temporal holds durably
  * (inbox, children). Persists nothing itself; appends go through `emit`, one batch at a time, so
  * the log's seq and hash chain have a single writer even while handlers run concurrently.
+ * Log first, then state: a change that an event records is made in `emit`'s commit, which runs
+ * only once the event is appended, so a failed append leaves the state as the log has it.
  */
 export class SessionState {
   readonly id: string;
@@ -21,8 +29,12 @@ export class SessionState {
   readonly startedAt: number;
   readonly children: Map<string, ChildInfo>;
   inbox: InboxMessage[];
-  readonly seenMessageIds: Set<string>;
+  readonly seen: SeenMessages;
   messagesSent: number;
+  /** The message allowance (workflows/message-rate.ts); null until the first message. */
+  rate: RateBucket | null;
+  /** Root only: sessions in the tree so far, this one included (children reserve through it). */
+  treeSessions: number;
   cellsSinceSnapshot: number;
   lastSnapshot: SnapshotPointer | null;
   /** Goal, schedules, keep-going counters. */
@@ -31,8 +43,13 @@ export class SessionState {
   /** Set once a sub-agent's first task has ended: it is retained (workflows/retain.ts). */
   retained: RetainState | null;
   phase: SessionStatusView['phase'] = 'starting';
+  /** Why the session must end, once a handler failed (an append, a bug); the loop then ends it. */
+  fault: string | null = null;
+  /** Set by the workflow: stops the loop so it can log the fault. */
+  onFault: () => void = () => undefined;
+  /** Set once the session's last event is logged: later appends (a child's late outcome) are refused. */
+  closed = false;
   private tail: Promise<unknown> = Promise.resolve();
-
   constructor(readonly input: SessionInput, private readonly acts: Pick<SessionActivities, 'appendEvents'>) {
     const c = input.carry;
     this.id = input.sessionId;
@@ -43,29 +60,35 @@ export class SessionState {
     this.startedAt = c?.startedAt ?? Date.now();
     this.children = new Map((c?.children ?? []).map((ch) => [ch.name, ch]));
     this.inbox = c?.inbox ?? [];
-    this.seenMessageIds = new Set(c?.seenMessageIds ?? []);
+    this.seen = new SeenMessages(c?.seen);
     this.messagesSent = c?.messagesSent ?? 0;
+    this.rate = c?.rate ?? null;
+    this.treeSessions = c?.treeSessions ?? 1;
     this.cellsSinceSnapshot = c?.cellsSinceSnapshot ?? 0;
     this.lastSnapshot = c?.lastSnapshot ?? null;
     this.retained = c?.retained ?? null;
     this.long = new LongRun(input, c?.longRun, this.startedAt);
   }
 
-  /** Appends events built from the seq the first one will get; resolves to that seq. */
-  emit(build: (firstSeq: number) => RecurEventInput[]): Promise<number> {
+  /**
+   * Appends the events `build` returns (none: no append) and then runs `commit`; resolves to the
+   * first event's seq. `build` and `commit` run in turn with every other emit, so a check in
+   * `build` still holds when `commit` applies it. A failed append skips `commit` and rejects.
+   */
+  emit(build: Build, commit?: (firstSeq: number) => void): Promise<number> {
     const run = this.tail.then(async () => {
+      if (this.closed) throw ApplicationFailure.nonRetryable(`${this.id} has ended: nothing more is logged`, 'SessionEnded');
       const fromSeq = this.nextSeq;
-      const events = build(fromSeq).map((event) => ({ ts: Date.now(), event }));
-      const res = await this.acts.appendEvents({
-        sessionId: this.id,
-        rootId: this.input.rootId,
-        parentId: this.input.parentId,
-        fromSeq,
-        prevHash: this.headHash,
-        events,
-      });
-      this.nextSeq = res.nextSeq;
-      this.headHash = res.headHash;
+      const events = await build(fromSeq);
+      if (events.length > 0) {
+        const { rootId, parentId } = this.input;
+        const res = await this.acts.appendEvents({
+          sessionId: this.id, rootId, parentId, fromSeq, prevHash: this.headHash, events: events.map((event) => ({ ts: Date.now(), event })),
+        });
+        this.nextSeq = res.nextSeq;
+        this.headHash = res.headHash;
+      }
+      commit?.(fromSeq);
       return fromSeq;
     });
     this.tail = run.catch(() => undefined);
@@ -74,21 +97,30 @@ export class SessionState {
 
   /** Hands unread messages (oldest first, at most `max`) to the agent, logging each delivery once. */
   async deliver(via: 'prompt' | 'kernel', max = Infinity): Promise<InboxMessage[]> {
-    const taken = this.inbox.slice(0, max);
-    if (taken.length === 0) return [];
-    this.inbox = this.inbox.slice(taken.length);
-    await this.emit(() => taken.map((m) => ({
-      type: 'MessageDelivered' as const, messageId: m.messageId, from: m.from, to: this.id, via,
-      // No BlobRef field here: a long message's preview names the blob (the sender's MessageSent has it too).
-      text: previewNamingBlob(m.text, m.textBlob ?? null, FIELD_LIMITS.MessageDelivered.text),
-    })));
+    let taken: InboxMessage[] = [];
+    await this.emit(() => {
+      taken = this.inbox.slice(0, max);
+      return taken.map((m) => ({
+        type: 'MessageDelivered' as const, messageId: m.messageId, from: m.from, to: this.id, via,
+        // No BlobRef field here: a long message's preview names the blob (the sender's MessageSent has it too).
+        text: previewNamingBlob(m.text, m.textBlob ?? null, FIELD_LIMITS.MessageDelivered.text),
+      }));
+    }, () => {
+      // Messages that arrived meanwhile were appended behind the taken ones.
+      this.inbox = this.inbox.slice(taken.length);
+    });
     return taken;
   }
 
   accept(message: InboxMessage): void {
-    if (this.seenMessageIds.has(message.messageId)) return;
-    this.seenMessageIds.add(message.messageId);
-    this.inbox.push(message);
+    if (this.seen.admit(message.messageId)) this.inbox.push(message);
+  }
+
+  /** Ends the session for `reason` (the first fault wins); the loop logs it as SessionFailed. */
+  fail(reason: string): void {
+    if (this.fault !== null) return;
+    this.fault = reason;
+    this.onFault();
   }
 
   carry(): SessionCarry {
@@ -100,8 +132,10 @@ export class SessionState {
       startedAt: this.startedAt,
       children: [...this.children.values()],
       inbox: this.inbox,
-      seenMessageIds: [...this.seenMessageIds],
+      seen: this.seen.carry(),
       messagesSent: this.messagesSent,
+      rate: this.rate,
+      treeSessions: this.treeSessions,
       cellsSinceSnapshot: this.cellsSinceSnapshot,
       lastSnapshot: this.lastSnapshot,
       retained: this.retained,
@@ -112,7 +146,8 @@ export class SessionState {
   status(): SessionStatusView {
     return {
       sessionId: this.id, name: this.input.name, turn: this.turn, tokens: this.tokens,
-      nextSeq: this.nextSeq, phase: this.phase, unread: this.inbox.length,
+      nextSeq: this.nextSeq, phase: this.phase, unread: this.inbox.length, messagesSent: this.messagesSent,
+      goal: this.long.goal?.status ?? null, schedules: this.long.activeSchedules().length,
     };
   }
 }

@@ -1,6 +1,8 @@
 /** Plain data shared by the session workflow, its handlers and its callers. No I/O, no SDK imports. */
 import type { BlobRef } from '../schemas/generated/events';
 import type { AutonomousSpec, GoalSpec, LongRunCarry } from './long-run-types';
+import type { RateBucket } from './message-rate';
+import type { SeenCarry } from './seen-messages';
 
 /*
  * Values that may be large (tasks, answers, messages) reach a workflow as a preview within its
@@ -28,6 +30,14 @@ export interface SessionLimits {
   maxCostUsd?: number | null;
   /** Estimated prompt tokens past which older turns are summarised; null or absent never compacts. */
   compactAtTokens?: number | null;
+  /** Children one session may spawn (RECUR_MAX_CHILDREN). */
+  maxChildren: number;
+  /** Sessions one tree may hold, its root included; counted by the root (RECUR_MAX_TREE_SESSIONS). */
+  maxTreeSessions: number;
+  /** Messages a session may send a minute, sustained (RECUR_MESSAGES_PER_MINUTE). */
+  messagesPerMinute: number;
+  /** Messages a session may send at once before the per-minute rate applies (RECUR_MESSAGE_BURST). */
+  messageBurst: number;
 }
 
 /** The session's latest kernel snapshot: a manifest blob and the last seq it reflects. */
@@ -93,8 +103,11 @@ export interface SessionCarry {
   startedAt: number;
   children: ChildInfo[];
   inbox: InboxMessage[];
-  seenMessageIds: string[];
+  seen: SeenCarry;
   messagesSent: number;
+  rate: RateBucket | null;
+  /** Root only: sessions the tree holds so far (each spawn anywhere in it reserved one). */
+  treeSessions: number;
   cellsSinceSnapshot: number;
   lastSnapshot: SnapshotPointer | null;
   retained?: RetainState | null;

@@ -11,11 +11,12 @@ export async function snapshotKernel(s: SessionState, acts: ReturnType<typeof se
     if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
     return false;
   }
-  s.cellsSinceSnapshot = 0;
-  s.lastSnapshot = { manifest: r.manifest, coversSeq };
   await s.emit(() => [{
     type: 'KernelSnapshotted', manifest: r.manifest, coversSeq, variables: r.variables, bytes: r.bytes,
     unsaved: r.unsaved, oversize: r.oversize, durationMs: r.durationMs,
-  }]);
+  }], () => {
+    s.cellsSinceSnapshot = 0;
+    s.lastSnapshot = { manifest: r.manifest, coversSeq };
+  });
   return true;
 }

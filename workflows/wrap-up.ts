@@ -21,11 +21,12 @@ export async function callModelFor(s: SessionState, acts: Acts) {
     compactAtTokens: s.input.limits.compactAtTokens ?? null, compactions: s.long.compactions,
   });
   if (reply.compacted) {
-    s.long.compactions++;
     const c = reply.compacted;
-    s.tokens += c.tokensIn + c.tokensOut;
-    s.long.recordCall(c.tokensIn + c.tokensOut, c.costUsd);
-    await s.emit(() => [{ type: 'Compacted', ...c }]);
+    await s.emit(() => [{ type: 'Compacted', ...c }], () => {
+      s.long.compactions++;
+      s.tokens += c.tokensIn + c.tokensOut;
+      s.long.recordCall(c.tokensIn + c.tokensOut, c.costUsd);
+    });
   }
   s.tokens += reply.event.tokensIn + reply.event.tokensOut;
   s.long.recordCall(reply.event.tokensIn + reply.event.tokensOut, reply.event.costUsd);
@@ -44,8 +45,7 @@ export async function reachedLimit(s: SessionState): Promise<BudgetStop | null> 
   const g = s.long.goal;
   const spent = g && s.long.goalOpen() ? goalBudgetStop(g, now) : null;
   if (!g || !spent) return null;
-  g.status = 'budget_limited';
-  await s.emit(() => [goalEvent(g, 'budget_limited', now, spent)]);
+  await s.emit(() => [goalEvent({ ...g, status: 'budget_limited' }, 'budget_limited', now, spent)], () => (g.status = 'budget_limited'));
   return { kind: 'budget', reason: spent };
 }
 
@@ -58,8 +58,8 @@ export async function wrapUp(s: SessionState, acts: Acts, stop: BudgetStop): Pro
   await inject(s, 'wrap_up', wrapUpText(stop.reason));
   try {
     const reply = await callModelFor(s, acts);
-    const turn = s.turn++;
-    await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }]);
+    const turn = s.turn;
+    await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }], () => s.turn++);
   } catch (e) {
     if (isCancellation(e)) throw e;
     return { status: 'failed', kind: stop.kind, reason: `${stop.reason}; the wrap-up call failed: ${(e as Error).message}` };

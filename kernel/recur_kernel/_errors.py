@@ -29,6 +29,8 @@ _STATUS_BASES = {
     413: ValueError,
     415: ValueError,
     422: ValueError,
+    # A limit (children per session, sessions per tree, message rate): refused like a permission.
+    429: PermissionError,
     504: TimeoutError,
 }
 

@@ -465,6 +465,21 @@ export interface SessionUnloaded {
   readonly idleSeconds: number;
 }
 
+/** The limit that refused a spawn. */
+export type SpawnLimit = 'max_depth' | 'children_per_session' | 'sessions_per_tree';
+
+/** A session's rlm() call was refused at a limit (depth, children per session, sessions per tree); no child was started for it. Appended to the spawning session's log by its workflow before the kernel gets the error. */
+export interface SpawnRefused {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'SpawnRefused';
+  /** The child name the spawn asked for (already checked to be a valid agent name). Limit: 256 characters. */
+  readonly name: string;
+  /** max_depth: the child would be deeper than SessionLimits.maxDepth; children_per_session: the session holds SessionLimits.maxChildren children; sessions_per_tree: the tree holds SessionLimits.maxTreeSessions sessions. */
+  readonly limit: SpawnLimit;
+  /** Why, naming the limit and its setting; the same text the kernel's error shows. Limit: 2000 characters. */
+  readonly reason: string;
+}
+
 /** How a sub-agent's session ended. */
 export type SubagentStatus = 'completed' | 'failed' | 'cancelled';
 
@@ -590,6 +605,7 @@ export type RecurEvent =
   | SessionReloaded
   | SessionStarted
   | SessionUnloaded
+  | SpawnRefused
   | SubagentCompleted
   | SubagentSpawned
   | SubagentTasked
@@ -597,7 +613,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded'];
+export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -625,6 +641,7 @@ export type RecurEventInput =
   | SessionReloaded
   | WithDefaults<SessionStarted, 'taskBlob' | 'parentId' | 'budgetUsd' | 'systemPromptBlob'>
   | WithDefaults<SessionUnloaded, 'manifest' | 'coversSeq'>
+  | SpawnRefused
   | WithDefaults<SubagentCompleted, 'answerBlob' | 'error'>
   | WithDefaults<SubagentSpawned, 'taskBlob' | 'spec' | 'requestId'>
   | WithDefaults<SubagentTasked, 'taskBlob' | 'requestId'>

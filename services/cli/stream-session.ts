@@ -37,6 +37,14 @@ export async function streamSession(ctx: CommandContext, o: StreamSessionOptions
     const closed = detail !== undefined && detail.status !== 'running';
     const frames = closed ? closedSessionFrames(o.daemon, o.sessionId, o.cursor) : eventFrames(o.daemon, o.sessionId, o.cursor, interrupt.signal);
     outcome = await followSession({ ...o, frames, signal: interrupt.signal, out: ctx.out, err: ctx.err });
+    if (outcome.kind === 'cut' && !closed) {
+      // The daemon ends a live stream when the session's workflow closes; what it had not yet sent is in the log.
+      detail = await o.daemon.get<SessionDetail>(sessionPath(o.sessionId));
+      if (detail.status !== 'running') {
+        const rest = closedSessionFrames(o.daemon, o.sessionId, outcome.cursor);
+        outcome = await followSession({ ...o, cursor: outcome.cursor, frames: rest, signal: interrupt.signal, out: ctx.out, err: ctx.err });
+      }
+    }
   } finally {
     process.off('SIGINT', onSigint);
   }
@@ -52,7 +60,7 @@ export async function streamSession(ctx: CommandContext, o: StreamSessionOptions
       return 130;
     case 'cut':
       saveCursor(o.config, o.sessionId, outcome.cursor);
-      if (detail && detail.status !== 'running') throw new ExitError(1, `${o.sessionId} is ${detail.status} but logged no end event`);
+      if (detail && detail.status !== 'running') throw new ExitError(1, `${o.sessionId} is ${detail.status} but logged no end event (SessionCompleted or SessionFailed); see \`recur logs ${o.sessionId}\` and the worker log`);
       throw new ExitError(1, `the event stream closed before ${o.sessionId} ended (did the daemon stop?); re-attach with: ${attach}`);
   }
 }

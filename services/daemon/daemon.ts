@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import type { RecurConfig } from '../../config';
 import { RecurError } from '../../errors';
 import { clientTracing } from '../../observability/temporal-tracing';
@@ -14,7 +14,7 @@ import type { RestartPolicy } from './restart-delay';
 import { createRoutes } from './routes';
 import type { SessionService } from './session-service';
 import { createTemporalSessions } from './temporal-sessions';
-import { streamSessionEvents, type FollowLog } from './event-stream';
+import { streamSessionEvents, type FollowLog, type SessionClosed } from './event-stream';
 import { createWorkerSupervisor, type WorkerCommand, type WorkerSupervisor } from './worker-supervisor';
 
 export interface DaemonOptions {
@@ -54,6 +54,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const kafka = kafkaClient(config, `${config.kafka.clientId}-daemon`);
   const index = fileOffsetIndex(stackPaths(config).logIndex);
   const follow: FollowLog = (sessionId, signal) => followSessionLog({ kafka, topic: config.kafka.topic, sessionId, signal, index });
+  const closed: SessionClosed = (sessionId, signal) => client.withAbortSignal(signal, () => client.workflow.getHandle(sessionId).result())
+    .then(() => undefined, (e: unknown) => {
+      // A failed, cancelled, terminated or timed-out run has closed too; anything else (unknown id, aborted) has not.
+      if (!(e instanceof WorkflowFailedError)) throw e;
+    });
   const worker = createWorkerSupervisor({
     command: opts.workerCommand,
     env: opts.workerEnv ?? process.env,
@@ -68,7 +73,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     token,
     log,
     handle: createRoutes({ config, sessions, worker: () => worker.state(), readLog: (id) => readTreeLog(kafka, config.kafka.topic, id, index) }),
-    stream: (ws, sessionId, cursor) => streamSessionEvents(ws, follow, sessionId, cursor),
+    stream: (ws, sessionId, cursor) => streamSessionEvents(ws, follow, sessionId, cursor, closed),
   });
 
   try {

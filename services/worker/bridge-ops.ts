@@ -4,7 +4,7 @@ import { RecurError, ScopeError, SubagentFailedError } from '../../errors';
 import {
   deleteChildUpdate, getChildrenQuery, sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate,
 } from '../../workflows/messages';
-import type { BridgeHandler, HostBridge } from '../host-bridge';
+import { BridgeError, type BridgeHandler, type HostBridge } from '../host-bridge';
 import type { SubagentValue } from '../../workflows/harness/harness-types';
 import type { InboxMessage } from '../../workflows/session-types';
 import { HARD, INLINE } from '../../schemas/field-limits';
@@ -19,6 +19,9 @@ export const specTask = (name: string, spec: SubagentValue, task: string): strin
 
 /** Longest a long-poll op (rlm.result, agent_message.recv) holds one request; Python loops past it. */
 const MAX_WAIT_S = 30;
+
+/** A refusal at a limit is a LimitError (429) in the kernel; any other is a ScopeError (403). Both derive from PermissionError there. */
+const refusal = (r: { reason: string; limit?: boolean }): Error => (r.limit ? new BridgeError(429, r.reason, 'LimitError') : new ScopeError(r.reason));
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const waitMs = (v: unknown) => Math.min(Math.max(Number(v) || 0, 0), MAX_WAIT_S) * 1000;
@@ -79,7 +82,7 @@ export function registerSessionOps(host: HostBridge, client: Client, resolveSpec
       }],
       ...once('spawn', rid),
     });
-    if (!reply.ok) throw new ScopeError(reply.reason);
+    if (!reply.ok) throw refusal(reply);
     return { id: reply.childId, name: reply.name };
   });
 
@@ -111,7 +114,7 @@ export function registerSessionOps(host: HostBridge, client: Client, resolveSpec
       args: [{ to, text: preview, textBlob: blob }],
       ...once('send', rid),
     });
-    if (!reply.ok) throw new ScopeError(reply.reason);
+    if (!reply.ok) throw refusal(reply);
     return { messageId: reply.messageId, to: reply.to };
   });
 

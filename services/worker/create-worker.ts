@@ -9,6 +9,7 @@ import { createKernelClient } from '../../activities/kernel/index';
 import { createKernelActivities } from '../../activities/run-cell';
 import { createSnapshotActivities } from '../../activities/snapshot/index';
 import { createGateActivities } from '../../activities/run-gate';
+import { createTreeActivities } from '../../activities/tree-sessions';
 import type { SessionActivities } from '../../activities/session-activities';
 import type { HarnessActivities } from '../../activities/harness/harness-activities';
 import { TranscriptCache } from '../../activities/transcript-cache';
@@ -90,6 +91,7 @@ export async function createRecurWorker(
     ...createKernelActivities({ kernels, blobs, transcripts, snapshots }),
     snapshotKernel: snapshots.snapshotKernel,
     ...createGateActivities({ env: opts.env ?? process.env }),
+    ...createTreeActivities({ client }),
   });
   const nativeConnection = await NativeConnection.connect({ address: temporalAddress(config) });
   const worker = await Worker.create({

@@ -1,37 +1,14 @@
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../../services/devstack';
+import { recur } from '../helpers/run-cli';
 import { py, scriptsDir } from '../helpers/session-harness';
 
-const CLI = join(repoRoot(), 'dist', 'services', 'cli', 'main.js');
 const dir = scriptsDir();
 
 function script(name: string, agents: Record<string, string[]>): string {
   const file = join(dir, `${name}.json`);
   writeFileSync(file, JSON.stringify({ agents }));
   return `scripted:${file}`;
-}
-
-/** Runs the built CLI against the test stack's daemon and worker, as a user would. */
-function recur(args: string[], opts: { onLine?: (line: string, send: (sig: NodeJS.Signals) => void) => void } = {}) {
-  return new Promise<{ code: number | null; lines: string[]; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: process.env });
-    const lines: string[] = [];
-    let stderr = '';
-    let buf = '';
-    child.stdout.on('data', (d: Buffer) => {
-      buf += d.toString();
-      for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        lines.push(line);
-        opts.onLine?.(line, (sig) => child.kill(sig));
-      }
-    });
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, lines, stderr }));
-  });
 }
 
 describe('recur CLI against the running daemon and worker', () => {

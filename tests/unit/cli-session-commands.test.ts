@@ -39,6 +39,8 @@ describe('recur run / attach / ls / send / kill against a fake daemon', () => {
   let end: RecurEventInput;
   /** Events with seq at or below this one are sent before the stream hangs until the client leaves. */
   let hangAfterRootSeq: number | null;
+  /** Past this root seq the daemon ends the stream as it does when the workflow closes (and the session is `failed`). */
+  let closeAfterRootSeq: number | null;
   let statuses: Record<string, string>;
   let logEvents: (id: string) => StoredEvent[];
   const cursorsSeen: Cursor[] = [];
@@ -48,6 +50,11 @@ describe('recur run / attach / ls / send / kill against a fake daemon', () => {
   const stream = async (ws: WebSocket, sessionId: string, cursor: Cursor): Promise<void> => {
     cursorsSeen.push(cursor);
     for (const e of tree(sessionId, end).filter((x) => isPastCursor(cursor, x.sessionId, x.seq))) {
+      if (closeAfterRootSeq !== null && e.sessionId === sessionId && e.seq > closeAfterRootSeq) {
+        statuses[sessionId] = 'failed';
+        ws.close(1000, 'session closed');
+        return;
+      }
       if (hangAfterRootSeq !== null && e.sessionId === sessionId && e.seq > hangAfterRootSeq) {
         await new Promise((resolve) => ws.once('close', resolve));
         return;
@@ -63,6 +70,7 @@ describe('recur run / attach / ls / send / kill against a fake daemon', () => {
     logEvents = (id) => tree(id, end);
     end = { type: 'SessionCompleted', answer: 'four\nexactly' };
     hangAfterRootSeq = null;
+    closeAfterRootSeq = null;
     cursorsSeen.length = 0;
     srv = await startTestServer({ sessions: fake.service, stream, readLog: async (id) => ({ events: sortedBySession(logEvents(id)), problems: [] }) });
     process.env.RECUR_HOME = srv.config.home;
@@ -170,6 +178,20 @@ describe('recur run / attach / ls / send / kill against a fake daemon', () => {
     const run = cli('run', 'task', '--model', 'openai/gpt-4o', '--goal', 'g', '--goal-seconds', '99999999999');
     await expect(run).rejects.toThrow(new ExitError(1, 'goal.secondsBudget must be an integer 1..31536000 or null, got 99999999999'));
     expect(fake.calls.started).toEqual([]);
+  });
+
+  it('a live stream the daemon ends because the workflow closed: the rest comes from the log, and no end event there is exit 1', async () => {
+    end = { type: 'SessionFailed', kind: 'internal', reason: 'appendEvents failed for good' };
+    statuses.r0abc = 'running';
+    closeAfterRootSeq = 3;
+    const r = await cli('attach', 'r0abc', '--json');
+    expect(r.code).toBe(1);
+    expect(r.out.map((l) => JSON.parse(l).eventId)).toEqual(['r0abc/0', 'r0abc/1', 'r0abc/2', 'r0abc/helper/0', 'r0abc/3', 'r0abc/4', 'r0abc/5']);
+
+    statuses.r0abc = 'running';
+    saveCursor(srv.config, 'r0abc', {});
+    logEvents = (id) => tree(id, end).filter((e) => e.type !== 'SessionFailed');
+    await expect(cli('attach', 'r0abc')).rejects.toThrow('r0abc is failed but logged no end event');
   });
 
   it('ls, send and kill talk to the daemon; an unknown session is a clear error', async () => {

@@ -5,7 +5,7 @@ import type { StoredEvent } from '../../schemas';
 import type { FollowItem } from '../../services/projector';
 import type { StreamFrame } from '../../services/daemon/api-types';
 import { advanceCursor, isPastCursor, parseCursor } from '../../services/daemon/cursor';
-import { streamSessionEvents, toFrame, type FollowLog } from '../../services/daemon/event-stream';
+import { SESSION_CLOSED, streamSessionEvents, toFrame, type FollowLog, type SessionClosed } from '../../services/daemon/event-stream';
 import { sampleSession } from './event-samples';
 
 const root = sampleSession('r1').records as StoredEvent[];
@@ -49,6 +49,9 @@ describe('event stream over a WebSocket', () => {
   let url: string;
   let followEnded: Promise<void>;
   let resolveEnded: () => void;
+  /** Closes the session's workflow, as far as the stream can tell. */
+  let closeWorkflow: () => void;
+  const closed: SessionClosed = () => new Promise<void>((resolve) => (closeWorkflow = resolve));
 
   /** History (root and child interleaved, plus one bad record), then nothing until the reader leaves. */
   const follow: FollowLog = async function* (_id, signal) {
@@ -69,7 +72,7 @@ describe('event stream over a WebSocket', () => {
     server = createServer();
     server.on('upgrade', (req, socket, head) => {
       const cursor = JSON.parse(new URL(req.url!, 'http://x').searchParams.get('after') ?? '{}');
-      wss.handleUpgrade(req, socket, head, (ws) => void streamSessionEvents(ws, follow, 'r1', cursor));
+      wss.handleUpgrade(req, socket, head, (ws) => void streamSessionEvents(ws, follow, 'r1', cursor, closed));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`;
@@ -95,6 +98,17 @@ describe('event stream over a WebSocket', () => {
     expect(frames.slice(0, 3)).toEqual([child[0], root[4], root[5]].map((e) => JSON.parse(JSON.stringify(e))));
     expect(frames[3]).toMatchObject({ kind: 'problem', problem: 'undecodable', offset: '12' });
     expect(frames[0]).toEqual(expect.objectContaining({ eventId: 'r1/helper/0', sessionId: 'r1/helper', seq: 0, type: 'SessionCompleted', prevHash: expect.any(String), hash: expect.any(String), event: { type: 'SessionCompleted', answer: 'checked', answerBlob: null } }));
+  });
+
+  it('ends the stream (1000, session closed) once the session\'s workflow has closed, even with no end event in the log', async () => {
+    const ws = new WebSocket(`${url}?after={}`);
+    let frames = 0;
+    ws.on('message', () => {
+      if (++frames === 8) closeWorkflow();
+    });
+    const [code, reason] = await new Promise<[number, string]>((resolve) => ws.on('close', (c, r) => resolve([c, r.toString()])));
+    expect([code, reason]).toEqual([1000, SESSION_CLOSED]);
+    await followEnded;
   });
 
   it('stops reading the log when the client closes', async () => {

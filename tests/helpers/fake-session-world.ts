@@ -1,0 +1,169 @@
+import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { withRecurErrors } from '../../activities/activity-errors';
+import type { AppendEventsInput } from '../../activities/event-log';
+import type { CallModelInput, CallModelResult } from '../../activities/call-model';
+import type { RunCellInput, RunCellResult } from '../../activities/session-activities';
+import { createTreeActivities } from '../../activities/tree-sessions';
+import { encodeEventBatch, type StoredEvent } from '../../schemas';
+import type { RecurEvent, RecurEventInput } from '../../schemas/generated/events';
+import { recordHarnessEditsUpdate } from '../../workflows/harness/harness-messages';
+import { goalUpdate, scheduleUpdate } from '../../workflows/long-run-messages';
+import { sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate } from '../../workflows/messages';
+import type { SessionInput, SessionLimits } from '../../workflows/session-types';
+
+/**
+ * Session workflows on a real Temporal dev server (TestWorkflowEnvironment) with fake activities:
+ * a scripted model, a "kernel" whose cells are lists of host calls made as the bridge makes them
+ * (updates on the session's own workflow), and an in-memory log that encodes with the real codec.
+ * Tests inject failures into the log: `failAppend` decides per event whether its append fails.
+ */
+export type Op =
+  | { op: 'spawn'; task: string; name?: string }
+  | { op: 'send'; to: string; text: string }
+  | { op: 'take'; waitMs?: number }
+  | { op: 'final'; answer: string }
+  | { op: 'goal'; objective: string }
+  | { op: 'goalComplete' }
+  | { op: 'schedule'; spec: string; instruction: string }
+  | { op: 'harness' };
+export type Reply = { code: Op[] } | { answer: string };
+
+export class FakeSessionWorld {
+  /** Replies per agent name, in call order. */
+  script: Record<string, Reply[]> = {};
+  /** Decides whether an event's append fails (the whole batch fails, non-retryably). */
+  failAppend: (e: RecurEventInput, sessionId: string) => boolean = () => false;
+  /** The model's replies are replaced by this when set (a malformed activity result). */
+  corruptModel = false;
+  readonly logs = new Map<string, StoredEvent[]>();
+  readonly shutdowns: string[] = [];
+  /** What each cell's host calls returned (or the error they raised), by session. */
+  readonly cellResults = new Map<string, unknown[][]>();
+  private constructor(readonly env: TestWorkflowEnvironment, readonly worker: Worker, private readonly running: Promise<void>) {}
+
+  static async start(taskQueue = 'fake-world'): Promise<FakeSessionWorld> {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    const env = await TestWorkflowEnvironment.createLocal({
+      server: { executable: { type: 'existing-path', path: join(homedir(), '.recur', 'tools', 'venv', 'bin', 'temporal') } },
+    });
+    let world!: FakeSessionWorld;
+    const activities = withRecurErrors({
+      appendEvents: async (i: AppendEventsInput) => world.append(i),
+      callModel: async (i: CallModelInput) => world.callModel(i),
+      runCell: async (i: RunCellInput) => world.runCell(i),
+      shutdownKernel: async ({ sessionId }: { sessionId: string }) => void world.shutdowns.push(sessionId),
+      ...createTreeActivities({ client: env.client }),
+    });
+    const worker = await Worker.create({
+      connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities,
+    });
+    const running = worker.run();
+    world = new FakeSessionWorld(env, worker, running);
+    return world;
+  }
+
+  get client(): Client {
+    return this.env.client;
+  }
+
+  async stop(): Promise<void> {
+    this.worker.shutdown();
+    await this.running;
+    await this.env.teardown();
+  }
+
+  reset(): void {
+    this.script = {};
+    this.failAppend = () => false;
+    this.corruptModel = false;
+  }
+
+  input(task: string, limits: Partial<SessionLimits> = {}): SessionInput {
+    const id = `w${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    return {
+      sessionId: id, rootId: id, parentId: null, name: 'root', task, model: 'fake', depth: 0,
+      limits: {
+        maxTurns: 20, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: 60, maxDepth: 3, turnsPerRun: 100,
+        snapshotEveryCells: 1000, idleUnloadSeconds: 3600, maxChildren: 64, maxTreeSessions: 1000,
+        messagesPerMinute: 60, messageBurst: 30, ...limits,
+      },
+    };
+  }
+
+  events(sessionId: string): RecurEvent[] {
+    return (this.logs.get(sessionId) ?? []).map((r) => r.event);
+  }
+
+  types(sessionId: string): string[] {
+    return this.events(sessionId).map((e) => e.type);
+  }
+
+  private async append(input: AppendEventsInput) {
+    const failing = input.events.find((e) => this.failAppend(e.event, input.sessionId));
+    if (failing) throw ApplicationFailure.nonRetryable(`injected: the log refused ${failing.event.type}`, 'EventLogError');
+    const batch = encodeEventBatch(input);
+    const log = this.logs.get(input.sessionId) ?? [];
+    // A retried append repeats the same seqs: keep the first copy, as log readers do.
+    for (const r of batch.records) if (!log.some((x) => x.seq === r.seq)) log.push(r);
+    this.logs.set(input.sessionId, log);
+    return { nextSeq: batch.nextSeq, headHash: batch.headHash, eventIds: batch.records.map((r) => r.eventId) };
+  }
+
+  private async callModel(i: CallModelInput): Promise<CallModelResult> {
+    if (this.corruptModel) return { answer: null, code: null, toolCallId: null } as unknown as CallModelResult;
+    const reply = this.script[i.agent]?.[i.callIndex];
+    if (!reply) throw ApplicationFailure.nonRetryable(`no scripted reply ${i.callIndex} for ${i.agent}`, 'ScriptExhaustedError');
+    const code = 'code' in reply ? JSON.stringify(reply.code) : null;
+    const event = {
+      model: 'fake', provider: 'scripted', tokensIn: 1, tokensOut: 1, costUsd: 0, latencyMs: 0, response: code ?? (reply as { answer: string }).answer,
+      responseBlob: null, toolCalls: [], stopReason: 'end_turn', requestBlob: null,
+    };
+    return { answer: code ? null : (reply as { answer: string }).answer, answerBlob: null, code, codeBlob: null, toolCallId: null, event };
+  }
+
+  private async runCell(i: RunCellInput): Promise<RunCellResult> {
+    const h = this.client.workflow.getHandle(i.sessionId);
+    const results: unknown[] = [];
+    for (const op of JSON.parse(i.code) as Op[]) {
+      try {
+        const reply = await this.hostCall(h, op);
+        // As the bridge does: a refusal is raised in the cell.
+        const refused = typeof reply === 'object' && reply !== null && (reply as { ok?: boolean }).ok === false;
+        results.push(refused ? { error: (reply as { reason: string }).reason } : reply);
+      } catch (e) {
+        results.push({ error: e instanceof WorkflowUpdateFailedError ? (e.cause?.message ?? e.message) : (e as Error).message });
+      }
+    }
+    const all = this.cellResults.get(i.sessionId) ?? [];
+    all.push(results);
+    this.cellResults.set(i.sessionId, all);
+    Context.current().heartbeat();
+    return { cell: { status: 'ok', outputs: JSON.stringify(results).slice(0, 4000), durationMs: 1 }, restored: null };
+  }
+
+  private hostCall(h: ReturnType<Client['workflow']['getHandle']>, op: Op): Promise<unknown> {
+    switch (op.op) {
+      case 'spawn':
+        return h.executeUpdate(spawnChildUpdate, { args: [{ task: op.task, name: op.name ?? null, model: null, spec: null, requestId: null }] });
+      case 'send':
+        return h.executeUpdate(sendAgentMessageUpdate, { args: [{ to: op.to, text: op.text }] });
+      case 'take':
+        return h.executeUpdate(takeMessagesUpdate, { args: [{ waitMs: op.waitMs ?? 0, max: null }] });
+      case 'final':
+        return h.executeUpdate(setFinalUpdate, { args: [{ answer: op.answer }] });
+      case 'goal':
+        return h.executeUpdate(goalUpdate, { args: [{ by: 'agent', action: 'create', spec: { objective: op.objective, openEnded: false, tokenBudget: null, secondsBudget: null, costBudgetUsd: null } }] });
+      case 'goalComplete':
+        return h.executeUpdate(goalUpdate, { args: [{ action: 'complete', by: 'agent', evidence: 'done' }] });
+      case 'schedule':
+        return h.executeUpdate(scheduleUpdate, { args: [{ action: 'add', spec: op.spec, instruction: op.instruction }] });
+      case 'harness':
+        return h.executeUpdate(recordHarnessEditsUpdate, { args: [{ op: 'edit', editIds: ['harness:x/0'] }] });
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot } from '../../services/devstack';
+
+const CLI = join(repoRoot(), 'dist', 'services', 'cli', 'main.js');
+
+/** Runs the built CLI against the test stack's daemon and worker, as a user would. */
+export function recur(args: string[], opts: { onLine?: (line: string, send: (sig: NodeJS.Signals) => void) => void } = {}) {
+  return new Promise<{ code: number | null; lines: string[]; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: process.env });
+    const lines: string[] = [];
+    let stderr = '';
+    let buf = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buf += d.toString();
+      for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        lines.push(line);
+        opts.onLine?.(line, (sig) => child.kill(sig));
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, lines, stderr }));
+  });
+}

@@ -1,0 +1,95 @@
+/*
+ * How a session's work ends, whatever ended it: the end is logged (falling back to a minimal
+ * SessionFailed when the full event cannot be appended), the parent is told what was logged, every
+ * child is told to end and the kernel is freed. Deterministic workflow code: activities and signals only.
+ */
+import { ActivityFailure, getExternalWorkflowHandle } from '@temporalio/workflow';
+import type { RecurEventInput } from '../schemas/generated/events';
+import { FIELD_LIMITS, previewNamingBlob } from '../schemas/field-limits';
+import { childFinishedSignal } from './messages';
+import type { sessionActivities } from './proxies';
+import type { SessionState } from './session-state';
+import type { SessionResult } from './session-types';
+
+/** Longest reason the fallback SessionFailed carries: small enough that it always encodes. */
+export const FALLBACK_REASON_CHARS = 2000;
+
+/** The fault's reason, in words: which activity gave up and why, or the bug's name and message. */
+export function describeFault(e: unknown): string {
+  if (e instanceof ActivityFailure) return `${e.activityType ?? 'an activity'} failed for good: ${e.cause?.message ?? e.message}`;
+  if (e instanceof Error) return `${e.name}: ${e.message}`;
+  return `a non-error was thrown: ${String(e)}`;
+}
+
+/**
+ * Logs the end of the session's current piece of work and tells the parent how it ended; returns
+ * the result that was logged (a failure when the answer could not be), or null when nothing could be.
+ */
+export async function endTask(s: SessionState, r: SessionResult, last = false): Promise<SessionResult | null> {
+  const round = s.retained?.round ?? 0;
+  const taskMessageId = s.retained?.taskMessageId ?? null;
+  const logged = await logEnd(s, round, r, last);
+  if (!s.input.parentId) return logged;
+  const told = logged ?? { status: 'failed', kind: 'internal', reason: 'the session ended but its end could not be logged' };
+  await getExternalWorkflowHandle(s.input.parentId).signal(childFinishedSignal, told.status === 'completed'
+    ? { name: s.input.name, status: 'completed', answer: told.answer, answerBlob: told.answerBlob ?? null, error: null, round, taskMessageId }
+    : { name: s.input.name, status: told.kind === 'cancelled' ? 'cancelled' : 'failed', answer: null, error: told.reason, round, taskMessageId },
+  ).catch(() => undefined);
+  return logged;
+}
+
+/** `last`: nothing is logged after this end (the session is finishing), whatever handler runs later. */
+async function logEnd(s: SessionState, round: number, r: SessionResult, last: boolean): Promise<SessionResult | null> {
+  const close = () => {
+    if (last) s.closed = true;
+  };
+  try {
+    await s.emit(() => [endEvent(round, r)], close);
+    return r;
+  } catch (e) {
+    const why = r.status === 'completed' ? 'the answer could not be logged' : r.reason;
+    const fallback: SessionResult = {
+      status: 'failed', kind: r.status === 'failed' ? r.kind : 'internal',
+      reason: clip(`${why}; logging the end failed: ${describeFault(e)}`),
+    };
+    try {
+      await s.emit(() => [endEvent(round, fallback)], close);
+      return fallback;
+    } catch {
+      close();
+      return null;
+    }
+  }
+}
+
+const clip = (text: string): string => (text.length <= FALLBACK_REASON_CHARS ? text : `${text.slice(0, FALLBACK_REASON_CHARS - 15)}… [clipped]`);
+
+function endEvent(round: number, r: SessionResult): RecurEventInput {
+  if (round > 0) {
+    return r.status === 'completed'
+      // TaskEnded has no BlobRef field: a long answer's preview names its blob.
+      ? { type: 'TaskEnded', round, status: 'completed', answer: previewNamingBlob(r.answer, r.answerBlob ?? null, FIELD_LIMITS.TaskEnded.answer) }
+      : { type: 'TaskEnded', round, status: r.kind === 'cancelled' ? 'cancelled' : 'failed', reason: r.reason };
+  }
+  return r.status === 'completed'
+    ? { type: 'SessionCompleted', answer: r.answer, answerBlob: r.answerBlob ?? null }
+    : { type: 'SessionFailed', kind: r.kind, reason: r.reason };
+}
+
+/**
+ * Ends the session: logs the end (unless it idled, retained, with nothing under way, or the caller
+ * logged it already), stops every
+ * child (running or retained) and frees the kernel. Returns what was logged (null: nothing could be).
+ */
+export async function finish(
+  s: SessionState, r: SessionResult, acts: ReturnType<typeof sessionActivities>, alreadyLogged?: SessionResult | null,
+): Promise<SessionResult | null> {
+  const { retained } = s;
+  s.phase = 'done';
+  const logged = alreadyLogged !== undefined ? alreadyLogged : retained?.idle ? r : await endTask(s, r, true);
+  s.closed = true;
+  // Whatever the parent last saw, a child may still run or be retained: every one is told to end.
+  for (const child of s.children.values()) await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
+  if (!retained || retained.unloadedSeq === null) await acts.shutdownKernel({ sessionId: s.id }).catch(() => undefined);
+  return logged;
+}
