@@ -72,6 +72,8 @@ interface Entry {
   freshPending: boolean;
   /** From the last bind: an earlier process of this kernel died. */
   restarted: boolean;
+  /** The bound process ended (a restart by anyone): the websocket must be reopened before the next bind. */
+  processEnded: boolean;
   env?: Record<string, string>;
 }
 
@@ -101,12 +103,15 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
    */
   function attach(sessionId: string, model: Kernel.IModel, env?: Record<string, string>): Entry {
     const kernel = new KernelConnection({ model, serverSettings: settings, handleComms: false });
-    const entry: Entry = { kernel, bound: false, freshPending: false, restarted: false, env };
+    const entry: Entry = { kernel, bound: false, freshPending: false, restarted: false, processEnded: false, env };
     kernel.statusChanged.connect((_, status) => {
       if (status === 'restarting' || status === 'autorestarting') entry.bound = false;
     });
     // Restarted by anyone (another Jupyter client too): rebind, and the next start() reports the namespace fresh.
-    onProcessEnd(kernel, () => (entry.bound = false));
+    onProcessEnd(kernel, () => {
+      entry.bound = false;
+      entry.processEnded = true;
+    });
     kernel.disposed.connect(() => entries.get(sessionId) === entry && entries.delete(sessionId));
     entries.set(sessionId, entry);
     return entry;
@@ -140,6 +145,12 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
     }
     if (env) entry.env = env;
     if (!entry.bound) {
+      // The server refreshes its ZeroMQ sockets only for a new websocket: on the old one, the new
+      // process's IOPub messages (a request's idle status among them) can go missing for seconds.
+      if (entry.processEnded) {
+        entry.processEnded = false;
+        await entry.kernel.reconnect();
+      }
       const token = options.bridge?.registerSession(sessionId) ?? null;
       const info = await bindWithRetry(entry.kernel, {
         sessionId,
