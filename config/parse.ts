@@ -48,6 +48,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_MAX_TREE_SESSIONS', agent, 'maxTreeSessions', 'positive'],
   ['RECUR_MESSAGES_PER_MINUTE', agent, 'messagesPerMinute', 'positive'],
   ['RECUR_MESSAGE_BURST', agent, 'messageBurst', 'positive'],
+  ['RECUR_MAX_LOADED_KERNELS', agent, 'maxLoadedKernels', 'positive'],
   ['RECUR_AUTONOMOUS_MAX_TURNS', autonomous, 'maxTurns', 'positive'],
   ['RECUR_AUTONOMOUS_MAX_TOKENS', autonomous, 'maxTokens', 'positive'],
   ['RECUR_AUTONOMOUS_MAX_COST_USD', autonomous, 'maxCostUsd', 'positive'],
