@@ -26,13 +26,18 @@ export interface SessionRun {
  * run a scripted session on it and read back its whole log, chain-verified.
  */
 export class SessionHarness {
-  readonly config: RecurConfig = loadConfig();
+  readonly config: RecurConfig;
   readonly taskQueue = `test-${randomBytes(4).toString('hex')}`;
   private recur!: RecurWorker;
   private running!: Promise<void>;
   private connection!: Connection;
   client!: Client;
   private readonly dir = mkdtempSync(join(tmpdir(), 'recur-scripts-'));
+
+  /** `env`: settings of this harness's worker on top of the test stack's (e.g. RECUR_MAX_LOADED_KERNELS). */
+  constructor(env: Record<string, string> = {}) {
+    this.config = loadConfig({ ...process.env, ...env });
+  }
 
   async start(): Promise<void> {
     this.recur = await createRecurWorker(this.config, { taskQueue: this.taskQueue });
