@@ -25,7 +25,9 @@ export function planKernelRestore(events: readonly StoredEvent[], coversSeq: num
     const from = seqOf.get(cell.requestId) ?? -1;
     const to = seqOf.get(cell.eventId) ?? -1;
     if (to <= coversSeq) continue;
-    if (cell.logged.status === 'interrupted') {
+    if (cell.logged.errorName === 'LimitError') {
+      plan.skipped.push({ requestId: cell.requestId, reason: 'it never ran: the host had no kernel for it' });
+    } else if (cell.logged.status === 'interrupted') {
       plan.interruptedCell = cell.requestId;
       plan.skipped.push({ requestId: cell.requestId, reason: 'interrupted when the kernel was lost' });
     } else if (effects.some((e) => e.seq > from && e.seq < to)) {

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { KernelLostError } from '../errors';
+import { KernelLostError, LimitError } from '../errors';
 import { FIELD_LIMITS, INLINE, clipText, previewNamingBlob } from '../schemas/field-limits';
 import { inlineOrBlob, type BlobStore } from './blob-store';
 import type { ExecuteResult, KernelClient } from './kernel/index';
@@ -37,6 +37,14 @@ interface CellProgress {
 
 function lostCell(outputs: string, why: string): CellFields {
   return { status: 'interrupted', outputs, durationMs: 0, errorName: 'KernelLostError', errorValue: why };
+}
+
+/**
+ * A cell the host had no kernel for: it never ran, so it is logged as interrupted (a restore or
+ * replay does not run it) and the model reads why, and what setting raises the limit.
+ */
+export function refusedCell(e: LimitError): CellFields {
+  return { status: 'interrupted', outputs: `LimitError: ${e.message}; the cell did not run`, durationMs: 0, errorName: 'LimitError', errorValue: e.message };
 }
 
 interface KernelDeps {
@@ -167,6 +175,7 @@ export function createKernelActivities(deps: KernelDeps) {
         const restored = await prepared();
         return { cell: await execute(input, restored?.note ?? '', sending), restored: restored?.fields ?? null };
       } catch (e) {
+        if (e instanceof LimitError) return { cell: refusedCell(e), restored: done.restored?.fields ?? null };
         if (!(e instanceof KernelLostError)) throw e;
         return { cell: lostCell(`[the kernel was lost while the cell ran; it was not re-run: ${e.message}]`, e.message), restored: done.restored?.fields ?? null };
       } finally {

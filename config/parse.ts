@@ -51,6 +51,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_MAX_TREE_SESSIONS', agent, 'maxTreeSessions', RANGES.maxTreeSessions],
   ['RECUR_MESSAGES_PER_MINUTE', agent, 'messagesPerMinute', RANGES.messagesPerMinute],
   ['RECUR_MESSAGE_BURST', agent, 'messageBurst', RANGES.messageBurst],
+  ['RECUR_MAX_LOADED_KERNELS', agent, 'maxLoadedKernels', RANGES.maxLoadedKernels],
   ['RECUR_AUTONOMOUS_MAX_TURNS', autonomous, 'maxTurns', RANGES.maxTurns],
   ['RECUR_AUTONOMOUS_MAX_TOKENS', autonomous, 'maxTokens', RANGES.maxTokens],
   ['RECUR_AUTONOMOUS_MAX_COST_USD', autonomous, 'maxCostUsd', RANGES.maxCostUsd],

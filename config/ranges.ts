@@ -36,6 +36,7 @@ export const RANGES = {
   maxTreeSessions: int(1, 1_000_000),
   messagesPerMinute: int(1, 60_000),
   messageBurst: int(1, 10_000),
+  maxLoadedKernels: int(1, 10_000),
 } satisfies Record<string, NumericRange>;
 
 export type RangeName = keyof typeof RANGES;

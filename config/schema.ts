@@ -53,6 +53,11 @@ export interface RecurConfig {
     /** Messages a session may send a minute, sustained, and at once (a token bucket on workflow time). */
     messagesPerMinute: number;
     messageBurst: number;
+    /**
+     * Kernels one host (a worker and its Jupyter server) keeps loaded at once. Past it the least
+     * recently used idle retained sub-agents are unloaded early; with none, the cell is refused.
+     */
+    maxLoadedKernels: number;
   };
   /** Limits of `recur run --autonomous`, sized for unattended overnight runs; each ends the run with a wrap-up turn. */
   autonomous: {

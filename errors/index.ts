@@ -74,6 +74,13 @@ export class SubagentFailedError extends RecurError {
 /** A kernel asked for something its session may not do (non-family message, other session's token). */
 export class ScopeError extends RecurError {}
 
+/** A bounded resource is used up; `setting` names what raises the limit. Not retryable: the caller reports it and goes on. */
+export class LimitError extends RecurError {
+  constructor(message: string, readonly setting: string) {
+    super(`${message} (setting: ${setting})`, { retryable: false });
+  }
+}
+
 /** A harness edit, revert or refine that was refused (and logged as refused); the message says why. */
 export class HarnessEditError extends RecurError {}
 

@@ -12,17 +12,21 @@ export function retainsAfter(parentId: string | null, r: SessionResult, retained
 export type IdleStep =
   /** Wait for a message this long (null: with no time limit, as there is nothing left to free). */
   | { kind: 'wait'; ms: number | null }
-  | { kind: 'unload' };
+  /** `idleSeconds`: what SessionUnloaded logs; below the idle limit when the host asked for the kernel early. */
+  | { kind: 'unload'; idleSeconds: number };
 
 /**
  * What an idle retained session does next, given the workflow clock. Only an idle session asks:
  * one working on a task, or waiting on a child, is never unloaded (a task's end stops the children
- * still running on it). Pure.
+ * still running on it). A host at its loaded-kernel cap may ask for an early unload. Pure.
  */
 export function decideIdleUnload(r: RetainState, now: number, idleUnloadSeconds: number): IdleStep {
   if (r.unloadedSeq !== null) return { kind: 'wait', ms: null };
   const left = r.idleSince + idleUnloadSeconds * 1000 - now;
-  return left > 0 ? { kind: 'wait', ms: left } : { kind: 'unload' };
+  if (left <= 0) return { kind: 'unload', idleSeconds: idleUnloadSeconds };
+  // Whole seconds idle so far: strictly below the limit, which is how the log tells an early unload.
+  if (r.unloadAsked) return { kind: 'unload', idleSeconds: Math.floor((now - r.idleSince) / 1000) };
+  return { kind: 'wait', ms: left };
 }
 
 /** The inbox id of a child's outcome: one per piece of work, so a retained child's later answers are not taken for repeats. */

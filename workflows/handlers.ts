@@ -6,7 +6,7 @@ import { guardSignal, guardUpdate } from './guard-handler';
 import { recordHarnessEditsUpdate } from './harness/harness-messages';
 import {
   childFinishedSignal, deleteChildUpdate, deliverMessageSignal, getChildrenQuery, getStatusQuery, reserveTreeSessionUpdate,
-  sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate, type SendReply,
+  sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate, unloadIdleSignal, type SendReply,
 } from './messages';
 import { spendMessage } from './message-rate';
 import type { sessionActivities } from './proxies';
@@ -33,6 +33,11 @@ export function installHandlers(
     s.accept(m);
     // A new task reaching a retained child mid-work is seen in this round's prompt: this round answers it.
     if (m.task && s.retained && !s.retained.idle) s.retained.taskMessageId = m.messageId;
+  });
+
+  // Only a retained session idling with its kernel loaded has something to give back (workflows/retain.ts).
+  setHandler(unloadIdleSignal, () => {
+    if (s.retained?.idle && s.retained.unloadedSeq === null) s.retained.unloadAsked = true;
   });
 
   setHandler(childFinishedSignal, guardSignal(s, (outcome) => childFinished(s, outcome)));

@@ -10,6 +10,12 @@ import type { ChildInfo, ChildOutcome, InboxMessage } from './session-types';
 
 export const deliverMessageSignal = defineSignal<[InboxMessage]>('deliverMessage');
 export const childFinishedSignal = defineSignal<[ChildOutcome]>('childFinished');
+/**
+ * From a host at its loaded-kernel cap: unload now if idle and loaded, as the idle timer would.
+ * A signal: the host checks the effect on its own Jupyter server, and a session that is no longer
+ * idle just ignores it.
+ */
+export const unloadIdleSignal = defineSignal('unloadIdle');
 
 export interface SpawnRequest {
   task: string;

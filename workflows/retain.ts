@@ -2,7 +2,9 @@
  * A sub-agent that completed its task stays addressable: its workflow waits for a message or a
  * new task, and after `idleUnloadSeconds` with none it snapshots its kernel and shuts it down. The
  * next message reloads it; the kernel itself comes back on the next cell (runCell restores the
- * latest snapshot into a fresh kernel). Deterministic workflow code: timers and activities only.
+ * latest snapshot into a fresh kernel). A host at its loaded-kernel cap may ask an idle, loaded
+ * session to unload early (unloadIdleSignal); it goes the same way. Deterministic workflow code:
+ * timers and activities only.
  */
 import { condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import { decideIdleUnload } from './decide-idle-unload';
@@ -39,11 +41,13 @@ export async function retain(s: SessionState, r: SessionResult): Promise<Session
  * 'continue' when the history asks for continue-as-new (the idle clock is carried).
  */
 export async function awaitWork(s: SessionState, r: RetainState, acts: Acts): Promise<'work' | 'continue'> {
-  const ready = () => s.inbox.length > 0 || workflowInfo().continueAsNewSuggested;
+  // An ask that arrives while the unload is under way is spent: it must not wake an unloaded session.
+  const asked = () => !!r.unloadAsked && r.unloadedSeq === null;
+  const ready = () => s.inbox.length > 0 || asked() || workflowInfo().continueAsNewSuggested;
   for (;;) {
     s.phase = r.unloadedSeq === null ? 'idle' : 'unloaded';
     const next = decideIdleUnload(r, Date.now(), s.input.limits.idleUnloadSeconds);
-    if (next.kind === 'unload') await unload(s, r, acts);
+    if (next.kind === 'unload') await unload(s, r, acts, next.idleSeconds);
     else if (next.ms === null) await condition(ready);
     else await condition(ready, next.ms);
     if (s.inbox.length > 0) return wake(s, r);
@@ -52,7 +56,9 @@ export async function awaitWork(s: SessionState, r: RetainState, acts: Acts): Pr
 }
 
 /** Snapshots the namespace (unless no cell ran since the last snapshot), then frees the kernel. */
-async function unload(s: SessionState, r: RetainState, acts: Acts): Promise<void> {
+async function unload(s: SessionState, r: RetainState, acts: Acts, idleSeconds: number): Promise<void> {
+  // Asked once: a host that still needs the kernel after a failed snapshot asks again.
+  r.unloadAsked = false;
   if (s.cellsSinceSnapshot > 0 && !(await snapshotKernel(s, acts, s.nextSeq - 1))) {
     // Shutting down now would lose what the snapshot missed; keep the kernel and try after another idle period.
     r.idleSince = Date.now();
@@ -62,7 +68,7 @@ async function unload(s: SessionState, r: RetainState, acts: Acts): Promise<void
   const snap = s.lastSnapshot;
   r.unloadedSeq = await s.emit(() => [{
     type: 'SessionUnloaded', manifest: snap?.manifest ?? null, coversSeq: snap?.coversSeq ?? null,
-    idleSeconds: s.input.limits.idleUnloadSeconds,
+    idleSeconds,
   }]);
 }
 
@@ -75,6 +81,7 @@ async function wake(s: SessionState, r: RetainState): Promise<'work'> {
   }
   r.round += 1;
   r.idle = false;
+  r.unloadAsked = false;
   const task = [...s.inbox].reverse().find((m) => m.task);
   if (task) r.taskMessageId = task.messageId;
   s.final = null;

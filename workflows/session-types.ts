@@ -128,6 +128,8 @@ export interface RetainState {
   unloadedSeq: number | null;
   /** The new-task message the current piece of work answers, if a task (not a plain message) woke it. */
   taskMessageId?: string | null;
+  /** The host asked, while it idled loaded, that its kernel be unloaded before the idle limit (unloadIdleSignal). */
+  unloadAsked?: boolean;
 }
 
 export type FailureKindName =

@@ -9,6 +9,12 @@ export const SESSION_TYPE = 'recur';
 
 export const sessionPath = (sessionId: string): string => `recur/${sessionId}`;
 
+/** A Recur session's kernel on the server, with when it last did anything (a kernel-cap candidate). */
+export interface LoadedKernel {
+  sessionId: string;
+  lastActivityMs: number;
+}
+
 export function createJupyterSessions(settings: ServerConnection.ISettings, kernelName: string) {
   async function find(sessionId: string): Promise<Session.IModel | undefined> {
     const path = sessionPath(sessionId);
@@ -16,6 +22,14 @@ export function createJupyterSessions(settings: ServerConnection.ISettings, kern
   }
   return {
     find,
+    /** Every Recur session's kernel on this server: the host's loaded count, and its LRU order. */
+    async listLoaded(): Promise<LoadedKernel[]> {
+      const running = await SessionAPI.listRunning(settings);
+      return running.filter((s) => s.type === SESSION_TYPE && s.path.startsWith('recur/') && s.kernel).map((s) => ({
+        sessionId: s.path.slice('recur/'.length),
+        lastActivityMs: Date.parse(s.kernel?.last_activity ?? '') || 0,
+      }));
+    },
     /** The session's Jupyter session, created with a new kernel if none exists (the server dedupes by path). */
     ensure(sessionId: string): Promise<Session.IModel> {
       const options = { path: sessionPath(sessionId), name: sessionId, type: SESSION_TYPE, kernel: { name: kernelName } };

@@ -3,6 +3,7 @@ import { KernelLostError, RecurError } from '../../errors';
 import { bindKernel } from './bind-kernel';
 import { createJupyterSessions } from './jupyter-sessions';
 import { onProcessEnd } from './kernel-process';
+import type { KernelCap } from './kernel-cap';
 import { pythonPathCode } from './bootstrap-code';
 import { type ResumeOutcome, resumeCell } from './resume-cell';
 import { type CellLoss, runCell } from './run-cell';
@@ -28,10 +29,15 @@ export interface KernelClientOptions {
   defaultTimeoutMs?: number;
   maxOutputChars?: number;
   interruptGraceMs?: number;
+  /** The host's cap on loaded kernels: every new kernel starts through it (kernel-cap.ts). */
+  cap?: KernelCap;
 }
 
 export interface KernelClient {
-  /** The session's kernel: reused if alive, reattached after a worker restart, else started. Binds it to the session. */
+  /**
+   * The session's kernel: reused if alive, reattached after a worker restart, else started (through
+   * the host's cap, which may refuse with LimitError). Binds it to the session.
+   */
   start(sessionId: string, opts?: { env?: Record<string, string> }): Promise<KernelSessionInfo>;
   /**
    * After `start` reported a fresh namespace and the caller caught it up with the log (or had
@@ -139,7 +145,8 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
     if (suspect && !(await KernelAPI.getKernelModel(entry!.kernel.id, settings))) entry!.kernel.dispose();
     if (entry?.kernel.connectionStatus === 'disconnected') entry.kernel.dispose();
     if (!entry || entry.kernel.isDisposed) {
-      const model = create ? await sessions.ensure(sessionId) : await sessions.find(sessionId);
+      const start = () => sessions.ensure(sessionId);
+      const model = !create ? await sessions.find(sessionId) : options.cap ? await options.cap.admit(sessionId, start) : await start();
       if (!model?.kernel) throw new KernelLostError(sessionId, '', 'no kernel for this session on the Jupyter server');
       entry = attach(sessionId, model.kernel, env);
     }

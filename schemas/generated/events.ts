@@ -453,7 +453,7 @@ export interface SessionStarted {
   readonly systemPromptBlob: BlobRef | null;
 }
 
-/** A retained session (a sub-agent that finished its task and waits for messages or a new task) had no message for its idle limit, so its kernel was snapshotted (a KernelSnapshotted before this event, unless no cell ran since the last one) and shut down, freeing its memory. Appended by the session's workflow after the kernel is gone; the next message or task reloads the session (SessionReloaded). */
+/** A retained session (a sub-agent that finished its task and waits for messages or a new task) had no message for its idle limit (or its host, at its loaded-kernel cap, asked for the kernel early), so its kernel was snapshotted (a KernelSnapshotted before this event, unless no cell ran since the last one) and shut down, freeing its memory. Appended by the session's workflow after the kernel is gone; the next message or task reloads the session (SessionReloaded). */
 export interface SessionUnloaded {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'SessionUnloaded';
@@ -461,7 +461,7 @@ export interface SessionUnloaded {
   readonly manifest: BlobRef | null;
   /** seq of the last event whose effects that snapshot holds; null when manifest is null. */
   readonly coversSeq: number | null;
-  /** The idle limit that elapsed with no message (SessionLimits.idleUnloadSeconds). */
+  /** Seconds it idled before the unload: its idle limit (SessionLimits.idleUnloadSeconds) when that elapsed; fewer when its host, at its loaded-kernel cap (RECUR_MAX_LOADED_KERNELS), unloaded it early as the least recently used idle session. */
   readonly idleSeconds: number;
 }
 

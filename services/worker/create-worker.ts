@@ -5,7 +5,10 @@ import { withRecurErrors } from '../../activities/activity-errors';
 import { createLocalBlobStore } from '../../activities/blob-store';
 import { createModelActivities } from '../../activities/call-model';
 import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
+import { ServerConnection } from '@jupyterlab/services';
 import { createKernelClient } from '../../activities/kernel/index';
+import { createJupyterSessions } from '../../activities/kernel/jupyter-sessions';
+import { createKernelCap } from '../../activities/kernel/kernel-cap';
 import { createKernelActivities } from '../../activities/run-cell';
 import { createSnapshotActivities } from '../../activities/snapshot/index';
 import { createGateActivities } from '../../activities/run-gate';
@@ -70,7 +73,12 @@ export async function createRecurWorker(
   registerSessionOps(ops, client, resolveSpecFrom(harness), values);
   registerHarnessOps(ops, { client, harness, skillsDir: stackPaths(config).skills, refineApply: config.harness.refineApply });
   registerLongRunOps(ops, client, values);
-  const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel` }));
+  const cap = createKernelCap({
+    sessions: createJupyterSessions(ServerConnection.makeSettings(jupyterConnection(config)), 'python3'),
+    client,
+    max: config.agent.maxLoadedKernels,
+  });
+  const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel`, cap }));
 
   const snapshots = createSnapshotActivities({ kernels, blobs, blobsRoot: stackPaths(config).blobs });
   const activities: SessionActivities & HarnessActivities & ReturnType<typeof createAutoRefineActivities> = withRecurErrors({

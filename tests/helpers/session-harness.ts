@@ -25,13 +25,19 @@ export interface SessionRun {
  * run a scripted session on it and read back its whole log, chain-verified.
  */
 export class SessionHarness {
-  readonly config: RecurConfig = loadConfig();
+  readonly config: RecurConfig;
   readonly taskQueue = `test-${randomBytes(4).toString('hex')}`;
   private recur!: RecurWorker;
   private running!: Promise<void>;
   private connection!: Connection;
   client!: Client;
-  private readonly dir = scriptsDir(this.config);
+  private readonly dir: string;
+
+  /** `env`: settings of this harness's worker on top of the test stack's (e.g. RECUR_MAX_LOADED_KERNELS). */
+  constructor(env: Record<string, string> = {}) {
+    this.config = loadConfig({ ...process.env, ...env });
+    this.dir = scriptsDir(this.config);
+  }
 
   async start(): Promise<void> {
     this.recur = await createRecurWorker(this.config, { taskQueue: this.taskQueue });

@@ -9,8 +9,19 @@ describe('decideIdleUnload', () => {
   });
 
   test('unloads once the idle limit has passed with no message', () => {
-    expect(decideIdleUnload(idle(), 13_000, 3)).toEqual({ kind: 'unload' });
-    expect(decideIdleUnload(idle(), 99_000, 3)).toEqual({ kind: 'unload' });
+    expect(decideIdleUnload(idle(), 13_000, 3)).toEqual({ kind: 'unload', idleSeconds: 3 });
+    expect(decideIdleUnload(idle(), 99_000, 3)).toEqual({ kind: 'unload', idleSeconds: 3 });
+  });
+
+  test('a host asking for the kernel unloads it early, logging the whole seconds idled so far (below the limit)', () => {
+    expect(decideIdleUnload(idle({ unloadAsked: true }), 12_999, 3)).toEqual({ kind: 'unload', idleSeconds: 2 });
+    expect(decideIdleUnload(idle({ unloadAsked: true }), 10_000, 1800)).toEqual({ kind: 'unload', idleSeconds: 0 });
+    // Past the limit it is the timer's unload, whoever asked.
+    expect(decideIdleUnload(idle({ unloadAsked: true }), 13_000, 3)).toEqual({ kind: 'unload', idleSeconds: 3 });
+  });
+
+  test('an ask for an already unloaded session changes nothing', () => {
+    expect(decideIdleUnload(idle({ unloadAsked: true, unloadedSeq: 7 }), 11_000, 3)).toEqual({ kind: 'wait', ms: null });
   });
 
   test('the idle clock restarts from idleSince, as carried across continue-as-new', () => {
