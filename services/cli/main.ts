@@ -1,6 +1,9 @@
 import { ExitError, RecurError } from '../../errors';
 import { traceCli } from '../../observability/cli-tracing';
+import { ownerOnlyUmask } from '../devstack/owner-only';
 import { runCli } from './cli';
+
+ownerOnlyUmask();
 
 /** The only place Recur calls process.exit. */
 const argv = process.argv.slice(2);

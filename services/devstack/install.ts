@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import type { RecurConfig } from '../../config';
 import { StackError } from '../../errors';
+import { withCallerUmask } from './owner-only';
 import { stackPaths } from './paths';
 import { repoRoot } from './repo-root';
 
@@ -149,7 +150,9 @@ export function ensureVenv(config: RecurConfig, log: Log, opts: { force?: boolea
 
 /** Everything the embedded stack needs on disk; fast when already there. */
 export function ensureTools(config: RecurConfig, log: Log, opts: { force?: boolean } = {}): void {
-  checkJava(config);
-  ensureVenv(config, log, opts);
-  ensureKafkaJars(config, log);
+  withCallerUmask(() => {
+    checkJava(config);
+    ensureVenv(config, log, opts);
+    ensureKafkaJars(config, log);
+  });
 }
