@@ -138,12 +138,13 @@ export function ensureVenv(config: RecurConfig, log: Log, opts: { force?: boolea
   const mk = run(config.python, ['-m', 'venv', venv]);
   if (mk.error || mk.status !== 0) {
     throw new StackError('venv', `could not create a venv with "${config.python}": ${tail(mk.stderr || String(mk.error), 2)}`,
-      'install Python 3.10+ with the venv module, or set RECUR_PYTHON to one');
+      'install Python 3.11 with the venv module (the lock pins its wheels), or set RECUR_PYTHON to one');
   }
   const pip = run(python, pipInstallArgs(lock));
   if (pip.status !== 0) {
     throw new StackError('venv', `pip install failed:\n${tail(pip.stdout + pip.stderr)}`,
-      'check that PyPI is reachable (a hash mismatch above means a download differs from requirements.lock), then run `recur setup --force`');
+      'check that PyPI is reachable, then run `recur setup --force`; a hash mismatch above means a download differs from '
+      + 'requirements.lock, which pins the wheels for Linux x86_64 CPython 3.11 (elsewhere, regenerate it with scripts/lock-python.sh)');
   }
   writeFileSync(marker, want);
 }
