@@ -2,7 +2,10 @@ import { inspect } from 'node:util';
 import { stripControls } from '../../activities/control-text';
 import { ExitError, RecurError } from '../../errors';
 import { traceCli } from '../../observability/cli-tracing';
+import { ownerOnlyUmask } from '../devstack/owner-only';
 import { runCli } from './cli';
+
+ownerOnlyUmask();
 
 /** The only place Recur calls process.exit. */
 const argv = process.argv.slice(2);

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../config';
 import { RecurError } from '../../errors';
+import { ownerOnlyUmask } from '../devstack/owner-only';
 import { repoRoot } from '../devstack/repo-root';
 import { initTelemetry } from '../../observability';
 import { startDaemon, type Daemon } from './daemon';
@@ -13,6 +14,7 @@ import { startDaemon, type Daemon } from './daemon';
 const log = (line: string): void => console.log(`${new Date().toISOString()} ${line}`);
 
 async function main(): Promise<void> {
+  ownerOnlyUmask();
   const config = loadConfig();
   const telemetry = initTelemetry({ service: 'recur-daemon', config });
   const workerMain = join(repoRoot(), 'dist', 'services', 'worker', 'main.js');

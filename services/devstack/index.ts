@@ -3,3 +3,4 @@ export { ensureTools } from './install';
 export { stackPaths, jupyterConnection, kafkaBrokers, kafkaClient, temporalAddress, type JupyterConnection } from './paths';
 export { repoRoot } from './repo-root';
 export { ownerOnlySecret } from './secret-file';
+export { ownerOnlyUmask } from './owner-only';

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecurConfig } from '../../config';
 import { StackError } from '../../errors';
+import { withCallerUmask } from './owner-only';
 import { stackPaths } from './paths';
 import { repoRoot } from './repo-root';
 
@@ -41,13 +42,52 @@ export function checkJava(config: RecurConfig): number {
   return major;
 }
 
-/** Kafka broker jars, resolved from Maven Central by the pom in services/devstack/kafka. */
+const kafkaDir = () => join(repoRoot(), 'services', 'devstack', 'kafka');
+
+/** `<sha256>  <file>` lines (sha256sum's format), as committed in services/devstack/kafka/jars.sha256. */
+export function readJarManifest(file = join(kafkaDir(), 'jars.sha256')): Map<string, string> {
+  const pins = new Map<string, string>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const m = /^([0-9a-f]{64}) {2}(\S+)$/.exec(line);
+    if (m) pins.set(m[2], m[1]);
+  }
+  return pins;
+}
+
+/**
+ * The broker's classpath is `<lib>/*`, so every jar in it must be one the manifest pins, byte for
+ * byte: a substituted download, a jar altered on disk, or an extra jar dropped in is refused.
+ */
+export function verifyKafkaJars(lib: string, pins: Map<string, string>): void {
+  const refuse = (problem: string) => new StackError('kafka', problem,
+    `remove ${lib} and run \`recur up\` to download the jars again; if it happens again, the download source is serving different files`);
+  const jars = readdirSync(lib).filter((f) => f.endsWith('.jar'));
+  for (const jar of jars) {
+    const expected = pins.get(jar);
+    if (!expected) throw refuse(`${join(lib, jar)} is not in the pinned jar manifest (services/devstack/kafka/jars.sha256); refusing to start the broker with it`);
+    const actual = digest(join(lib, jar));
+    if (actual !== expected) {
+      throw refuse(`${join(lib, jar)} has SHA-256 ${actual}, expected ${expected} (services/devstack/kafka/jars.sha256); refusing to start the broker with it`);
+    }
+  }
+  const missing = [...pins.keys()].filter((jar) => !jars.includes(jar));
+  if (missing.length > 0) throw refuse(`${lib} lacks pinned jars: ${missing.join(', ')}`);
+}
+
+/**
+ * Kafka broker jars, resolved from Maven Central by the pom in services/devstack/kafka and
+ * checked against the pinned SHA-256 sums on every call, so a jar changed since install is caught too.
+ */
 export function ensureKafkaJars(config: RecurConfig, log: Log): void {
   const { kafkaLib } = stackPaths(config);
-  const pom = join(repoRoot(), 'services', 'devstack', 'kafka', 'pom.xml');
+  const pom = join(kafkaDir(), 'pom.xml');
   const marker = join(kafkaLib, '.recur-installed');
   const want = digest(pom);
-  if (existsSync(marker) && readFileSync(marker, 'utf8') === want) return;
+  const pins = readJarManifest();
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === want) {
+    verifyKafkaJars(kafkaLib, pins);
+    return;
+  }
   log(`installing Kafka broker jars into ${kafkaLib} (Maven Central)…`);
   rmSync(kafkaLib, { recursive: true, force: true });
   mkdirSync(kafkaLib, { recursive: true });
@@ -61,17 +101,29 @@ export function ensureKafkaJars(config: RecurConfig, log: Log): void {
     throw new StackError('kafka', `mvn could not resolve the Kafka jars:\n${tail(r.stdout + r.stderr)}`,
       'check that Maven Central is reachable, then run the command again');
   }
+  verifyKafkaJars(kafkaLib, pins);
   writeFileSync(marker, want);
+}
+
+export const pythonLock = (): string => join(repoRoot(), 'services', 'devstack', 'python', 'requirements.lock');
+
+/**
+ * The pip command that fills the venv: the lock alone, every file checked against its pinned
+ * SHA-256, wheels only (building an sdist would fetch build tools no hash covers).
+ */
+export function pipInstallArgs(lock: string): string[] {
+  return ['-m', 'pip', 'install', '--disable-pip-version-check', '-q', '--require-hashes', '--only-binary=:all:', '-r', lock];
 }
 
 /** Recur's venv: Jupyter server + ipykernel for agent kernels, picklers, the Temporal CLI. */
 export function ensureVenv(config: RecurConfig, log: Log, opts: { force?: boolean } = {}): void {
   const { venv, python } = stackPaths(config);
+  const lock = pythonLock();
   const dir = join(repoRoot(), 'services', 'devstack', 'python');
-  const reqs = join(dir, 'requirements.txt');
-  const constraints = join(dir, 'constraints.txt');
   const marker = join(venv, '.recur-installed');
-  const want = digest(reqs, constraints);
+  // Keyed on the lock's inputs, which it is generated from: a venv of the same versions installed
+  // before the lock existed is kept, not rebuilt under every home that shares the tools dir.
+  const want = digest(join(dir, 'requirements.txt'), join(dir, 'constraints.txt'));
   const installed = existsSync(marker) && readFileSync(marker, 'utf8') === want;
 
   if (installed && !opts.force) {
@@ -86,19 +138,22 @@ export function ensureVenv(config: RecurConfig, log: Log, opts: { force?: boolea
   const mk = run(config.python, ['-m', 'venv', venv]);
   if (mk.error || mk.status !== 0) {
     throw new StackError('venv', `could not create a venv with "${config.python}": ${tail(mk.stderr || String(mk.error), 2)}`,
-      'install Python 3.10+ with the venv module, or set RECUR_PYTHON to one');
+      'install Python 3.11 with the venv module (the lock pins its wheels), or set RECUR_PYTHON to one');
   }
-  const pip = run(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '-q', '-r', reqs, '-c', constraints]);
+  const pip = run(python, pipInstallArgs(lock));
   if (pip.status !== 0) {
     throw new StackError('venv', `pip install failed:\n${tail(pip.stdout + pip.stderr)}`,
-      'check that PyPI is reachable, then run `recur setup --force`');
+      'check that PyPI is reachable, then run `recur setup --force`; a hash mismatch above means a download differs from '
+      + 'requirements.lock, which pins the wheels for Linux x86_64 CPython 3.11 (elsewhere, regenerate it with scripts/lock-python.sh)');
   }
   writeFileSync(marker, want);
 }
 
 /** Everything the embedded stack needs on disk; fast when already there. */
 export function ensureTools(config: RecurConfig, log: Log, opts: { force?: boolean } = {}): void {
-  checkJava(config);
-  ensureVenv(config, log, opts);
-  ensureKafkaJars(config, log);
+  withCallerUmask(() => {
+    checkJava(config);
+    ensureVenv(config, log, opts);
+    ensureKafkaJars(config, log);
+  });
 }

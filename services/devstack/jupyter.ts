@@ -25,6 +25,9 @@ export const jupyterService: ServiceDef = {
       runtime: join(p.run, 'jupyter-runtime'),
     };
     for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
+    // IPython copies its startup README into a startup dir it creates, keeping the package's 0644
+    // (shutil.copy); one that exists already is left alone, so the home stays owner-only.
+    mkdirSync(join(dirs.ipython, 'profile_default', 'startup'), { recursive: true });
     // Kept across restarts: a worker holding it keeps working when the server is restarted under it.
     const token = ownerOnlySecret(p.jupyterToken, 24);
     const serverConfig = {

@@ -1,9 +1,11 @@
 import { loadConfig } from '../../config';
 import { initTelemetry } from '../../observability';
+import { ownerOnlyUmask } from '../devstack/owner-only';
 import { createRecurWorker } from './create-worker';
 
 /** The worker process the daemon supervises: runs session workflows and their activities until SIGTERM. */
 async function main(): Promise<void> {
+  ownerOnlyUmask();
   const config = loadConfig();
   const telemetry = initTelemetry({ service: 'recur-worker', config });
   const { worker, close } = await createRecurWorker(config, { telemetry, bridgePort: config.ports.bridge });

@@ -1,10 +1,12 @@
 import { rmSync } from 'node:fs';
 import { loadConfig } from '../../config';
-import { down, up } from '../../services/devstack';
+import { down, ownerOnlyUmask, up } from '../../services/devstack';
 import { testStackEnv } from './test-stack';
 
 /** Starts the real stack for the integration tier; test workers inherit the environment set here. */
 export default async function globalSetup(): Promise<void> {
+  // An entry point like `recur`: the stack it starts, and the test files' in-process workers, inherit it.
+  ownerOnlyUmask();
   Object.assign(process.env, testStackEnv());
   const config = loadConfig();
   await down(config);

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { lstatSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { py, SessionHarness } from '../helpers/session-harness';
+import { runOnStackWorker } from '../helpers/stack-session';
+
+/** Every path under `root` (itself included) with its permission bits; symlinks carry none of their own. */
+function walk(root: string, skip: string): Array<{ path: string; mode: number; dir: boolean }> {
+  const out: Array<{ path: string; mode: number; dir: boolean }> = [];
+  const visit = (path: string) => {
+    if (path === skip) return;
+    let st;
+    try {
+      st = lstatSync(path);
+    } catch (e) {
+      // Kafka and SQLite replace their temporary files while the walk runs.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    if (st.isSymbolicLink()) return;
+    out.push({ path, mode: st.mode & 0o777, dir: st.isDirectory() });
+    if (st.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
+  };
+  visit(root);
+  return out;
+}
+
+describe('everything under the Recur home is owner-only', () => {
+  const h = new SessionHarness();
+  beforeAll(() => h.start());
+  afterAll(() => h.stop());
+
+  it('after a session on the stack worker (blobs, a snapshot, a skill, logs), no file or directory is group- or other-accessible', async () => {
+    const skill = `owner_only_${randomBytes(3).toString('hex')}`;
+    const run = await runOnStackWorker(h, {
+      root: [
+        py(`harness.skills.create("${skill}", "def add(a, b):\\n    return a + b\\n", "adds two numbers")`),
+        py(`import ${skill}\nbig = "x" * 20000\nprint(big)`),
+        py(`print(${skill}.add(2, 3))`),
+        'done',
+      ],
+    });
+    expect(run.result).toEqual({ status: 'completed', answer: 'done' });
+    expect(run.of('KernelSnapshotted')).not.toHaveLength(0);
+
+    const home = h.config.home;
+    const entries = walk(home, h.config.toolsDir);
+    const seen = entries.map((e) => relative(home, e.path));
+    // The walk covers what the session and the stack wrote, so an empty home cannot pass.
+    const expected = ['blobs/sha256/', 'skills/', 'kafka/data/', 'temporal/dev.db', 'run/jupyter-runtime/', 'run/bridge.secret',
+      'run/daemon.token', 'logs/worker.log', 'jupyter/config/jupyter_server_config.json', 'telemetry/'];
+    expect(expected.filter((part) => !seen.some((p) => p.startsWith(part)))).toEqual([]);
+    const offenders = entries
+      .filter((e) => (e.mode & 0o077) !== 0)
+      .map((e) => `${e.mode.toString(8).padStart(4, '0')} ${e.dir ? 'dir ' : 'file'} ${relative(home, e.path) || '.'}`);
+    expect(offenders).toEqual([]);
+  });
+});
