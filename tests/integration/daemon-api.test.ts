@@ -92,7 +92,9 @@ describe('daemon API on the real stack', () => {
       sessionId: id, rootId: id, parentId: null, name: 'root', task: 'add 2 and 2', model: 'openai/gpt-4o', depth: 0,
       limits: { maxTurns: 4, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: config.agent.cellTimeoutSeconds, maxDepth: config.agent.maxDepth,
         turnsPerRun: config.agent.turnsPerRun, snapshotEveryCells: config.agent.snapshotEveryCells, idleUnloadSeconds: config.agent.idleUnloadSeconds,
-        autoRefineTurns: config.harness.autoRefineTurns, compactAtTokens: config.agent.compactAtTokens },
+        autoRefineTurns: config.harness.autoRefineTurns, compactAtTokens: config.agent.compactAtTokens,
+        maxChildren: config.agent.maxChildren, maxTreeSessions: config.agent.maxTreeSessions,
+        messagesPerMinute: config.agent.messagesPerMinute, messageBurst: config.agent.messageBurst },
     });
 
     // Visibility is eventually consistent: wait for the new run to be listed.

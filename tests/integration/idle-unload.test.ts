@@ -1,10 +1,9 @@
 import { ServerConnection } from '@jupyterlab/services';
 import { createJupyterSessions } from '../../activities/kernel/jupyter-sessions';
-import type { StoredEvent } from '../../schemas';
-import { jupyterConnection, kafkaClient } from '../../services/devstack';
-import { readSessionLog } from '../../services/projector';
+import { jupyterConnection } from '../../services/devstack';
 import { deliverMessageSignal } from '../../workflows/messages';
 import type { SessionResult } from '../../workflows/session-types';
+import { type TreeLog, logged, until, untilLogged as pollTreeLog } from '../helpers/poll-tree-log';
 import { SessionHarness, py } from '../helpers/session-harness';
 
 const alive = (pid: number): boolean => {
@@ -16,34 +15,13 @@ const alive = (pid: number): boolean => {
   }
 };
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, tries = 300): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
-type TreeLog = Awaited<ReturnType<typeof readSessionLog>>;
-
-/** Whether session `id` of the tree has logged an event of `type`. */
-const logged = (log: TreeLog, id: string, type: StoredEvent['type']) => (log.sessions.get(id) ?? []).some((e) => e.type === type);
-
 describe('idle unload of retained sub-agents (real Temporal, Kafka, Jupyter; scripted model)', () => {
   const h = new SessionHarness();
   const jupyter = () => createJupyterSessions(ServerConnection.makeSettings(jupyterConnection(h.config)), 'python3');
   beforeAll(() => h.start(), 120_000);
   afterAll(() => h.stop());
 
-  /** Reads the tree under `root` until `ready` holds of it; returns that log. */
-  const untilLogged = (root: string, what: string, ready: (log: TreeLog) => boolean) => {
-    const kafka = kafkaClient(h.config, 'test-reader');
-    return until(what, async () => {
-      const log = await readSessionLog({ kafka, topic: h.config.kafka.topic, sessionId: root });
-      return ready(log) ? log : undefined;
-    });
-  };
+  const untilLogged = (root: string, what: string, ready: (log: TreeLog) => boolean) => pollTreeLog(h.config, root, what, ready);
 
   it('unloads a retained child after its idle limit (kernel gone), and a new task reloads it with its variables', async () => {
     const input = h.input({

@@ -1,23 +1,10 @@
 import { ServerConnection } from '@jupyterlab/services';
 import { createJupyterSessions } from '../../activities/kernel/jupyter-sessions';
-import type { StoredEvent } from '../../schemas';
-import { jupyterConnection, kafkaClient } from '../../services/devstack';
-import { readSessionLog } from '../../services/projector';
+import { jupyterConnection } from '../../services/devstack';
 import { deliverMessageSignal } from '../../workflows/messages';
 import type { SessionResult } from '../../workflows/session-types';
+import { type TreeLog, logged, until, untilLogged as pollTreeLog } from '../helpers/poll-tree-log';
 import { SessionHarness, py } from '../helpers/session-harness';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, tries = 300): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
-type TreeLog = Awaited<ReturnType<typeof readSessionLog>>;
-const logged = (log: TreeLog, id: string, type: StoredEvent['type']) => (log.sessions.get(id) ?? []).some((e) => e.type === type);
 
 describe('a cap on loaded kernels per host (RECUR_MAX_LOADED_KERNELS=3; real Temporal, Kafka, Jupyter; scripted model)', () => {
   const h = new SessionHarness({ RECUR_MAX_LOADED_KERNELS: '3' });
@@ -27,13 +14,7 @@ describe('a cap on loaded kernels per host (RECUR_MAX_LOADED_KERNELS=3; real Tem
   // Each case starts on an empty host: the kernels of the one before are freed as its tree ends.
   beforeEach(() => until('an empty host', async () => ((await jupyter().listLoaded()).length === 0 ? true : undefined)), 120_000);
 
-  const untilLogged = (root: string, what: string, ready: (log: TreeLog) => boolean) => {
-    const kafka = kafkaClient(h.config, 'test-reader');
-    return until(what, async () => {
-      const log = await readSessionLog({ kafka, topic: h.config.kafka.topic, sessionId: root });
-      return ready(log) ? log : undefined;
-    });
-  };
+  const untilLogged = (root: string, what: string, ready: (log: TreeLog) => boolean) => pollTreeLog(h.config, root, what, ready);
 
   it('a full host unloads its least recently used idle child for a new one, and the unloaded child reloads with its variables', async () => {
     const input = h.input({
