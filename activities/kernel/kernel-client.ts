@@ -80,6 +80,8 @@ interface Entry {
   restarted: boolean;
   /** The bound process ended (a restart by anyone): the websocket must be reopened before the next bind. */
   processEnded: boolean;
+  /** The server announced the restart (its own auto-restart): @jupyterlab/services reopens the websocket itself. */
+  restartAnnounced: boolean;
   env?: Record<string, string>;
 }
 
@@ -109,9 +111,12 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
    */
   function attach(sessionId: string, model: Kernel.IModel, env?: Record<string, string>): Entry {
     const kernel = new KernelConnection({ model, serverSettings: settings, handleComms: false });
-    const entry: Entry = { kernel, bound: false, freshPending: false, restarted: false, processEnded: false, env };
+    const entry: Entry = { kernel, bound: false, freshPending: false, restarted: false, processEnded: false, restartAnnounced: false, env };
     kernel.statusChanged.connect((_, status) => {
-      if (status === 'restarting' || status === 'autorestarting') entry.bound = false;
+      if (status === 'restarting' || status === 'autorestarting') {
+        entry.bound = false;
+        entry.restartAnnounced = true;
+      }
     });
     // Restarted by anyone (another Jupyter client too): rebind, and the next start() reports the namespace fresh.
     onProcessEnd(kernel, () => {
@@ -154,10 +159,11 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
     if (!entry.bound) {
       // The server refreshes its ZeroMQ sockets only for a new websocket: on the old one, the new
       // process's IOPub messages (a request's idle status among them) can go missing for seconds.
-      if (entry.processEnded) {
-        entry.processEnded = false;
-        await entry.kernel.reconnect();
-      }
+      // Never a second reopen beside the library's own: the two leave the connection hanging.
+      const reopen = entry.processEnded && !entry.restartAnnounced;
+      entry.processEnded = false;
+      entry.restartAnnounced = false;
+      if (reopen) await entry.kernel.reconnect();
       const token = options.bridge?.registerSession(sessionId) ?? null;
       const info = await bindWithRetry(entry.kernel, {
         sessionId,
