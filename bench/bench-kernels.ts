@@ -2,11 +2,12 @@ import { createKernelClient, type KernelClient } from '../activities/kernel';
 import type { RecurConfig } from '../config';
 import { jupyterConnection, repoRoot } from '../services/devstack';
 import { startHostBridge } from '../services/host-bridge';
+import { createKernelHost } from '../services/sandbox';
 
 /** The kernel client a worker builds (same Jupyter, bridge and kernel package), without a worker around it. */
 export async function benchKernels(config: RecurConfig): Promise<{ kernels: KernelClient; close(): Promise<void> }> {
-  const bridge = await startHostBridge({ host: config.host });
-  const kernels = createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel` });
+  const bridge = await startHostBridge();
+  const kernels = createKernelClient({ ...jupyterConnection(config), host: createKernelHost(config, bridge), pythonPath: `${repoRoot()}/kernel` });
   return {
     kernels,
     async close() {

@@ -15,6 +15,7 @@ import { createKernelClient } from '../activities/kernel';
 import { loadConfig } from '../config';
 import { repoRoot, stackPaths } from '../services/devstack';
 import { startHostBridge } from '../services/host-bridge';
+import { createKernelHost } from '../services/sandbox';
 import { startThrowawayJupyter } from './throwaway-jupyter';
 
 const REPO = repoRoot();
@@ -40,7 +41,7 @@ export async function measureNodelay(python: string, nodelay: boolean, cells: nu
   const server = await startThrowawayJupyter(python, { nodelay });
   const bridge = await startHostBridge();
   bridge.handle('echo', async (_s, args) => args);
-  const client = createKernelClient({ ...server, bridge });
+  const client = createKernelClient({ ...server, host: createKernelHost(loadConfig(), bridge) });
   const session = `bench-${nodelay ? 'nodelay' : 'nagle'}`;
   try {
     await client.start(session);

@@ -20,6 +20,7 @@ import { createKernelClient, type ExecuteResult, type KernelClient } from '../ac
 import { createSnapshotActivities } from '../activities/snapshot';
 import { loadConfig } from '../config';
 import { repoRoot, stackPaths } from '../services/devstack';
+import { createKernelHost } from '../services/sandbox';
 import { startThrowawayJupyter, type ThrowawayJupyter } from './throwaway-jupyter';
 
 const CELL_TIMEOUT_MS = 600_000;
@@ -63,7 +64,7 @@ async function ok(pending: Promise<ExecuteResult>): Promise<ExecuteResult> {
 async function measure(mb: number, kernels: KernelClient, server: ThrowawayJupyter) {
   const blobsRoot = join(server.dir, `blobs-${mb}`);
   const blobs = createLocalBlobStore(blobsRoot);
-  const acts = createSnapshotActivities({ kernels, blobs, blobsRoot, limits: { maxVariableBytes: null, maxTotalBytes: null }, timeoutMs: CELL_TIMEOUT_MS });
+  const acts = createSnapshotActivities({ kernels, blobs, places: createKernelHost(loadConfig()), limits: { maxVariableBytes: null, maxTotalBytes: null }, timeoutMs: CELL_TIMEOUT_MS });
   const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
   const run = <I, O>(fn: (input: I) => Promise<O>, input: I) => env.run(fn, input) as Promise<O>;
   const [source, ours, viaDill] = ['src', 'recur', 'dill'].map((k) => `bench-${mb}mb-${k}`);
@@ -113,7 +114,7 @@ async function main() {
   const sizes = (arg('sizes') ?? '1,10,100').split(',').map(Number);
   const out = resolve(arg('out') ?? join(repoRoot(), 'reports', 'snapshot-bench.json'));
   const server = await startThrowawayJupyter(python);
-  const kernels = createKernelClient(server);
+  const kernels = createKernelClient({ ...server, host: createKernelHost(loadConfig()) });
   try {
     const results = [];
     for (const mb of sizes) {

@@ -6,6 +6,7 @@ import { createLocalBlobStore } from '../activities/blob-store';
 import type { KernelClient } from '../activities/kernel';
 import { createSnapshotActivities } from '../activities/snapshot';
 import { stackPaths } from '../services/devstack';
+import { createKernelHost } from '../services/sandbox';
 import { benchKernels } from './bench-kernels';
 import { newSessionId } from './bench-worker';
 import { size, type Benchmark } from './benchmark';
@@ -45,9 +46,8 @@ async function mustRun(kernels: KernelClient, session: string, code: string): Pr
 export const snapshotBench: Benchmark = {
   name: 'snapshot',
   async run(ctx) {
-    const blobsRoot = stackPaths(ctx.config).blobs;
     const { kernels, close } = await benchKernels(ctx.config);
-    const acts = createSnapshotActivities({ kernels, blobs: createLocalBlobStore(blobsRoot), blobsRoot });
+    const acts = createSnapshotActivities({ kernels, blobs: createLocalBlobStore(stackPaths(ctx.config).blobs), places: createKernelHost(ctx.config) });
     const env = new MockActivityEnvironment();
     // The activities read Context.current(): run them in a mock activity context, as a worker would.
     const inActivity = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, ...args: A) => env.run(fn, ...args) as Promise<R>;

@@ -13,15 +13,12 @@ export interface WorkerProcess {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-/**
- * The stack's own worker holds `config.ports.bridge`; these take the next port. One at a time:
- * a replacement started after a kill gets the same port, as the restarted stack worker does.
- */
+/** A worker process beside the stack's own, on its own task queue. */
 export function spawnWorker(config: RecurConfig, taskQueue: string): WorkerProcess {
   const main = join(repoRoot(), 'dist', 'services', 'worker', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing; run npm run build first`);
   const child = spawn(process.execPath, [main], {
-    env: { ...process.env, ...configToEnv(config), RECUR_TASK_QUEUE: taskQueue, RECUR_BRIDGE_PORT: String(config.ports.bridge + 1) },
+    env: { ...process.env, ...configToEnv(config), RECUR_TASK_QUEUE: taskQueue },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let tail = '';

@@ -24,7 +24,6 @@ export function defaultConfig(): RecurConfig {
       temporalMetrics: 17253,
       jupyter: 18888,
       daemon: 17300,
-      bridge: 17310,
     },
     kafka: { topic: 'recur.events.v1', partitions: 4, clientId: 'recur', heap: '512m' },
     temporal: { namespace: 'default', taskQueue: 'recur-sessions' },
@@ -48,6 +47,8 @@ export function defaultConfig(): RecurConfig {
     },
     harness: { globalScope: 'global', refineApply: 'auto', autoRefineTurns: 0 },
     autonomous: { maxTurns: 2000, maxTokens: 50_000_000, maxCostUsd: 100, maxSeconds: 12 * 3600, gateTimeoutSeconds: 300 },
+    // Sized for real work (a pandas frame of a few GB, a build with parallel jobs), not for a runaway cell.
+    sandbox: { mode: 'on', memoryMiB: 4096, maxProcesses: 1024, maxOpenFiles: 4096, maxFileMiB: 16_384, net: 'none' },
     worker: { transcriptCacheMiB: 256 },
     python: 'python3',
     java: 'java',

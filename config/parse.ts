@@ -8,7 +8,7 @@ import type { ParsedConfig, RecurConfig } from './schema';
 type Env = Record<string, string | undefined>;
 
 /** How a variable's text becomes a value: as text, a path list, a port, a refine mode, or a number in its range. */
-type Kind = 'text' | 'paths' | 'port' | 'refine-apply' | NumericRange;
+type Kind = 'text' | 'paths' | 'port' | 'refine-apply' | 'on-off' | 'net' | NumericRange;
 type Section = (c: RecurConfig) => Record<string, unknown>;
 
 const top: Section = (c) => c as unknown as Record<string, unknown>;
@@ -19,6 +19,7 @@ const agent: Section = (c) => c.agent;
 const harness: Section = (c) => c.harness;
 const autonomous: Section = (c) => c.autonomous;
 const worker: Section = (c) => c.worker;
+const sandbox: Section = (c) => c.sandbox;
 
 /** Each environment variable Recur reads and the config field it sets: one table for reading and writing. */
 const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
@@ -30,7 +31,6 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_TEMPORAL_METRICS_PORT', ports, 'temporalMetrics', 'port'],
   ['RECUR_JUPYTER_PORT', ports, 'jupyter', 'port'],
   ['RECUR_DAEMON_PORT', ports, 'daemon', 'port'],
-  ['RECUR_BRIDGE_PORT', ports, 'bridge', 'port'],
   ['RECUR_KAFKA_TOPIC', kafka, 'topic', 'text'],
   ['RECUR_KAFKA_HEAP', kafka, 'heap', 'text'],
   ['RECUR_TEMPORAL_NAMESPACE', temporal, 'namespace', 'text'],
@@ -58,6 +58,12 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_AUTONOMOUS_MAX_SECONDS', autonomous, 'maxSeconds', RANGES.maxSeconds],
   ['RECUR_GATE_TIMEOUT_SECONDS', autonomous, 'gateTimeoutSeconds', RANGES.gateTimeoutSeconds],
   ['RECUR_TRANSCRIPT_CACHE_MIB', worker, 'transcriptCacheMiB', RANGES.transcriptCacheMiB],
+  ['RECUR_SANDBOX', sandbox, 'mode', 'on-off'],
+  ['RECUR_SANDBOX_MEMORY_MIB', sandbox, 'memoryMiB', RANGES.sandboxMemoryMiB],
+  ['RECUR_SANDBOX_MAX_PROCESSES', sandbox, 'maxProcesses', RANGES.sandboxMaxProcesses],
+  ['RECUR_SANDBOX_MAX_OPEN_FILES', sandbox, 'maxOpenFiles', RANGES.sandboxMaxOpenFiles],
+  ['RECUR_SANDBOX_MAX_FILE_MIB', sandbox, 'maxFileMiB', RANGES.sandboxMaxFileMiB],
+  ['RECUR_SANDBOX_NET', sandbox, 'net', 'net'],
   ['RECUR_PYTHON', top, 'python', 'text'],
   ['RECUR_JAVA', top, 'java', 'text'],
 ];
@@ -71,6 +77,8 @@ function read(kind: Kind, v: string): { value: string | number | string[] } | { 
   if (kind === 'paths') return { value: v.split(delimiter).filter((p) => p !== '').map((p) => resolve(p)) };
   const n = Number(v);
   if (kind === 'refine-apply') return v === 'auto' || v === 'approve' ? { value: v } : { error: `expected auto or approve, got "${v}"` };
+  if (kind === 'on-off') return v === 'on' || v === 'off' ? { value: v } : { error: `expected on or off, got "${v}"` };
+  if (kind === 'net') return v === 'none' ? { value: v } : { error: `expected none (the only network policy this version enforces), got "${v}"` };
   if (kind === 'port') return Number.isInteger(n) && n >= 1 && n <= 65535 ? { value: n } : { error: `expected a port 1-65535, got "${v}"` };
   return v.trim() !== '' && inRange(kind, n) ? { value: n } : { error: `expected ${describeRange(kind)}, got "${v}"` };
 }

@@ -37,6 +37,12 @@ export const RANGES = {
   messagesPerMinute: int(1, 60_000),
   messageBurst: int(1, 10_000),
   maxLoadedKernels: int(1, 10_000),
+  // A kernel needs ~100 MiB of address space to start at all; a cap near 1 TiB is no cap.
+  sandboxMemoryMiB: int(256, 1_048_576),
+  // ipykernel itself runs a handful of threads.
+  sandboxMaxProcesses: int(16, 1_000_000),
+  sandboxMaxOpenFiles: int(64, 1_048_576),
+  sandboxMaxFileMiB: int(1, 1_048_576),
 } satisfies Record<string, NumericRange>;
 
 export type RangeName = keyof typeof RANGES;

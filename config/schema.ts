@@ -13,8 +13,6 @@ export interface RecurConfig {
     temporalMetrics: number;
     jupyter: number;
     daemon: number;
-    /** The worker's host bridge (kernel → host calls). Fixed, so a restarted worker is reachable at the URL kernels already hold. */
-    bridge: number;
   };
   kafka: {
     /** The event log topic. Keyed by session id, append-only, never compacted. */
@@ -75,6 +73,20 @@ export interface RecurConfig {
     refineApply: 'auto' | 'approve';
     /** Run /refine on a root session every this many model turns; 0 turns auto-refine off. */
     autoRefineTurns: number;
+  };
+  /** The bubblewrap sandbox every kernel runs in (docs/sandbox.md); each setting is recorded in SessionStarted. */
+  sandbox: {
+    /** `off` runs kernels bare, with the agent inside the trust boundary: for hosts that cannot create namespaces. */
+    mode: 'on' | 'off';
+    /** Address space per kernel (MiB); past it an allocation raises MemoryError. */
+    memoryMiB: number;
+    /** Processes and threads per kernel; past it fork raises BlockingIOError. */
+    maxProcesses: number;
+    maxOpenFiles: number;
+    /** Largest file a kernel may write (MiB); past it a write raises OSError (EFBIG). */
+    maxFileMiB: number;
+    /** Outbound network: `none`, the only policy this version enforces. */
+    net: 'none';
   };
   /** What one worker process may hold in memory. */
   worker: {

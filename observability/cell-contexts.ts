@@ -30,10 +30,7 @@ export class CellContexts {
  */
 export function traceBridgeCalls(bridge: HostBridge, cells: CellContexts, tracer: Tracer): HostBridge {
   return {
-    get url() {
-      return bridge.url;
-    },
-    registerSession: (sessionId) => bridge.registerSession(sessionId),
+    openSession: (sessionId, socketPath) => bridge.openSession(sessionId, socketPath),
     revokeSession: (sessionId) => bridge.revokeSession(sessionId),
     close: () => bridge.close(),
     handle(op, handler) {

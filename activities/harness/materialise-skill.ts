@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { SkillValue } from '../../workflows/harness/harness-types';
 
@@ -28,6 +28,9 @@ export function materialiseSkill(root: string, name: string, v: SkillValue): str
     const file = join(tmp, name, path);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
+    // The kernel reads it as its own uid; the skills directory is mounted into one session's sandbox only.
+    chmodSync(file, 0o644);
+    for (let d = dirname(file); d.length >= tmp.length; d = dirname(d)) chmodSync(d, 0o755);
   }
   if (existsSync(top)) {
     // Not the skill any more: moved aside whole (a rename, so no kernel sees it half-replaced).

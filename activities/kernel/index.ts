@@ -1,3 +1,3 @@
-export { createKernelClient, type KernelClient, type KernelClientOptions, type KernelBridge } from './kernel-client';
-export type { ExecuteResult, CellError, MimeBundle, KernelSessionInfo } from './types';
+export { createKernelClient, type KernelClient, type KernelClientOptions } from './kernel-client';
+export type { ExecuteResult, CellError, MimeBundle, KernelSessionInfo, KernelHost, KernelPlace } from './types';
 export { sessionPath } from './jupyter-sessions';

@@ -30,9 +30,12 @@ export function createJupyterSessions(settings: ServerConnection.ISettings, kern
         lastActivityMs: Date.parse(s.kernel?.last_activity ?? '') || 0,
       }));
     },
-    /** The session's Jupyter session, created with a new kernel if none exists (the server dedupes by path). */
-    ensure(sessionId: string): Promise<Session.IModel> {
-      const options = { path: sessionPath(sessionId), name: sessionId, type: SESSION_TYPE, kernel: { name: kernelName } };
+    /**
+     * The session's Jupyter session, created with a new kernel if none exists (the server dedupes
+     * by path). `name` is the session's sandbox key: the server starts the kernel by its policy.
+     */
+    ensure(sessionId: string, name: string): Promise<Session.IModel> {
+      const options = { path: sessionPath(sessionId), name, type: SESSION_TYPE, kernel: { name: kernelName } };
       return SessionAPI.startSession(options, settings);
     },
     /** Deletes the Jupyter session, which shuts its kernel down. */

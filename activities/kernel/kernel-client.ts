@@ -8,21 +8,14 @@ import { pythonPathCode } from './bootstrap-code';
 import { type ResumeOutcome, resumeCell } from './resume-cell';
 import { type CellLoss, runCell } from './run-cell';
 import { runSilent } from './run-silent';
-import type { ExecuteResult, KernelSessionInfo } from './types';
-
-/** The part of the host bridge a kernel client needs: where kernels call, and their tokens. */
-export interface KernelBridge {
-  readonly url: string;
-  registerSession(sessionId: string): string;
-  revokeSession(sessionId: string): void;
-}
+import type { ExecuteResult, KernelHost, KernelSessionInfo } from './types';
 
 export interface KernelClientOptions {
   baseUrl: string;
   wsUrl: string;
   token: string;
-  /** Without a bridge, kernels start unbound to a host: `rlm()` etc. raise when called. */
-  bridge?: KernelBridge;
+  /** Lays out each session's sandbox and bridge socket; without a bridge there, `rlm()` etc. raise when called. */
+  host: KernelHost;
   /** Prepended to the kernel's sys.path before `import recur_kernel` (the repo's `kernel/` dir). */
   pythonPath?: string;
   kernelName?: string;
@@ -150,7 +143,11 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
     if (suspect && !(await KernelAPI.getKernelModel(entry!.kernel.id, settings))) entry!.kernel.dispose();
     if (entry?.kernel.connectionStatus === 'disconnected') entry.kernel.dispose();
     if (!entry || entry.kernel.isDisposed) {
-      const start = () => sessions.ensure(sessionId);
+      // The policy must exist before the server starts the kernel: the server reads it then.
+      const start = async () => {
+        await options.host.prepare(sessionId);
+        return sessions.ensure(sessionId, options.host.place(sessionId).name);
+      };
       const model = !create ? await sessions.find(sessionId) : options.cap ? await options.cap.admit(sessionId, start) : await start();
       if (!model?.kernel) throw new KernelLostError(sessionId, '', 'no kernel for this session on the Jupyter server');
       entry = attach(sessionId, model.kernel, env);
@@ -164,10 +161,10 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
       entry.processEnded = false;
       entry.restartAnnounced = false;
       if (reopen) await entry.kernel.reconnect();
-      const token = options.bridge?.registerSession(sessionId) ?? null;
+      const { hostUrl, token } = await options.host.prepare(sessionId);
       const info = await bindWithRetry(entry.kernel, {
         sessionId,
-        hostUrl: options.bridge?.url ?? null,
+        hostUrl,
         token,
         env: entry.env,
         pythonPath: options.pythonPath,
@@ -279,7 +276,7 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
       serialized(sessionId, async () => {
         entries.get(sessionId)?.kernel.dispose();
         entries.delete(sessionId);
-        options.bridge?.revokeSession(sessionId);
+        await options.host.release(sessionId);
         await sessions.remove(sessionId);
       }),
     async isAlive(sessionId) {

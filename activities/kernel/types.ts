@@ -38,3 +38,30 @@ export interface KernelSessionInfo {
   /** An earlier process of this kernel served the session and died (the server restarted it). */
   restarted: boolean;
 }
+
+/**
+ * Where one session's kernel lives on its host (laid out by services/sandbox). The kernel, in its
+ * sandbox, and the worker see these directories at the same paths.
+ */
+export interface KernelPlace {
+  /** The Jupyter session's name: the key by which the server finds the session's sandbox policy. */
+  name: string;
+  /** Snapshot pickles the kernel writes, for the worker to check and take into the blob store. */
+  spool: string;
+  /** Blobs the worker lays out for a restore; read-only to the kernel. */
+  restore: string;
+  /** The session's skills, materialised for it; read-only to the kernel. */
+  skills: string;
+}
+
+/** What the kernel client asks of the host its kernels run on. */
+export interface KernelHost {
+  place(sessionId: string): KernelPlace;
+  /**
+   * Lays out the session's place (policy, directories) and, with a bridge, opens its socket.
+   * Returns how its kernel calls the host: `unix:<socket>` and the session's token, or nulls.
+   */
+  prepare(sessionId: string): Promise<{ hostUrl: string | null; token: string | null }>;
+  /** Closes the session's bridge socket: its kernel can call the host no more. */
+  release(sessionId: string): Promise<void>;
+}

@@ -2,10 +2,11 @@ import { Context } from '@temporalio/activity';
 import { KernelLostError } from '../../errors';
 import type { BlobRef, OversizeVariable, RestoreFailure, UnsavedVariable } from '../../schemas';
 import type { BlobStore } from '../blob-store';
-import type { KernelClient } from '../kernel/index';
+import type { KernelClient, KernelHost } from '../kernel/index';
 import { buildManifest, parseManifest, parseRestoreReport, parseSnapshotReport, type SnapshotLimits } from './manifest';
 import { restoreExpression, snapshotExpression } from './snapshot-code';
 import { SnapshotError } from './snapshot-error';
+import { clearRestore, layOutRestore, takeSpool } from './spool';
 
 /**
  * Prime's caps (16 MiB per variable, 256 MiB in all) drop ordinary data frames. These bound
@@ -17,8 +18,8 @@ const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 export interface SnapshotDeps {
   kernels: Pick<KernelClient, 'start' | 'runSilent' | 'interrupt'>;
   blobs: BlobStore;
-  /** The blob store's directory, as the kernel sees it: kernels write pickles there directly. */
-  blobsRoot: string;
+  /** Each session's spool and restore directories (spool.ts): the kernel's only way to the blob store. */
+  places: Pick<KernelHost, 'place'>;
   limits?: SnapshotLimits;
   /** How long one snapshot or restore may keep the kernel busy. */
   timeoutMs?: number;
@@ -56,7 +57,7 @@ export interface RestoreKernelResult {
 }
 
 export function createSnapshotActivities(deps: SnapshotDeps) {
-  const { kernels, blobs, blobsRoot } = deps;
+  const { kernels, blobs, places } = deps;
   const limits = deps.limits ?? DEFAULT_SNAPSHOT_LIMITS;
   const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
@@ -67,9 +68,11 @@ export function createSnapshotActivities(deps: SnapshotDeps) {
      */
     async snapshotKernel(input: SnapshotKernelInput): Promise<SnapshotKernelResult> {
       const started = performance.now();
+      const { spool } = places.place(input.sessionId);
       const value = await whileBeating(input.sessionId, kernels, () =>
-        kernels.runSilent(input.sessionId, '', { expression: snapshotExpression({ sessionId: input.sessionId, blobsRoot, ...limits }), timeoutMs }),
+        kernels.runSilent(input.sessionId, '', { expression: snapshotExpression({ sessionId: input.sessionId, blobsRoot: spool, ...limits }), timeoutMs }),
       );
+      await takeSpool(spool, blobs);
       if (typeof value === 'object' && value !== null && 'unbound' in value) {
         // Restarted behind the client's back: its namespace is empty, not the session's.
         const bound = (value as { unbound: string | null }).unbound;
@@ -78,8 +81,8 @@ export function createSnapshotActivities(deps: SnapshotDeps) {
       const report = parseSnapshotReport(value);
       for (const v of report.variables) {
         if (!(await blobs.has(v.sha256))) {
-          throw new SnapshotError(`the kernel stored ${v.name} as blob ${v.sha256}, which is not in this worker's blob store`, {
-            hint: `kernels must see the blob store at ${blobsRoot}`,
+          throw new SnapshotError(`the kernel stored ${v.name} as blob ${v.sha256}, which is neither in its spool nor in this worker's blob store`, {
+            hint: `the kernel must write its pickles to ${spool}`,
           });
         }
       }
@@ -105,9 +108,11 @@ export function createSnapshotActivities(deps: SnapshotDeps) {
       const started = performance.now();
       const manifest = parseManifest(await blobs.get(input.manifest.sha256));
       await kernels.start(input.sessionId);
+      const { restore } = places.place(input.sessionId);
+      await layOutRestore(restore, blobs, manifest.variables.map((v) => v.sha256));
       const value = await whileBeating(input.sessionId, kernels, () =>
-        kernels.runSilent(input.sessionId, '', { expression: restoreExpression({ blobsRoot, manifest }), timeoutMs }),
-      );
+        kernels.runSilent(input.sessionId, '', { expression: restoreExpression({ blobsRoot: restore, manifest }), timeoutMs }),
+      ).finally(() => clearRestore(restore));
       const report = parseRestoreReport(value);
       return {
         restored: report.restored,

@@ -1,9 +1,12 @@
 """Run with: python3 -m unittest discover -s kernel/tests (stdlib only, no Jupyter)."""
 
 import json
+import os
+import socketserver
+import tempfile
 import threading
 import unittest
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import recur_kernel
 from recur_kernel import _host, _rlm, _session
@@ -11,15 +14,36 @@ from recur_kernel._errors import HostError, HostUnavailableError, error_for
 from recur_kernel._host import HostClient
 
 
+class _UnixServer(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
+
+
+def _socket_path():
+    """A fresh path in a directory of its own (the bridge's layout: one socket per session)."""
+    return os.path.join(tempfile.mkdtemp(prefix="bridge-"), "sock")
+
+
+def _serve(handler, path=None):
+    server = _UnixServer(path or _socket_path(), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"unix:{server.server_address}"
+
+
 class _Bridge(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     calls = []
-    peers = set()
+    connections = 0
+
+    def setup(self):
+        super().setup()
+        _Bridge.connections += 1
+
+    def address_string(self):
+        return "kernel"
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         _Bridge.calls.append((self.headers["Authorization"], body))
-        _Bridge.peers.add(self.client_address)
         if body["op"] == "deny":
             status, reply = 403, {"error": {"name": "ScopeError", "message": "not family"}}
         else:
@@ -38,9 +62,7 @@ class _Bridge(BaseHTTPRequestHandler):
 class HostClientTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.server = ThreadingHTTPServer(("127.0.0.1", 0), _Bridge)
-        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
-        cls.url = f"http://127.0.0.1:{cls.server.server_address[1]}"
+        cls.server, cls.url = _serve(_Bridge)
 
     @classmethod
     def tearDownClass(cls):
@@ -49,7 +71,7 @@ class HostClientTest(unittest.TestCase):
 
     def setUp(self):
         _Bridge.calls.clear()
-        _Bridge.peers.clear()
+        _Bridge.connections = 0
 
     def client(self, session="s"):
         client = HostClient(self.url, session, "tok")
@@ -67,7 +89,12 @@ class HostClientTest(unittest.TestCase):
         client = self.client()
         for _ in range(5):
             client.call("echo")
-        self.assertEqual(len(_Bridge.peers), 1)
+        self.assertEqual(_Bridge.connections, 1)
+
+    def test_only_a_unix_socket_url_is_accepted(self):
+        for url in ("http://127.0.0.1:1", "unix:relative/sock"):
+            with self.assertRaises(ValueError):
+                HostClient(url, "s", "tok")
 
     def test_an_error_reply_raises_an_exception_named_by_the_host(self):
         client = self.client()
@@ -111,20 +138,18 @@ class HostRestartTest(unittest.TestCase):
     """The host's worker restarts at the same URL: a call in flight is retried with its rid."""
 
     def test_a_call_waits_for_the_host_to_come_back_and_keeps_its_rid(self):
-        probe = ThreadingHTTPServer(("127.0.0.1", 0), _Bridge)
-        port = probe.server_address[1]
-        probe.server_close()
+        path = _socket_path()
         started = []
 
         def come_back():
-            server = ThreadingHTTPServer(("127.0.0.1", port), _Bridge)
+            server = _UnixServer(path, _Bridge)
             started.append(server)
             server.serve_forever()
 
         _Bridge.calls.clear()
         timer = threading.Timer(0.8, come_back)
         timer.start()
-        client = HostClient(f"http://127.0.0.1:{port}", "s", "tok")
+        client = HostClient(f"unix:{path}", "s", "tok")
         try:
             self.assertEqual(client.call("rlm.list")["op"], "rlm.list")
         finally:
@@ -151,9 +176,8 @@ class HostRestartTest(unittest.TestCase):
                 self.end_headers()
                 self.wfile.write(data)
 
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Flaky)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        client = HostClient(f"http://127.0.0.1:{server.server_address[1]}", "s", "tok")
+        server, url = _serve(Flaky)
+        client = HostClient(url, "s", "tok")
         try:
             self.assertEqual(client.call("final", {"value": 1}), "ok")
         finally:
@@ -163,13 +187,21 @@ class HostRestartTest(unittest.TestCase):
         self.assertEqual(len(Flaky.rids), 3)
         self.assertEqual(len(set(Flaky.rids)), 1)
 
+    def test_a_socket_the_host_revoked_fails_at_once_as_unauthorized(self):
+        path = _socket_path()
+        open(os.path.join(os.path.dirname(path), "revoked"), "w").close()
+        client = HostClient(f"unix:{path}", "s", "tok")
+        try:
+            with self.assertRaises(PermissionError) as caught:
+                client.call("final", {"value": 1})
+            self.assertEqual((caught.exception.status, str(caught.exception)), (401, "final: unknown or revoked session token"))
+        finally:
+            client.close()
+
     def test_a_host_that_stays_gone_is_reported_after_the_window(self):
-        probe = ThreadingHTTPServer(("127.0.0.1", 0), _Bridge)
-        port = probe.server_address[1]
-        probe.server_close()
         window = _host.RETRY_WINDOW_S
         _host.RETRY_WINDOW_S = 0.6
-        client = HostClient(f"http://127.0.0.1:{port}", "s", "tok")
+        client = HostClient(f"unix:{_socket_path()}", "s", "tok")
         try:
             with self.assertRaises(HostUnavailableError) as caught:
                 client.call("rlm.list")

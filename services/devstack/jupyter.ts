@@ -4,11 +4,13 @@ import { jupyterConnection, stackPaths } from './paths';
 import { ownerOnlySecret } from './secret-file';
 import { repoRoot } from './repo-root';
 import { baseEnv, type ServiceDef } from './service';
+import { sandboxRoot } from '../sandbox/kernel-host';
 
 /**
- * Jupyter Server for agent kernels. Kernels inherit its environment, so it gets a scrubbed one:
- * no provider keys, no user IPython/Jupyter config. The token lives in a 0600 config file rather
- * than argv or the environment, where every kernel could read it.
+ * Jupyter Server for agent kernels, each started in its session's sandbox (docs/sandbox.md).
+ * Kernels inherit its environment, so it gets a scrubbed one: no provider keys, no user
+ * IPython/Jupyter config. The token lives in a 0600 config file rather than argv or the
+ * environment.
  */
 export const jupyterService: ServiceDef = {
   name: 'jupyter',
@@ -42,6 +44,8 @@ export const jupyterService: ServiceDef = {
         jpserver_extensions: { recur_jupyter: true },
       },
       IdentityProvider: { token },
+      MultiKernelManager: { kernel_manager_class: 'recur_jupyter.sandbox.SandboxedKernelManager' },
+      SandboxedKernelManager: { sandbox_root: sandboxRoot(config), sandbox: config.sandbox.mode === 'on' },
     };
     writeFileSync(join(dirs.config, 'jupyter_server_config.json'), JSON.stringify(serverConfig, null, 2), { mode: 0o600 });
     return {

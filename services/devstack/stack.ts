@@ -15,6 +15,7 @@ import { portFree } from './ports';
 import { liveProcess, startDetached, stopProcess } from './process';
 import type { ServiceDef } from './service';
 import { temporalService } from './temporal';
+import { checkSandbox } from '../sandbox/check-sandbox';
 
 /** Started together, each on its own. */
 const INFRA: ServiceDef[] = [kafkaService, temporalService, jupyterService];
@@ -94,6 +95,7 @@ export async function up(config: RecurConfig, log: Log = () => undefined): Promi
   const todo = await plan(config);
   if (todo.length === 0) return status(config);
   ensureTools(config, log);
+  if (todo.includes(jupyterService)) checkSandbox(config);
   const results = await Promise.allSettled(todo.filter((s) => INFRA.includes(s)).map((s) => startOne(config, s, log)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;

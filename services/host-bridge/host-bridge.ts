@@ -1,6 +1,6 @@
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { AddressInfo } from 'node:net';
 import { RecurError } from '../../errors';
 import { BridgeError, toErrorReply } from './bridge-errors';
 import { parseRpcRequest } from './parse-rpc-request';
@@ -8,18 +8,24 @@ import { readBody } from './read-body';
 import { createSessionTokens } from './session-tokens';
 
 /**
- * The loopback endpoint Python in a running cell calls (`POST /rpc`). A reply on the busy
- * kernel shell channel would deadlock; HTTP does not. Each session's kernel holds its own
- * bearer token, so a kernel can act only as its own session. Handlers must never wait for
- * the calling cell to finish: that cell is blocked on their answer.
+ * The endpoint Python in a running cell calls (`POST /rpc`): one Unix socket per session, in a
+ * directory only that session's sandbox sees. A reply on the busy kernel shell channel would
+ * deadlock; HTTP does not. A call must come on its session's socket and carry its session's
+ * bearer token, so a kernel can act only as its own session. Handlers must never wait for the
+ * calling cell to finish: that cell is blocked on their answer.
  */
 export interface HostBridge {
-  /** `http://127.0.0.1:<port>`; the kernel posts to `${url}/rpc`. */
-  readonly url: string;
-  /** Mint (or return) the session's token; pass it to the kernel's bootstrap. */
-  registerSession(sessionId: string): string;
-  /** Refuse the session's token from now on (401). */
-  revokeSession(sessionId: string): void;
+  /**
+   * Listens for the session's kernel at `socketPath` (replacing a stale socket a dead worker
+   * left) and returns the session's token for its bootstrap. Idempotent.
+   */
+  openSession(sessionId: string, socketPath: string): Promise<string>;
+  /**
+   * Closes the session's socket and leaves a `revoked` mark beside it, which outlives this
+   * worker: the kernel's calls fail at once from now on, where a missing socket alone would
+   * look like a worker restarting.
+   */
+  revokeSession(sessionId: string): Promise<void>;
   handle(op: string, handler: BridgeHandler): void;
   close(): Promise<void>;
 }
@@ -33,34 +39,28 @@ export interface CallContext {
 }
 
 export interface HostBridgeOptions {
-  host?: string;
-  /** 0 picks a free port. A fixed port lets kernels reach a restarted worker at the URL they hold. */
-  port?: number;
   maxBodyBytes?: number;
-  /** Key session tokens derive from; the same secret (and port) lets a restarted worker honour kernels' tokens. Random when absent. */
+  /** Key session tokens derive from; the same secret lets a restarted worker honour kernels' tokens. Random when absent. */
   secret?: Buffer;
 }
 
-/** A fixed port may still be held for a moment by the worker this one replaces. */
-const LISTEN_ATTEMPTS = 20;
-const LISTEN_RETRY_MS = 500;
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+/** The longest socket path Linux binds (sun_path is 108 bytes, NUL included). */
+const MAX_SOCKET_PATH = 107;
 
 export async function startHostBridge(options: HostBridgeOptions = {}): Promise<HostBridge> {
-  const host = options.host ?? '127.0.0.1';
-  if (!LOOPBACK.has(host)) throw new RecurError(`host bridge must listen on loopback, not ${host}`);
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const tokens = createSessionTokens(options.secret);
   const handlers = new Map<string, BridgeHandler>();
+  const servers = new Map<string, { server: Server; socketPath: string }>();
 
-  async function serve(req: IncomingMessage, signal: AbortSignal): Promise<unknown> {
+  async function serve(socketSession: string, req: IncomingMessage, signal: AbortSignal): Promise<unknown> {
     if (req.url !== '/rpc') throw new BridgeError(404, `no route ${req.url}`, 'NotFoundError');
     if (req.method !== 'POST') throw new BridgeError(405, 'use POST /rpc', 'MethodNotAllowedError');
     const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
     if (!auth) throw new BridgeError(401, 'missing bearer token', 'UnauthorizedError');
     const sessionId = tokens.resolve(auth[1]);
     if (sessionId === undefined) throw new BridgeError(401, 'unknown or revoked session token', 'UnauthorizedError');
+    if (sessionId !== socketSession) throw new BridgeError(403, `token does not belong to session ${socketSession}`, 'ScopeError');
     if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) {
       throw new BridgeError(415, 'content-type must be application/json', 'UnsupportedMediaTypeError');
     }
@@ -73,59 +73,79 @@ export async function startHostBridge(options: HostBridgeOptions = {}): Promise<
     return handler(sessionId, call.args, { signal, rid: call.rid });
   }
 
-  const server = createServer((req, res) => {
-    const aborted = new AbortController();
-    res.on('close', () => res.writableFinished || aborted.abort());
-    serve(req, aborted.signal)
-      .then((result) => send(res, 200, { result: result ?? null }))
-      .catch((err: unknown) => {
-        const reply = toErrorReply(err);
-        send(res, reply.status, reply.body);
-      });
-  });
-  // Longer than the kernel's idle reuse window (10 s), so the host never closes a socket the kernel is about to use.
-  server.keepAliveTimeout = 30_000;
-  await listen(server, options.port ?? 0, host);
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  function sessionServer(sessionId: string): Server {
+    const server = createServer((req, res) => {
+      const aborted = new AbortController();
+      res.on('close', () => res.writableFinished || aborted.abort());
+      serve(sessionId, req, aborted.signal)
+        .then((result) => send(res, 200, { result: result ?? null }))
+        .catch((err: unknown) => {
+          const reply = toErrorReply(err);
+          send(res, reply.status, reply.body);
+        });
+    });
+    // Longer than the kernel's idle reuse window (10 s), so the host never closes a socket the kernel is about to use.
+    server.keepAliveTimeout = 30_000;
+    return server;
+  }
+
+  async function stop(sessionId: string): Promise<void> {
+    const { server } = servers.get(sessionId) ?? {};
+    if (!server) return;
+    servers.delete(sessionId);
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
 
   return {
-    url,
-    registerSession: (sessionId) => tokens.register(sessionId),
-    revokeSession: (sessionId) => tokens.revoke(sessionId),
+    async openSession(sessionId, socketPath) {
+      const token = tokens.register(sessionId);
+      if (servers.has(sessionId)) return token;
+      if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
+        throw new RecurError(`host bridge socket path is ${Buffer.byteLength(socketPath)} bytes, over Linux's ${MAX_SOCKET_PATH}: ${socketPath}`, {
+          hint: 'use a shorter RECUR_HOME',
+        });
+      }
+      const server = sessionServer(sessionId);
+      servers.set(sessionId, { server, socketPath });
+      try {
+        rmSync(revokedMark(socketPath), { force: true });
+        rmSync(socketPath, { force: true });
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(socketPath, () => {
+            server.off('error', reject);
+            resolve();
+          });
+        });
+        // The kernel runs as another uid; the directory, seen by its sandbox alone, is the guard.
+        chmodSync(socketPath, 0o666);
+      } catch (e) {
+        servers.delete(sessionId);
+        throw new RecurError(`host bridge cannot listen on ${socketPath}: ${(e as Error).message}`);
+      }
+      return token;
+    },
+    async revokeSession(sessionId) {
+      tokens.revoke(sessionId);
+      const open = servers.get(sessionId);
+      await stop(sessionId);
+      if (open) writeFileSync(revokedMark(open.socketPath), '');
+    },
     handle(op, handler) {
       if (handlers.has(op)) throw new RecurError(`host bridge: op "${op}" already has a handler`);
       handlers.set(op, handler);
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
+    async close() {
+      await Promise.all([...servers.keys()].map(stop));
+    },
   };
 }
 
-async function listen(server: Server, port: number, host: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      return;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0 || attempt >= LISTEN_ATTEMPTS) {
-        throw new RecurError(`host bridge cannot listen on ${host}:${port}: ${(e as Error).message}`, {
-          hint: 'another worker of this home may be running, or set RECUR_BRIDGE_PORT to a free port',
-        });
-      }
-      await sleep(LISTEN_RETRY_MS);
-    }
-  }
-}
+/** Kernel-visible, beside the socket: kernel/recur_kernel/_host.py reads it when the socket is gone. */
+const revokedMark = (socketPath: string) => join(dirname(socketPath), 'revoked');
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent || res.destroyed) return;

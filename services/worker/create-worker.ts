@@ -19,6 +19,7 @@ import { TranscriptCache } from '../../activities/transcript-cache';
 import { workerObservability, type Telemetry } from '../../observability';
 import { jupyterConnection, kafkaClient, ownerOnlySecret, repoRoot, stackPaths, temporalAddress } from '../devstack';
 import { startHostBridge } from '../host-bridge';
+import { createKernelHost } from '../sandbox';
 import { fileOffsetIndex, readSessionLog, treeStartMarker } from '../projector';
 import { createAutoRefineActivities } from '../../activities/harness/auto-refine-activity';
 import { createRefineActivities } from '../../activities/harness/harness-activities';
@@ -45,8 +46,6 @@ export async function createRecurWorker(
     taskQueue?: string;
     env?: NodeJS.ProcessEnv;
     telemetry?: Telemetry;
-    /** The bridge's port; 0 (the default) picks a free one. The worker process uses config.ports.bridge. */
-    bridgePort?: number;
   } = {},
 ): Promise<RecurWorker> {
   const obs = workerObservability(opts.telemetry);
@@ -63,24 +62,23 @@ export async function createRecurWorker(
   const blobs = createLocalBlobStore(stackPaths(config).blobs);
   const connection = await Connection.connect({ address: temporalAddress(config) });
   const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: obs.clientInterceptors });
-  const bridge = await startHostBridge({
-    host: config.host, port: opts.bridgePort ?? 0, secret: Buffer.from(ownerOnlySecret(stackPaths(config).bridgeSecret), 'hex'),
-  });
+  const bridge = await startHostBridge({ secret: Buffer.from(ownerOnlySecret(stackPaths(config).bridgeSecret), 'hex') });
   const taskQueue = opts.taskQueue ?? config.temporal.taskQueue;
   const harness = createHarnessClient(client, { taskQueue, globalScope: config.harness.globalScope });
   const ops = obs.bridge(bridge);
   const values = bridgeValues(blobs);
   registerSessionOps(ops, client, resolveSpecFrom(harness), values);
-  registerHarnessOps(ops, { client, harness, skillsDir: stackPaths(config).skills, refineApply: config.harness.refineApply });
+  const host = createKernelHost(config, ops);
+  registerHarnessOps(ops, { client, harness, skillsDir: (sessionId) => host.place(sessionId).skills, refineApply: config.harness.refineApply });
   registerLongRunOps(ops, client, values);
   const cap = createKernelCap({
     sessions: createJupyterSessions(ServerConnection.makeSettings(jupyterConnection(config)), 'python3'),
     client,
     max: config.agent.maxLoadedKernels,
   });
-  const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), bridge, pythonPath: `${repoRoot()}/kernel`, cap }));
+  const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), host, pythonPath: `${repoRoot()}/kernel`, cap }));
 
-  const snapshots = createSnapshotActivities({ kernels, blobs, blobsRoot: stackPaths(config).blobs });
+  const snapshots = createSnapshotActivities({ kernels, blobs, places: host });
   const activities: SessionActivities & HarnessActivities & ReturnType<typeof createAutoRefineActivities> = withRecurErrors({
     ...createEventLogActivities({
       kafka, topic: config.kafka.topic, producer, onAppended: (r) => transcripts.record(r),

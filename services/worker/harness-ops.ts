@@ -31,7 +31,8 @@ export function scopeOfId(id: string): string {
 export function registerHarnessOps(bridge: HostBridge, deps: {
   client: Client;
   harness: HarnessClient;
-  skillsDir: string;
+  /** Where a session's skills are materialised: a directory its kernel's sandbox mounts read-only. */
+  skillsDir: (sessionId: string) => string;
   refineApply: 'auto' | 'approve';
 }): void {
   const { harness } = deps;
@@ -88,7 +89,7 @@ export function registerHarnessOps(bridge: HostBridge, deps: {
 
   bridge.handle('harness.skill_path', async (sessionId, args) => {
     const skill = (await entries(sessionId)).find((e) => e.kind === 'skill' && e.name === args.name);
-    return skill ? { path: materialiseSkill(deps.skillsDir, skill.name, skill.value as SkillValue) } : null;
+    return skill ? { path: materialiseSkill(deps.skillsDir(sessionId), skill.name, skill.value as SkillValue) } : null;
   });
 
   bridge.handle('harness.refine', async (sessionId, args) => {

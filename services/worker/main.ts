@@ -8,7 +8,7 @@ async function main(): Promise<void> {
   ownerOnlyUmask();
   const config = loadConfig();
   const telemetry = initTelemetry({ service: 'recur-worker', config });
-  const { worker, close } = await createRecurWorker(config, { telemetry, bridgePort: config.ports.bridge });
+  const { worker, close } = await createRecurWorker(config, { telemetry });
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => worker.shutdown());
   try {
     await worker.run();

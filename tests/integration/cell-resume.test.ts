@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createKernelClient, type KernelClient } from '../../activities/kernel';
 import { loadConfig } from '../../config';
 import { jupyterConnection, repoRoot } from '../../services/devstack';
+import { createKernelHost } from '../../services/sandbox';
 
 /**
  * A worker that dies mid-cell is a kernel client that goes away while its kernel keeps running.
@@ -14,7 +15,7 @@ describe('resuming a cell after its client is gone (real Jupyter kernels)', () =
   const clients: KernelClient[] = [];
   const sessions: string[] = [];
   const newClient = () => {
-    const c = createKernelClient({ ...connection, pythonPath: `${repoRoot()}/kernel`, interruptGraceMs: 20_000 });
+    const c = createKernelClient({ ...connection, host: createKernelHost(loadConfig()), pythonPath: `${repoRoot()}/kernel`, interruptGraceMs: 20_000 });
     clients.push(c);
     return c;
   };

@@ -4,6 +4,7 @@ import { createKernelClient, type KernelClient } from '../../activities/kernel';
 import { loadConfig } from '../../config';
 import { KernelLostError } from '../../errors';
 import { jupyterConnection } from '../../services/devstack';
+import { createKernelHost } from '../../services/sandbox';
 
 const ANSI = /\x1b\[/;
 const newSession = () => `kx-${randomUUID()}`;
@@ -20,7 +21,7 @@ describe('kernel client on a real Jupyter server', () => {
   };
 
   beforeAll(() => {
-    client = createKernelClient({ ...jupyterConnection(loadConfig()), interruptGraceMs: 20_000 });
+    client = createKernelClient({ ...jupyterConnection(loadConfig()), host: createKernelHost(loadConfig()), interruptGraceMs: 20_000 });
   });
   afterAll(async () => {
     await Promise.all(started.map((s) => client.shutdown(s).catch(() => undefined)));
@@ -86,7 +87,7 @@ describe('kernel client on a real Jupyter server', () => {
   });
 
   test('output past the cap is dropped with a note', async () => {
-    const small = createKernelClient({ ...jupyterConnection(loadConfig()), maxOutputChars: 1000 });
+    const small = createKernelClient({ ...jupyterConnection(loadConfig()), host: createKernelHost(loadConfig()), maxOutputChars: 1000 });
     const s = newSession();
     started.push(s);
     try {
@@ -105,7 +106,7 @@ describe('kernel client on a real Jupyter server', () => {
     const s = await start();
     await client.execute(s, 'survivor = [1, 2, 3]');
     const kernelId = await client.kernelIdOf(s);
-    const other = createKernelClient(jupyterConnection(loadConfig()));
+    const other = createKernelClient({ ...jupyterConnection(loadConfig()), host: createKernelHost(loadConfig()) });
     try {
       expect(await other.start(s)).toEqual({ sessionId: s, kernelId, fresh: false, restarted: false });
       expect((await other.execute(s, 'sum(survivor)')).result).toBe('6');
@@ -127,7 +128,7 @@ describe('kernel client on a real Jupyter server', () => {
   });
 
   test('a cell that ignores the interrupt gets its kernel restarted and reports KernelLostError', async () => {
-    const impatient = createKernelClient({ ...jupyterConnection(loadConfig()), interruptGraceMs: 1500 });
+    const impatient = createKernelClient({ ...jupyterConnection(loadConfig()), host: createKernelHost(loadConfig()), interruptGraceMs: 1500 });
     const s = newSession();
     started.push(s);
     try {

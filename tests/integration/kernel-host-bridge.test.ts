@@ -4,6 +4,7 @@ import { loadConfig } from '../../config';
 import { ScopeError } from '../../errors';
 import { type HostBridge, startHostBridge } from '../../services/host-bridge';
 import { jupyterConnection } from '../../services/devstack';
+import { createKernelHost } from '../../services/sandbox';
 
 interface Call {
   sessionId: string;
@@ -36,7 +37,7 @@ describe('kernel → host bridge', () => {
 
   beforeAll(async () => {
     bridge = await startHostBridge();
-    client = createKernelClient({ ...jupyterConnection(loadConfig()), bridge });
+    client = createKernelClient({ ...jupyterConnection(loadConfig()), host: createKernelHost(loadConfig(), bridge) });
     record('echo', (args, sessionId) => ({ sessionId, args }));
     record('rlm.spawn', (args) => ({ id: 'child-1', name: args.name ?? 'sub-1' }));
     let polls = 0;
@@ -145,7 +146,7 @@ describe('kernel → host bridge', () => {
 
   test('a revoked session token is refused', async () => {
     const s = await start();
-    bridge.revokeSession(s);
+    await bridge.revokeSession(s);
     const r = await run(s, 'try:\n    final(1)\nexcept PermissionError as e:\n    print(e.status, e)');
     expect(r.stdout).toBe('401 final: unknown or revoked session token\n');
   });

@@ -1,18 +1,15 @@
-import { request } from 'node:http';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { type HostBridge, startHostBridge } from '../../services/host-bridge';
+import { openOn, socketPath, socketRequest } from '../helpers/bridge-socket';
 
-async function post(bridge: HostBridge, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${bridge.url}/rpc`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as { result?: unknown; error?: { name: string; message: string } } };
-}
+const json = (body: unknown, token?: string) => ({
+  headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+});
 
 describe('host bridge authentication', () => {
   let bridge: HostBridge;
-  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
   beforeEach(async () => {
     bridge = await startHostBridge({ maxBodyBytes: 4096 });
@@ -20,88 +17,102 @@ describe('host bridge authentication', () => {
   });
   afterEach(() => bridge.close());
 
-  test('listens on loopback only and refuses other hosts', async () => {
-    expect(bridge.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    await expect(startHostBridge({ host: '0.0.0.0' })).rejects.toThrow(/loopback/);
+  test("a session token acts as its session, on its session's socket", async () => {
+    const a = await openOn(bridge, 'root/a');
+    expect(a.token).toMatch(/^[A-Za-z0-9_-]+\.[0-9a-f]{64}$/);
+    expect(await bridge.openSession('root/a', a.socket)).toBe(a.token);
+    expect(await a.request(json({ op: 'whoami', session: 'root/a' }, a.token))).toEqual({ status: 200, body: { result: 'root/a' } });
   });
 
-  test('a session token acts as its session', async () => {
-    const token = bridge.registerSession('root/a');
-    expect(token).toMatch(/^[A-Za-z0-9_-]+\.[0-9a-f]{64}$/);
-    expect(bridge.registerSession('root/a')).toBe(token);
-    expect(await post(bridge, { op: 'whoami', session: 'root/a' }, bearer(token))).toEqual({ status: 200, body: { result: 'root/a' } });
+  test("another session's valid token on this session's socket is 403 and never reaches a handler", async () => {
+    const handler = jest.fn(async () => 'ran');
+    bridge.handle('mutate', handler);
+    const a = await openOn(bridge, 'a');
+    const b = await openOn(bridge, 'b');
+    const r = await a.request(json({ op: 'mutate' }, b.token));
+    expect(r.status).toBe(403);
+    expect(r.body.error?.name).toBe('ScopeError');
+    const claimed = await a.request(json({ op: 'mutate', session: 'b' }, a.token));
+    expect(claimed.status).toBe(403);
+    expect(handler).not.toHaveBeenCalled();
   });
 
   test('a bridge restarted with the same secret honours the tokens kernels hold; another secret does not', async () => {
     const secret = Buffer.alloc(32, 7);
     const first = await startHostBridge({ secret });
-    const token = first.registerSession('root/a');
+    const socket = socketPath();
+    const token = await first.openSession('root/a', socket);
     await first.close();
     const again = await startHostBridge({ secret });
     const other = await startHostBridge({ secret: Buffer.alloc(32, 8) });
     try {
       for (const b of [again, other]) b.handle('whoami', async (sessionId) => sessionId);
-      expect(await post(again, { op: 'whoami' }, bearer(token))).toEqual({ status: 200, body: { result: 'root/a' } });
-      expect((await post(other, { op: 'whoami' }, bearer(token))).status).toBe(401);
+      await again.openSession('root/a', socket);
+      expect(await socketRequest(socket, json({ op: 'whoami' }, token))).toEqual({ status: 200, body: { result: 'root/a' } });
+      const otherSocket = socketPath();
+      await other.openSession('root/a', otherSocket);
+      expect((await socketRequest(otherSocket, json({ op: 'whoami' }, token))).status).toBe(401);
       // A token names its session; claiming another session with it is still forgery.
       const [, mac] = token.split('.');
       const claimed = `${Buffer.from('root/b').toString('base64url')}.${mac}`;
-      expect((await post(again, { op: 'whoami' }, bearer(claimed))).status).toBe(401);
+      expect((await socketRequest(socket, json({ op: 'whoami' }, claimed))).status).toBe(401);
     } finally {
       await again.close();
       await other.close();
     }
   });
 
-  test('a missing, unknown or revoked token is 401 with a JSON error', async () => {
-    const token = bridge.registerSession('s1');
-    expect(await post(bridge, { op: 'whoami' })).toEqual({
+  test('a missing or forged token is 401 with a JSON error', async () => {
+    const s = await openOn(bridge, 's1');
+    expect(await s.request(json({ op: 'whoami' }))).toEqual({
       status: 401,
       body: { error: { name: 'UnauthorizedError', message: 'missing bearer token' } },
     });
-    const forged = token.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
-    expect((await post(bridge, { op: 'whoami' }, bearer(forged))).status).toBe(401);
-    bridge.revokeSession('s1');
-    const revoked = await post(bridge, { op: 'whoami' }, bearer(token));
-    expect(revoked).toEqual({ status: 401, body: { error: { name: 'UnauthorizedError', message: 'unknown or revoked session token' } } });
+    const forged = s.token.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+    expect((await s.request(json({ op: 'whoami' }, forged))).status).toBe(401);
   });
 
-  test('a token used with another session id is 403 and never reaches a handler', async () => {
-    const handler = jest.fn(async () => 'ran');
-    bridge.handle('mutate', handler);
-    const tokenA = bridge.registerSession('a');
-    bridge.registerSession('b');
-    const r = await post(bridge, { op: 'mutate', session: 'b' }, bearer(tokenA));
-    expect(r.status).toBe(403);
-    expect(r.body.error?.name).toBe('ScopeError');
-    expect(handler).not.toHaveBeenCalled();
+  test('a revoked session loses its socket, and a bridge restarted after the revocation does not bring it back', async () => {
+    const secret = Buffer.alloc(32, 9);
+    const first = await startHostBridge({ secret });
+    first.handle('whoami', async (sessionId) => sessionId);
+    const socket = socketPath();
+    const token = await first.openSession('s1', socket);
+    await first.revokeSession('s1');
+    expect(existsSync(socket)).toBe(false);
+    // What the kernel's client reads to fail at once rather than wait for a restarting worker.
+    expect(existsSync(join(dirname(socket), 'revoked'))).toBe(true);
+    await expect(socketRequest(socket, json({ op: 'whoami' }, token))).rejects.toMatchObject({ code: 'ENOENT' });
+    await first.close();
+    // The next worker opens sockets only for sessions it serves: nothing listens for s1.
+    const again = await startHostBridge({ secret });
+    try {
+      await expect(socketRequest(socket, json({ op: 'whoami' }, token))).rejects.toMatchObject({ code: 'ENOENT' });
+      // Serving the session again (it was reloaded) lifts the mark.
+      await again.openSession('s1', socket);
+      expect(existsSync(join(dirname(socket), 'revoked'))).toBe(false);
+    } finally {
+      await again.close();
+    }
   });
 
-  test('a body over the limit is 413', async () => {
-    const token = bridge.registerSession('s');
-    const r = await post(bridge, { op: 'whoami', args: { blob: 'x'.repeat(5000) } }, bearer(token));
+  test('a socket path over the Linux limit is refused with a clear error', async () => {
+    await expect(bridge.openSession('s', `/tmp/${'x'.repeat(120)}/sock`)).rejects.toThrow(/over Linux's 107/);
+  });
+
+  test('a body over the limit is 413, also when it grows chunk by chunk', async () => {
+    const s = await openOn(bridge, 's');
+    const r = await s.request(json({ op: 'whoami', args: { blob: 'x'.repeat(5000) } }, s.token));
     expect(r).toEqual({ status: 413, body: { error: { name: 'PayloadTooLargeError', message: 'request body over 4096 bytes' } } });
-  });
-
-  test('a chunked body that grows over the limit is 413 too', async () => {
-    const token = bridge.registerSession('s');
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${bridge.url}/rpc`, { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
-      req.on('error', reject);
-      for (let i = 0; i < 10; i++) req.write('x'.repeat(1000));
-      req.end();
-    });
-    expect(status).toBe(413);
+    const chunked = await s.request({ headers: json({}, s.token).headers, body: Array.from({ length: 10 }, () => 'x'.repeat(1000)) });
+    expect(chunked.status).toBe(413);
   });
 
   test('only POST /rpc with a JSON content type is served', async () => {
-    const token = bridge.registerSession('s');
-    expect((await fetch(`${bridge.url}/rpc`, { headers: bearer(token) })).status).toBe(405);
-    expect((await fetch(`${bridge.url}/other`, { method: 'POST', headers: bearer(token) })).status).toBe(404);
-    const plain = await fetch(`${bridge.url}/rpc`, { method: 'POST', headers: { ...bearer(token), 'content-type': 'text/plain' }, body: '{}' });
-    expect(plain.status).toBe(415);
+    const s = await openOn(bridge, 's');
+    const auth = { authorization: `Bearer ${s.token}` };
+    expect((await s.request({ method: 'GET', headers: auth })).status).toBe(405);
+    expect((await s.request({ path: '/other', headers: auth })).status).toBe(404);
+    expect((await s.request({ headers: { ...auth, 'content-type': 'text/plain' }, body: '{}' })).status).toBe(415);
   });
 });

@@ -1,21 +1,21 @@
 import { RecurError, ScopeError } from '../../errors';
+import { request } from 'node:http';
 import { BridgeError, type HostBridge, startHostBridge, toErrorReply } from '../../services/host-bridge';
+import { openOn } from '../helpers/bridge-socket';
 
 describe('host bridge dispatch', () => {
   let bridge: HostBridge;
   let token: string;
+  let socket: string;
+  let post: Awaited<ReturnType<typeof openOn>>['request'];
   const call = async (body: unknown) => {
-    const res = await fetch(`${bridge.url}/rpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as { result?: unknown; error: { name: string; message: string } } };
+    const r = await post({ headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    return r as { status: number; body: { result?: unknown; error: { name: string; message: string } } };
   };
 
   beforeEach(async () => {
     bridge = await startHostBridge();
-    token = bridge.registerSession('root/child');
+    ({ token, socket, request: post } = await openOn(bridge, 'root/child'));
   });
   afterEach(() => bridge.close());
 
@@ -75,15 +75,10 @@ describe('host bridge dispatch', () => {
     const aborted = new Promise<boolean>((resolve) => {
       bridge.handle('wait', (_s, _a, ctx) => new Promise(() => ctx.signal.addEventListener('abort', () => resolve(true))));
     });
-    const controller = new AbortController();
-    const req = fetch(`${bridge.url}/rpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ op: 'wait' }),
-      signal: controller.signal,
-    }).catch((e: Error) => e.name);
-    setTimeout(() => controller.abort(), 100);
-    expect(await req).toBe('AbortError');
+    const req = request({ socketPath: socket, path: '/rpc', method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+    req.on('error', () => undefined);
+    req.end(JSON.stringify({ op: 'wait' }));
+    setTimeout(() => req.destroy(), 100);
     expect(await aborted).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -28,14 +28,21 @@ describe('snapshot activities (fake kernel, real blob store)', () => {
   // Failing activities are what several tests expect; the SDK would log each as a warning.
   const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
   const run = <I, O>(fn: (input: I) => Promise<O>, input: I) => env.run(fn, input) as Promise<O>;
-  const activities = () => createSnapshotActivities({ kernels, blobs, blobsRoot: root, limits: LIMITS });
+  const places = { place: (s: string) => ({ name: 'k', spool: join(root, 'spool', s), restore: join(root, 'restore', s), skills: join(root, 'skills', s) }) };
+  const activities = () => createSnapshotActivities({ kernels, blobs, places, limits: LIMITS });
+  const spoolFile = (session: string, sha: string) => join(places.place(session).spool, 'sha256', sha.slice(0, 2), sha);
+  const writeSpool = (session: string, sha: string, data: string | Buffer) => {
+    mkdirSync(join(spoolFile(session, sha), '..'), { recursive: true });
+    writeFileSync(spoolFile(session, sha), data);
+  };
 
-  /** What the kernel side reports after storing `values` as pickles (here: their UTF-8 text). */
+  /** What the kernel side reports after writing `values` as pickles (here: their UTF-8 text) to session s1's spool. */
   async function storedReport(values: Record<string, string>) {
     const variables = [];
     for (const [name, text] of Object.entries(values)) {
-      const ref = await blobs.put(Buffer.from(text));
-      variables.push({ name, sha256: ref.sha256, size: ref.size, pickler: 'pickle' });
+      const sha256 = sha256Hex(Buffer.from(text));
+      writeSpool('s1', sha256, text);
+      variables.push({ name, sha256, size: Buffer.byteLength(text), pickler: 'pickle' });
     }
     return {
       variables, modules: [{ name: 'np', module: 'numpy' }],
@@ -53,14 +60,16 @@ describe('snapshot activities (fake kernel, real blob store)', () => {
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  test('snapshotKernel asks the kernel to write into the blob root under the limits and stores a manifest', async () => {
+  test("snapshotKernel asks the kernel to write into its spool under the limits, takes the spool into the store, and stores a manifest", async () => {
     const report = await storedReport({ x: '41', data: '{"a": 1}' });
     kernelReport = async () => report;
     const result = await run(activities().snapshotKernel, { sessionId: 's1', coversSeq: 12 });
 
     const call = argsOf(kernels.runSilent.mock.calls[0][2]!.expression!);
-    expect(call).toEqual({ fn: 'snapshot_for_host', args: { session_id: 's1', blobs_root: root, max_variable_bytes: 1000, max_total_bytes: 5000 } });
+    expect(call).toEqual({ fn: 'snapshot_for_host', args: { session_id: 's1', blobs_root: places.place('s1').spool, max_variable_bytes: 1000, max_total_bytes: 5000 } });
     expect(kernels.start).not.toHaveBeenCalled();
+    for (const v of report.variables) expect((await blobs.get(v.sha256)).toString()).toBe(v.name === 'x' ? '41' : '{"a": 1}');
+    expect(existsSync(join(places.place('s1').spool, 'sha256'))).toBe(false);
     expect(result).toMatchObject({
       coversSeq: 12, variables: 2, bytes: report.bytes, unsaved: report.unsaved, oversize: report.oversize, newBlobs: 2, newBytes: 7,
     });
@@ -84,7 +93,24 @@ describe('snapshot activities (fake kernel, real blob store)', () => {
     report.variables.push({ name: 'y', sha256: sha256Hex(Buffer.from('elsewhere')), size: 9, pickler: 'pickle' });
     kernelReport = async () => report;
     await expect(run(activities().snapshotKernel, { sessionId: 's1', coversSeq: 1 })).rejects.toThrow(SnapshotError);
-    await expect(run(activities().snapshotKernel, { sessionId: 's1', coversSeq: 1 })).rejects.toThrow(/y as blob .* not in this worker's blob store/);
+    await expect(run(activities().snapshotKernel, { sessionId: 's1', coversSeq: 1 })).rejects.toThrow(/y as blob .* neither in its spool nor in this worker's blob store/);
+  });
+
+  test('what the spool holds is not trusted: bytes that do not hash to their name, and links, are dropped unread', async () => {
+    const secret = join(root, 'secret');
+    writeFileSync(secret, 'worker-only');
+    const good = await storedReport({ x: '41' });
+    const forged = sha256Hex(Buffer.from('what the kernel claims'));
+    writeSpool('s1', forged, 'something else');
+    const linked = sha256Hex(Buffer.from('worker-only'));
+    mkdirSync(join(spoolFile('s1', linked), '..'), { recursive: true });
+    symlinkSync(secret, spoolFile('s1', linked));
+    kernelReport = async () => ({ ...good, variables: [...good.variables, { name: 'f', sha256: forged, size: 14, pickler: 'pickle' }] });
+    await expect(run(activities().snapshotKernel, { sessionId: 's1', coversSeq: 1 })).rejects.toThrow(/f as blob/);
+    expect(await blobs.has(forged)).toBe(false);
+    expect(await blobs.has(linked)).toBe(false);
+    expect(existsSync(secret)).toBe(true);
+    expect(existsSync(join(places.place('s1').spool, 'sha256'))).toBe(false);
   });
 
   test('a kernel not bound to the session (restarted behind the client) is a lost kernel, and nothing is stored', async () => {
@@ -99,17 +125,25 @@ describe('snapshot activities (fake kernel, real blob store)', () => {
     await expect(run(activities().snapshotKernel, { sessionId: 's1', coversSeq: 1 })).rejects.toThrow(SnapshotError);
   });
 
-  test('restoreKernel starts the kernel and hands it the manifest variables and modules', async () => {
+  test('restoreKernel starts the kernel, lays out its blobs readable to another uid, hands it the manifest, and clears them after', async () => {
     const report = await storedReport({ x: '41' });
     kernelReport = async () => report;
     const { manifest } = await run(activities().snapshotKernel, { sessionId: 's1', coversSeq: 4 });
-    kernelReport = async () => ({ restored: ['np', 'x'], failed: [{ name: 'y', reason: 'pickle: BlobError: missing' }], seconds: 0.1 });
+    const laidOut: Array<{ files: string[]; mode: number }> = [];
+    kernelReport = async () => {
+      const dir = join(places.place('s2').restore, 'sha256', report.variables[0].sha256.slice(0, 2));
+      laidOut.push({ files: readdirSync(dir), mode: statSync(join(dir, report.variables[0].sha256)).mode & 0o777 });
+      return { restored: ['np', 'x'], failed: [{ name: 'y', reason: 'pickle: BlobError: missing' }], seconds: 0.1 };
+    };
 
     const result = await run(activities().restoreKernel, { sessionId: 's2', manifest });
     expect(kernels.start).toHaveBeenCalledWith('s2');
     const call = argsOf(kernels.runSilent.mock.calls[1][2]!.expression!);
-    expect(call).toEqual({ fn: 'restore_for_host', args: { blobs_root: root, manifest: { variables: report.variables, modules: report.modules } } });
+    const restoreDir = places.place('s2').restore;
+    expect(call).toEqual({ fn: 'restore_for_host', args: { blobs_root: restoreDir, manifest: { variables: report.variables, modules: report.modules } } });
     expect(result).toMatchObject({ restored: ['np', 'x'], failed: [{ name: 'y', reason: 'pickle: BlobError: missing' }] });
+    expect(laidOut).toEqual([{ files: [report.variables[0].sha256], mode: 0o644 }]);
+    expect(existsSync(join(restoreDir, 'sha256'))).toBe(false);
   });
 
   test('a manifest whose blob no longer matches its hash is refused before any kernel is touched', async () => {

@@ -8,6 +8,7 @@ import { readLogInOrder } from '../../projector/read-log-in-order';
 import { replayCells, type CellReport } from '../../projector/replay-cells';
 import { buildTimeline, type TimelineEntry } from '../../projector/timeline';
 import { verifyTree } from '../../projector/verify-tree';
+import { createKernelHost } from '../../sandbox';
 import { kafkaClient } from '../../devstack';
 import type { CommandContext } from '../cli';
 import { firstLine, formatEventLine, formatProblemLine, shortSessionId } from '../format-event';
@@ -83,7 +84,7 @@ async function verifyCells(config: RecurConfig, events: readonly StoredEvent[], 
     throw new StackError('jupyter', `no Jupyter server to replay cells in: ${(e as Error).message}`, 'start the stack with `recur up`');
   }
   // No host bridge: a cell calling rlm() or agent_message fails in the replay instead of acting again.
-  const kernels = createKernelClient({ ...jupyter, pythonPath: `${repoRoot()}/kernel` });
+  const kernels = createKernelClient({ ...jupyter, host: createKernelHost(config), pythonPath: `${repoRoot()}/kernel` });
   const onReport = (r: CellReport): void => ctx.out(ctx.flags.json ? cellReportJson(r) : formatCellReport(r));
   let reports: CellReport[];
   try {

@@ -1,0 +1,181 @@
+"""Each Recur kernel in its own bubblewrap sandbox, started by the Jupyter server.
+
+The worker writes a policy for the session (``<sandbox_root>/<key>/policy.json``: workspace,
+the session's host-side directories, limits, network) before it asks the server for a kernel,
+naming the Jupyter session ``<key>``; the server hands that name to the kernel manager as
+``JPY_SESSION_NAME``. A kernel without a policy is refused, so no request can start an
+unsandboxed one.
+
+Inside, the kernel sees the system and the Python environment read-only, its workspace and a
+private ``/tmp`` read-write, and its own directories under the home at their host paths (so the
+worker and the kernel name them alike): ZeroMQ's ``ipc`` sockets, the bridge socket, the
+snapshot spool (rw), restore and skills (ro). Nothing else of the home, the repository or
+other sessions exists there. Its network namespace is empty, so ``ipc`` is its only channel to
+the server and the bridge socket its only one to the worker.
+
+Run as root, the kernel drops to a uid of its own (derived from the key, so a reloaded kernel
+owns its workspace files again): the kernel counts processes per uid, and a user namespace
+would map the sandbox back to host root, whose processes are never counted.
+"""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+
+from jupyter_client.ioloop import AsyncIOLoopKernelManager
+from traitlets import Bool, Integer, Unicode
+
+KEY = re.compile(r"^[0-9a-f]{32}$")
+SYSTEM_DIRS = ("/usr", "/etc")
+USR_LINKS = ("bin", "sbin", "lib", "lib64", "lib32")
+UID_RANGE = 1 << 24
+
+
+class SandboxError(RuntimeError):
+    """The kernel cannot be started as its policy asks."""
+
+
+def policy_key(env):
+    name = os.path.basename((env or {}).get("JPY_SESSION_NAME", ""))
+    if not KEY.match(name):
+        raise SandboxError(f"refusing a kernel without a Recur session policy (session name {name!r})")
+    return name
+
+
+def load_policy(root, key):
+    path = os.path.join(root, key, "policy.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            policy = json.load(f)
+    except (OSError, ValueError) as e:
+        raise SandboxError(f"no readable sandbox policy at {path}: {e}") from e
+    for field in ("workspace", "zmq", "bridge", "spool", "restore", "skills", "kernelPackage", "limits", "net"):
+        if field not in policy:
+            raise SandboxError(f"sandbox policy {path} lacks {field!r}")
+    return policy
+
+
+def sandbox_uid(key, base):
+    return base + int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % UID_RANGE
+
+
+def _python_dirs():
+    """The interpreter's own tree and the venv's: both read-only, at their host paths."""
+    dirs = {os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}
+    return sorted(d for d in dirs if not any(d.startswith(s + "/") for s in SYSTEM_DIRS))
+
+
+def _parents(path):
+    """``--dir`` arguments for the parents of ``path``, world-traversable: bwrap makes them 0700."""
+    out, cur = [], "/"
+    for part in path.strip("/").split("/")[:-1]:
+        cur = os.path.join(cur, part)
+        out += ["--perms", "0755", "--dir", cur]
+    return out
+
+
+def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap"):
+    """The bubblewrap command line that runs ``kernel_cmd`` as the policy says."""
+    limits = policy["limits"]
+    if policy["net"] != "none":
+        raise SandboxError(f"network policy {policy['net']!r} is not supported by this server")
+    argv = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
+            "--unshare-cgroup-try"]
+    if uid is None:
+        argv.append("--unshare-user")
+    for d in SYSTEM_DIRS:
+        if os.path.isdir(d):
+            argv += ["--ro-bind", d, d]
+    for name in USR_LINKS:
+        if os.path.islink(f"/{name}") or os.path.isdir(f"/usr/{name}"):
+            argv += ["--symlink", f"usr/{name}", f"/{name}"]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
+    binds = [("--ro-bind", d) for d in _python_dirs()]
+    binds += [("--ro-bind", policy["kernelPackage"]), ("--bind", policy["workspace"]), ("--bind", policy["zmq"]),
+              ("--ro-bind", policy["bridge"]), ("--bind", policy["spool"]), ("--ro-bind", policy["restore"]),
+              ("--ro-bind", policy["skills"])]
+    for flag, path in binds:
+        argv += _parents(path) + [flag, path, path]
+    # In the kernel's own directory, so its ready marker (recur_kernel._cells) outlives a restart.
+    argv += ["--ro-bind", connection_file, kernel_connection_file(connection_file, policy)]
+    argv += ["--clearenv", "--chdir", policy["workspace"]]
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": "/tmp",
+        "LANG": os.environ.get("LANG", "C.UTF-8"),
+        "PYTHONPATH": os.path.dirname(policy["kernelPackage"]),
+        "IPYTHONDIR": "/tmp/ipython",
+        "MPLCONFIGDIR": "/tmp/matplotlib",
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        "RECUR_SANDBOX": "on",
+    }
+    for k, v in env.items():
+        argv += ["--setenv", k, v]
+    # prlimit runs with the sandbox's root, so it may set hard limits; setpriv then drops to the
+    # kernel's uid with no capabilities left, and no_new_privs (bwrap's) bars setuid binaries.
+    if uid is not None:
+        argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    argv += [
+        "prlimit",
+        f"--as={limits['memoryBytes']}",
+        f"--nproc={limits['processes']}",
+        f"--nofile={limits['openFiles']}",
+        f"--fsize={limits['fileBytes']}",
+        "--",
+    ]
+    if uid is not None:
+        argv += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                 "--inh-caps=-all", "--bounding-set=-all", "--"]
+    inside = kernel_connection_file(connection_file, policy)
+    return argv + [inside if a == connection_file else a for a in kernel_cmd]
+
+
+def kernel_connection_file(connection_file, policy):
+    return os.path.join(policy["zmq"], os.path.basename(connection_file))
+
+
+def prepare_dirs(policy, uid):
+    """The kernel's writable directories belong to it; the rest stay the worker's."""
+    for field in ("workspace", "zmq", "spool"):
+        os.makedirs(policy[field], mode=0o700, exist_ok=True)
+        if uid is not None:
+            os.chown(policy[field], uid, uid)
+    # bwrap enters the workspace before setpriv, as a root with no DAC override: traverse only.
+    os.chmod(policy["workspace"], 0o711)
+
+
+class SandboxedKernelManager(AsyncIOLoopKernelManager):
+    """Starts each kernel as its session's policy says: in bubblewrap unless ``sandbox`` is off."""
+
+    sandbox_root = Unicode(help="Directory of per-session sandbox policies (the worker writes them)").tag(config=True)
+    sandbox = Bool(True, help="Wrap each kernel in bubblewrap; off runs it bare (RECUR_SANDBOX=off)").tag(config=True)
+    uid_base = Integer(1 << 30, help="Kernels started by root run as uid_base + a hash of their session").tag(config=True)
+
+    async def _async_pre_start_kernel(self, **kw):
+        key = policy_key(kw.get("env"))
+        self._recur_policy = load_policy(self.sandbox_root, key)
+        self._recur_uid = sandbox_uid(key, self.uid_base) if self.sandbox and os.geteuid() == 0 else None
+        if self.sandbox:
+            # The ipc transport crosses the network namespace; sockets go where only this kernel's sandbox sees them.
+            self.transport = "ipc"
+            self.ip = os.path.join(self._recur_policy["zmq"], "k")
+        kw["cwd"] = self._recur_policy["workspace"]
+        prepare_dirs(self._recur_policy, self._recur_uid)
+        cmd, kw = await super()._async_pre_start_kernel(**kw)
+        if not self.sandbox:
+            return cmd, kw
+        if self._recur_uid is not None:
+            # Written 0600 by the server; the kernel reads it as its own uid.
+            os.chown(self.connection_file, self._recur_uid, self._recur_uid)
+        # ipykernel exits when its parent looks like init, which in a PID namespace it is.
+        kw["env"] = {k: v for k, v in kw.get("env", {}).items() if k != "JPY_PARENT_PID"}
+        if self.kernel_spec is not None:
+            # A signal to bwrap's process group never reaches a kernel in its own PID namespace.
+            self.kernel_spec.interrupt_mode = "message"
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
+            raise SandboxError("bubblewrap (bwrap) is not installed: apt-get install bubblewrap, or set RECUR_SANDBOX=off")
+        return bwrap_argv(cmd, self.connection_file, self._recur_policy, self._recur_uid, bwrap), kw

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { KernelHost, KernelPlace } from '../../activities/kernel/types';
+import type { RecurConfig } from '../../config';
+import { repoRoot } from '../devstack/repo-root';
+import type { HostBridge } from '../host-bridge';
+import { sandboxRecord } from './sandbox-record';
+
+/** The directory of per-session sandbox policies the Jupyter server reads (kernel/recur_jupyter/sandbox.py). */
+export const sandboxRoot = (config: RecurConfig): string => join(config.home, 'run', 'sb');
+
+/** Short (socket paths have a 107-byte limit) and a fixed shape, so the server can check it. */
+export const sandboxKey = (sessionId: string): string => createHash('sha256').update(sessionId, 'utf8').digest('hex').slice(0, 32);
+
+/**
+ * Each session's place on this host: `run/sb/<key>/` holds its policy (the worker's, never
+ * mounted), and the directories its sandbox mounts: `zmq/` and `spool/` (the kernel's),
+ * `bridge/` (its socket), `restore/` and `skills/` (read-only to it). Its workspace is
+ * `workspaces/<key>`.
+ */
+export function createKernelHost(config: RecurConfig, bridge?: HostBridge): KernelHost {
+  const root = sandboxRoot(config);
+  const dirOf = (sessionId: string) => join(root, sandboxKey(sessionId));
+  const place = (sessionId: string): KernelPlace => {
+    const dir = dirOf(sessionId);
+    return { name: sandboxKey(sessionId), spool: join(dir, 'spool'), restore: join(dir, 'restore'), skills: join(dir, 'skills') };
+  };
+  return {
+    place,
+    async prepare(sessionId) {
+      const dir = dirOf(sessionId);
+      const p = place(sessionId);
+      const limits = sandboxRecord(config.sandbox);
+      const policy = {
+        workspace: join(config.home, 'workspaces', p.name),
+        zmq: join(dir, 'zmq'),
+        bridge: join(dir, 'bridge'),
+        spool: p.spool,
+        restore: p.restore,
+        skills: p.skills,
+        kernelPackage: join(repoRoot(), 'kernel', 'recur_kernel'),
+        limits: { memoryBytes: limits.memoryBytes, processes: limits.processes, openFiles: limits.openFiles, fileBytes: limits.fileBytes },
+        net: limits.net,
+      };
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // Mount points the kernel's uid must traverse; what it may not change is mounted read-only.
+      for (const d of [policy.bridge, p.restore, p.skills]) {
+        mkdirSync(d, { recursive: true });
+        chmodSync(d, 0o755);
+      }
+      writeFileSync(join(dir, 'policy.json'), JSON.stringify(policy, null, 2), { mode: 0o600 });
+      if (!bridge) return { hostUrl: null, token: null };
+      const socket = join(policy.bridge, 'sock');
+      return { hostUrl: `unix:${socket}`, token: await bridge.openSession(sessionId, socket) };
+    },
+    release: async (sessionId) => bridge?.revokeSession(sessionId),
+  };
+}
