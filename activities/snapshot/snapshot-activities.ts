@@ -72,7 +72,7 @@ export function createSnapshotActivities(deps: SnapshotDeps) {
       const value = await whileBeating(input.sessionId, kernels, () =>
         kernels.runSilent(input.sessionId, '', { expression: snapshotExpression({ sessionId: input.sessionId, blobsRoot: spool, ...limits }), timeoutMs }),
       );
-      await takeSpool(spool, blobs);
+      const added = await takeSpool(spool, blobs);
       if (typeof value === 'object' && value !== null && 'unbound' in value) {
         // Restarted behind the client's back: its namespace is empty, not the session's.
         const bound = (value as { unbound: string | null }).unbound;
@@ -94,8 +94,8 @@ export function createSnapshotActivities(deps: SnapshotDeps) {
         bytes: report.bytes,
         unsaved: report.unsaved.map(({ name, reason }) => ({ name, reason })),
         oversize: report.oversize.map(({ name, size, limit }) => ({ name, size, limit })),
-        newBlobs: report.written,
-        newBytes: report.writtenBytes,
+        newBlobs: added.blobs,
+        newBytes: added.bytes,
         durationMs: Math.round(performance.now() - started),
       };
     },

@@ -12,20 +12,22 @@ import { BlobStoreError, type BlobStore } from '../blob-store';
  */
 const HEX64 = /^[0-9a-f]{64}$/;
 
-export async function takeSpool(spool: string, blobs: BlobStore): Promise<number> {
-  let taken = 0;
+/** Blobs (and their bytes) the store did not hold before. */
+export async function takeSpool(spool: string, blobs: BlobStore): Promise<{ blobs: number; bytes: number }> {
+  const added = { blobs: 0, bytes: 0 };
   for (const path of await entries(join(spool, 'sha256'), 2)) {
     const name = path.slice(path.lastIndexOf('/') + 1);
     if (HEX64.test(name) && (await isFile(path))) {
       const data = await readNoFollow(path);
-      if (data && createHash('sha256').update(data).digest('hex') === name) {
+      if (data && createHash('sha256').update(data).digest('hex') === name && !(await blobs.has(name))) {
         await blobs.put(data);
-        taken++;
+        added.blobs++;
+        added.bytes += data.length;
       }
     }
   }
   await fs.rm(join(spool, 'sha256'), { recursive: true, force: true });
-  return taken;
+  return added;
 }
 
 /**

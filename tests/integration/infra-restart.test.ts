@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { status, up } from '../../services/devstack';
 import { py, SessionHarness, type SessionRun } from '../helpers/session-harness';
 import { runOnStackWorker } from '../helpers/stack-session';
+import { PROCESS_ID_PY } from '../helpers/kernel-processes';
 
 /**
  * The infrastructure under a running session dies (SIGKILL) and is brought back with `recur up`:
@@ -60,29 +61,22 @@ describe('infrastructure restarts in the middle of a session', () => {
 
   test('losing the whole Jupyter server: the cell in flight is reported interrupted, the next restores the snapshot', async () => {
     let restarted: Promise<unknown> | undefined;
-    let kernelPid = 0;
     const run = await runOnStackWorker(h, {
       root: [
-        py('import os\nkernel_pid = os.getpid()\nx = 21\nprint(kernel_pid)'),
+        py(`kernel_process = ${PROCESS_ID_PY}\nx = 21`),
         py('y = x * 2'),
         py('z = y + 1'),
         py('import time\ntime.sleep(6)\nw = 1'),
-        py('print(x, y, z, "w" in globals(), os.getpid() != kernel_pid)'),
+        py(`print(x, y, z, "w" in globals(), ${PROCESS_ID_PY} != kernel_process)`),
         py('final("restored")'),
       ],
     }, {
       onEvent: async (_n, e) => {
         const ev = e.event as { type: string; outputs?: string; code?: string };
-        if (ev.type === 'CellExecuted' && !kernelPid) kernelPid = Number(ev.outputs);
         if (ev.type !== 'CellRequested' || !ev.code?.includes('sleep(6)')) return false;
         await sleep(1_500);
-        // The server and its kernels go together, as when their machine or container is lost.
+        // The server's kernels go with it (each sandbox dies with its parent), as when their machine is lost.
         process.kill(await pidOf('jupyter'), 'SIGKILL');
-        try {
-          process.kill(kernelPid, 'SIGKILL');
-        } catch {
-          // ipykernel's parent poller may have ended it already
-        }
         restarted = sleep(2_000).then(() => up(h.config));
         return true;
       },
