@@ -4,7 +4,7 @@ import type { Envelope, EventType, RecurEvent, RecurEventInput } from './generat
 import { MAX_EVENT_BYTES, ZERO_HASH } from './log-constants';
 import { ENVELOPE, ENVELOPE_SCHEMAS, EVENT_SCHEMA, EVENT_SCHEMAS_BY_FINGERPRINT } from './registry';
 import { isValidSessionId, sessionParent, sessionRoot, eventIdOf } from './session-ids';
-import { encodeSingleObject, type SoeSchema } from './single-object';
+import { asWritten, encodeSingleObject, type SoeSchema } from './single-object';
 
 const HEX_HASH = /^[0-9a-f]{64}$/;
 const NAMESPACE = 'recur.events.';
@@ -77,7 +77,7 @@ export function decodeEvent(value: Uint8Array): StoredEvent {
     throw new EventLogError(`${where}: envelope is not in canonical Avro encoding`);
   }
   const event = decodePayload(envelope.payload, envelope.type);
-  if (!encodeSingleObject(eventSchema(event.type), stripType(event)).equals(envelope.payload)) {
+  if (!encodePayload(event).equals(envelope.payload)) {
     throw new EventLogError(`${where}: payload is not in canonical Avro encoding`);
   }
   return toStoredEvent(envelope, event);
@@ -86,8 +86,7 @@ export function decodeEvent(value: Uint8Array): StoredEvent {
 /** The hash `record` should carry, recomputed from its content (see schemas/README.md). */
 export function computeEventHash(record: StoredEvent): string {
   const { hash: _claimed, event, ...rest } = record;
-  const payload = encodeSingleObject(eventSchema(event.type), stripType(event));
-  return chainHash({ ...rest, payload });
+  return chainHash({ ...rest, payload: encodePayload(event) });
 }
 
 function chainHash(envelope: Unhashed): string {
@@ -101,6 +100,17 @@ function eventSchema(type: string): SoeSchema {
   return schema;
 }
 
+/**
+ * Events decoded from an earlier writer schema, and that schema: hashing re-encodes an event as
+ * it was written, so old events verify. An edited copy is a new object, encoded as current.
+ */
+const EARLIER_WRITER = new WeakMap<object, SoeSchema>();
+
+function encodePayload(event: RecurEvent): Buffer {
+  const writer = EARLIER_WRITER.get(event) ?? eventSchema(event.type);
+  return encodeSingleObject(writer, asWritten(writer, stripType(event)));
+}
+
 function stripType(event: RecurEvent): object {
   const { type: _type, ...fields } = event;
   return fields;
@@ -109,7 +119,9 @@ function stripType(event: RecurEvent): object {
 function decodePayload(payload: Buffer, type: string): RecurEvent {
   const { schema, value } = EVENT_SCHEMAS_BY_FINGERPRINT.decode(payload);
   if (schema.name !== NAMESPACE + type) throw new EventLogError(`envelope type ${type} carries a ${schema.name} payload`);
-  return { type: type as EventType, ...(value as object) } as RecurEvent;
+  const event = deepFreeze({ type: type as EventType, ...(value as object) }) as RecurEvent;
+  if (schema.readAs) EARLIER_WRITER.set(event, schema);
+  return event;
 }
 
 function checkEnvelope(e: Unhashed): void {
@@ -137,7 +149,8 @@ function toStoredEvent(envelope: Envelope, event: RecurEvent): StoredEvent {
 
 /** Copies avsc's record instances into plain frozen objects, so events compare and serialise as data. */
 function deepFreeze(value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value;
+  // Already copied and frozen (a decoded event): kept as is, so EARLIER_WRITER still knows it.
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value) || Object.isFrozen(value)) return value;
   if (Array.isArray(value)) return Object.freeze(value.map(deepFreeze));
   return Object.freeze(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepFreeze(v)])));
 }

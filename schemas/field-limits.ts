@@ -93,7 +93,7 @@ export const FIELD_LIMITS = {
   SessionCompleted: { answer: INLINE.answer, answerBlob: BLOB },
   SessionFailed: { reason: REASON, error: REASON },
   SessionReloaded: { messageId: ID, from: ID },
-  SessionStarted: { task: INLINE.task, taskBlob: BLOB, name: NAME, model: NAME, parentId: ID, systemPromptBlob: BLOB },
+  SessionStarted: { task: INLINE.task, taskBlob: BLOB, name: NAME, model: NAME, parentId: ID, systemPromptBlob: BLOB, sandbox: { fields: { mode: NAME, net: NAME } } },
   SessionUnloaded: { manifest: BLOB },
   SpawnRefused: { name: NAME, reason: 2_000 },
   SubagentCompleted: { childId: ID, answer: INLINE.answer, answerBlob: BLOB, error: REASON },

@@ -1,6 +1,6 @@
 import type { EventType } from './generated/events';
-import { ENVELOPE_SCHEMA, EVENT_SCHEMAS } from './generated/schemas';
-import { SchemaSet, soeSchema, type SoeSchema } from './single-object';
+import { ENVELOPE_SCHEMA, EVENT_SCHEMA_HISTORY, EVENT_SCHEMAS } from './generated/schemas';
+import { SchemaSet, earlierSchema, soeSchema, type SoeSchema } from './single-object';
 
 /** Parsed once per process: the envelope and the current writer schema of each event type. */
 export const ENVELOPE: SoeSchema = soeSchema(ENVELOPE_SCHEMA);
@@ -10,4 +10,9 @@ export const EVENT_SCHEMA: Readonly<Record<EventType, SoeSchema>> = Object.fromE
 ) as Record<EventType, SoeSchema>;
 
 export const ENVELOPE_SCHEMAS = new SchemaSet([ENVELOPE]);
-export const EVENT_SCHEMAS_BY_FINGERPRINT = new SchemaSet(Object.values(EVENT_SCHEMA));
+/** Every writer schema a log may hold: the current ones and their earlier versions (schemas/history). */
+export const EVENT_SCHEMAS_BY_FINGERPRINT = new SchemaSet([
+  ...Object.values(EVENT_SCHEMA),
+  ...Object.entries(EVENT_SCHEMA_HISTORY).flatMap(([type, versions]) =>
+    (versions ?? []).map((s) => earlierSchema(s, EVENT_SCHEMA[type as EventType]))),
+]);

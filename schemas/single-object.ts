@@ -17,6 +17,25 @@ export interface SoeSchema {
   readonly type: Type;
   readonly canonicalForm: string;
   readonly fingerprint: Buffer;
+  /** An earlier writer schema: what it wrote is read as this current schema (Avro schema resolution). */
+  readonly readAs?: { readonly schema: SoeSchema; readonly resolver: ReturnType<Type['createResolver']> };
+}
+
+/** An earlier version of `current`, whose records decode to the current shape (added fields at their defaults). */
+export function earlierSchema(schema: unknown, current: SoeSchema): SoeSchema {
+  const writer = soeSchema(schema);
+  if (writer.name !== current.name) throw new EventLogError(`${writer.name} cannot be an earlier version of ${current.name}`);
+  return { ...writer, readAs: { schema: current, resolver: current.type.createResolver(writer.type) } };
+}
+
+/**
+ * The fields of `value` the writer schema knows: a value read as the current schema, encoded
+ * again with the schema that wrote it, gives back the bytes it was read from.
+ */
+export function asWritten(writer: SoeSchema, value: object): object {
+  if (!writer.readAs) return value;
+  const fields = (writer.type as unknown as { fields: Array<{ name: string }> }).fields;
+  return Object.fromEntries(fields.map((f) => [f.name, (value as Record<string, unknown>)[f.name]]));
 }
 
 export function soeSchema(schema: unknown): SoeSchema {
@@ -68,7 +87,9 @@ export class SchemaSet {
       throw new EventLogError(`unknown writer schema: CRC-64-AVRO fingerprint 0x${hex} is not one of ours`);
     }
     try {
-      return { schema, value: schema.type.fromBuffer(bytes.subarray(HEADER_LENGTH)) };
+      const body = bytes.subarray(HEADER_LENGTH);
+      const value = schema.readAs ? schema.readAs.schema.type.fromBuffer(body, schema.readAs.resolver) : schema.type.fromBuffer(body);
+      return { schema, value };
     } catch (cause) {
       throw new EventLogError(`${schema.name}: undecodable body: ${(cause as Error).message}`, { cause });
     }

@@ -2,7 +2,8 @@
 /**
  * Derives TypeScript from the Avro schemas, so event types are written once (in .avsc):
  *   schemas/generated/events.ts   interfaces, the closed `RecurEvent` union, EVENT_TYPES
- *   schemas/generated/schemas.ts  each schema made standalone (shared types inlined) for the codec
+ *   schemas/generated/schemas.ts  each schema made standalone (shared types inlined) for the codec,
+ *                                 and the earlier writer schemas kept in schemas/history/<Type>.<n>.json
  * Usage: node scripts/gen-types.mjs [--root <schemas dir>] [--stdout]
  * --stdout prints {relativePath: content} as JSON instead of writing (the drift test uses it).
  */
@@ -143,14 +144,34 @@ export function generate(root) {
 
   // One schema per line: the .avsc files are the readable source, this is their resolved copy.
   const standalone = events.map(({ base, schema }) => `  ${base}: ${JSON.stringify(inlineShared(schema, shared, new Set()))},`);
+  const history = readHistory(root, new Set(names));
   const schemasTs = [
     HEADER,
     'import type { EventType } from \'./events\';\n',
     `export const ENVELOPE_SCHEMA: object = ${JSON.stringify(inlineShared(envelope, shared, new Set()))};\n`,
     `export const EVENT_SCHEMAS: Readonly<Record<EventType, object>> = {\n${standalone.join('\n')}\n};\n`,
+    '/** Writer schemas of events logged before their type last changed, oldest first; readers resolve them to the current one. */',
+    `export const EVENT_SCHEMA_HISTORY: Readonly<Partial<Record<EventType, readonly object[]>>> = {\n${history.join('\n')}\n};\n`,
   ].join('\n');
 
   return { 'generated/events.ts': eventsTs, 'generated/schemas.ts': schemasTs };
+}
+
+/** `history/<Type>.<n>.json`: standalone (as generated/schemas.ts held them) and never edited once shipped. */
+function readHistory(root, types) {
+  const dir = join(root, 'history');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  const byType = new Map();
+  for (const f of files) {
+    const m = /^([A-Za-z]+)\.(\d+)\.json$/.exec(f);
+    if (!m) fail(`history/${f}`, 'name must be <EventType>.<n>.json');
+    if (!types.has(m[1])) fail(`history/${f}`, `${m[1]} is not an event type`);
+    const schema = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+    if (schema.name !== `${NAMESPACE}.${m[1]}`) fail(`history/${f}`, `schema name ${schema.name} is not ${NAMESPACE}.${m[1]}`);
+    byType.set(m[1], [...(byType.get(m[1]) ?? []), [Number(m[2]), schema]]);
+  }
+  return [...byType].map(([type, versions]) =>
+    `  ${type}: [${versions.sort((a, b) => a[0] - b[0]).map(([, s]) => JSON.stringify(s)).join(', ')}],`);
 }
 
 function main(argv) {

@@ -142,6 +142,6 @@ function started(input: SessionInput) {
   return {
     type: 'SessionStarted' as const, task: input.task, taskBlob: input.taskBlob ?? null, name: input.name, model: input.model,
     parentId: input.parentId, depth: input.depth, maxDepth: input.limits.maxDepth,
-    maxTurns: input.limits.maxTurns, cellTimeoutSeconds: input.limits.cellTimeoutSeconds,
+    maxTurns: input.limits.maxTurns, cellTimeoutSeconds: input.limits.cellTimeoutSeconds, sandbox: input.limits.sandbox ?? null,
   };
 }

@@ -1,5 +1,5 @@
 /** Plain data shared by the session workflow, its handlers and its callers. No I/O, no SDK imports. */
-import type { BlobRef } from '../schemas/generated/events';
+import type { BlobRef, SandboxPolicy } from '../schemas/generated/events';
 import type { AutonomousSpec, GoalSpec, LongRunCarry } from './long-run-types';
 import type { RateBucket } from './message-rate';
 import type { SeenCarry } from './seen-messages';
@@ -38,6 +38,8 @@ export interface SessionLimits {
   messagesPerMinute: number;
   /** Messages a session may send at once before the per-minute rate applies (RECUR_MESSAGE_BURST). */
   messageBurst: number;
+  /** The sandbox its host runs the kernel in (RECUR_SANDBOX*), recorded in SessionStarted; absent in inputs from before it was. */
+  sandbox?: SandboxPolicy;
 }
 
 /** The session's latest kernel snapshot: a manifest blob and the last seq it reflects. */

@@ -425,6 +425,22 @@ export interface SessionReloaded {
   readonly unloadedSeq: number;
 }
 
+/** What contained the session's kernel on its host (docs/sandbox.md); the worker's config at the session's start. */
+export interface SandboxPolicy {
+  /** `on`: a bubblewrap sandbox per kernel; `off`: the kernel ran uncontained (RECUR_SANDBOX=off). Limit: 256 characters. */
+  readonly mode: string;
+  /** Address space the kernel may use; past it an allocation raises MemoryError. */
+  readonly memoryBytes: number;
+  /** Processes and threads the kernel may run at once; past it a fork raises BlockingIOError. */
+  readonly processes: number;
+  /** Files the kernel may hold open at once. */
+  readonly openFiles: number;
+  /** Largest file the kernel may write; past it a write raises OSError (EFBIG). */
+  readonly fileBytes: number;
+  /** Outbound network policy: `none` (no network namespace route anywhere, the kernel's bridge socket excepted). Limit: 256 characters. */
+  readonly net: string;
+}
+
 /** A session (root or sub-agent) began. Appended by the session's own workflow as its event with seq 0, before it calls a model or runs a cell; a sub-agent's SessionStarted follows the parent's SubagentSpawned for it. */
 export interface SessionStarted {
   /** Event type: the record's short name, also the envelope's `type`. */
@@ -451,6 +467,8 @@ export interface SessionStarted {
   readonly budgetUsd: number | null;
   /** The full system prompt in effect at start, so an audit can show the immutable base prompt was the one used. */
   readonly systemPromptBlob: BlobRef | null;
+  /** The sandbox the session's kernel ran in, with its limits; null in events written before sandboxes were recorded. */
+  readonly sandbox: SandboxPolicy | null;
 }
 
 /** A retained session (a sub-agent that finished its task and waits for messages or a new task) had no message for its idle limit (or its host, at its loaded-kernel cap, asked for the kernel early), so its kernel was snapshotted (a KernelSnapshotted before this event, unless no cell ran since the last one) and shut down, freeing its memory. Appended by the session's workflow after the kernel is gone; the next message or task reloads the session (SessionReloaded). */
@@ -639,7 +657,7 @@ export type RecurEventInput =
   | WithDefaults<SessionCompleted, 'answerBlob'>
   | WithDefaults<SessionFailed, 'error'>
   | SessionReloaded
-  | WithDefaults<SessionStarted, 'taskBlob' | 'parentId' | 'budgetUsd' | 'systemPromptBlob'>
+  | WithDefaults<SessionStarted, 'taskBlob' | 'parentId' | 'budgetUsd' | 'systemPromptBlob' | 'sandbox'>
   | WithDefaults<SessionUnloaded, 'manifest' | 'coversSeq'>
   | SpawnRefused
   | WithDefaults<SubagentCompleted, 'answerBlob' | 'error'>

@@ -16,12 +16,14 @@ const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 const MAX_ID_CHARS = 512;
 /** Task and message texts go into events inline: their field limit (schemas/field-limits.ts). */
 export const MAX_TEXT_CHARS = INLINE.task;
-const LIMIT_KEYS: ReadonlyArray<keyof SessionLimits> = [
+/** What a request may set: the numbers. The sandbox is the host's, never the caller's. */
+type RequestLimit = Exclude<keyof SessionLimits, 'sandbox'>;
+const LIMIT_KEYS: ReadonlyArray<RequestLimit> = [
   'maxTurns', 'maxTokens', 'maxSeconds', 'maxCostUsd', 'cellTimeoutSeconds', 'maxDepth', 'turnsPerRun', 'snapshotEveryCells',
   'idleUnloadSeconds', 'autoRefineTurns', 'compactAtTokens',
 ];
 /** Limits where null means "no limit". */
-const NULLABLE: ReadonlyArray<keyof SessionLimits> = ['maxTokens', 'maxSeconds', 'maxCostUsd', 'compactAtTokens'];
+const NULLABLE: ReadonlyArray<RequestLimit> = ['maxTokens', 'maxSeconds', 'maxCostUsd', 'compactAtTokens'];
 
 /** A fresh root session id: `<prefix><base36 ms time><6 hex>`, sortable by start and unguessable enough to never collide. */
 export function newRootSessionId(name?: string, now = Date.now()): string {
@@ -77,8 +79,8 @@ function checkLimits(value: unknown): Partial<SessionLimits> {
   const limits = objectBody(value);
   const out: Partial<SessionLimits> = {};
   for (const [key, v] of Object.entries(limits)) {
-    if (!LIMIT_KEYS.includes(key as keyof SessionLimits)) throw badRequest(`unknown limit "${key}"; known: ${LIMIT_KEYS.join(', ')}`);
-    const k = key as keyof SessionLimits;
+    if (!LIMIT_KEYS.includes(key as RequestLimit)) throw badRequest(`unknown limit "${key}"; known: ${LIMIT_KEYS.join(', ')}`);
+    const k = key as RequestLimit;
     const nullable = NULLABLE.includes(k);
     if (v === null && nullable) out[k as 'maxTokens'] = null;
     else if (inRange(RANGES[k], v)) out[k] = v;

@@ -8,6 +8,7 @@ import { DEFAULT_LOG_PAGE, MAX_LOG_PAGE, pageLog } from './page-log';
 import { checkSessionId, newRootSessionId, parseSendMessage, parseStartSession } from './parse-requests';
 import { autonomousInput, parseGoalAction, parseScheduleAction, refusal } from './long-run-input';
 import type { SessionService } from './session-service';
+import { sandboxRecord } from '../sandbox/sandbox-record';
 
 export interface ApiRequest {
   method: string;
@@ -65,6 +66,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         maxTreeSessions: agent.maxTreeSessions,
         messagesPerMinute: agent.messagesPerMinute,
         messageBurst: agent.messageBurst,
+        sandbox: sandboxRecord(deps.config.sandbox),
         ...auto.limits,
         ...req.limits,
       },

@@ -1,3 +1,3 @@
 export { createKernelHost, sandboxKey, sandboxRoot } from './kernel-host';
-export { sandboxRecord, type SandboxRecord } from './sandbox-record';
+export { sandboxRecord } from './sandbox-record';
 export { checkSandbox } from './check-sandbox';

@@ -1,18 +1,10 @@
 import type { RecurConfig } from '../../config';
+import type { SandboxPolicy } from '../../schemas/generated/events';
 
 const MIB = 2 ** 20;
 
-/** What SessionStarted records of the sandbox a session's kernel runs in, in bytes. */
-export interface SandboxRecord {
-  mode: 'on' | 'off';
-  memoryBytes: number;
-  processes: number;
-  openFiles: number;
-  fileBytes: number;
-  net: string;
-}
-
-export function sandboxRecord(s: RecurConfig['sandbox']): SandboxRecord {
+/** The sandbox settings as SessionStarted records them (and as a kernel's policy applies them), in bytes. */
+export function sandboxRecord(s: RecurConfig['sandbox']): SandboxPolicy {
   return {
     mode: s.mode,
     memoryBytes: s.memoryMiB * MIB,

@@ -8,6 +8,7 @@ import { kafkaClient, temporalAddress } from '../../services/devstack';
 import { readSessionLog } from '../../services/projector';
 import { createRecurWorker, type RecurWorker } from '../../services/worker/create-worker';
 import type { SessionInput, SessionLimits, SessionResult } from '../../workflows/session-types';
+import { sandboxRecord } from '../../services/sandbox';
 
 export interface SessionRun {
   id: string;
@@ -68,7 +69,7 @@ export class SessionHarness {
     return {
       sessionId: id, rootId: id, parentId: null, name: 'root', task, model: `scripted:${script}`, depth: 0,
       limits: { maxTurns: a.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: 60, maxDepth: a.maxDepth, turnsPerRun: a.turnsPerRun, snapshotEveryCells: a.snapshotEveryCells, idleUnloadSeconds: a.idleUnloadSeconds,
-        maxChildren: a.maxChildren, maxTreeSessions: a.maxTreeSessions, messagesPerMinute: a.messagesPerMinute, messageBurst: a.messageBurst, ...limits },
+        maxChildren: a.maxChildren, maxTreeSessions: a.maxTreeSessions, messagesPerMinute: a.messagesPerMinute, messageBurst: a.messageBurst, sandbox: sandboxRecord(this.config.sandbox), ...limits },
     };
   }
 

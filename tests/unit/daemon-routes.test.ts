@@ -36,7 +36,8 @@ describe('daemon routes', () => {
       sessionId: body.sessionId, rootId: body.sessionId, parentId: null, name: 'root', task: 'add 2 and 2',
       model: 'openai/gpt-4o', depth: 0,
       limits: { maxTurns: agent.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: agent.cellTimeoutSeconds, maxDepth: agent.maxDepth, turnsPerRun: agent.turnsPerRun, snapshotEveryCells: agent.snapshotEveryCells, idleUnloadSeconds: agent.idleUnloadSeconds, autoRefineTurns: 0, compactAtTokens: agent.compactAtTokens,
-        maxChildren: agent.maxChildren, maxTreeSessions: agent.maxTreeSessions, messagesPerMinute: agent.messagesPerMinute, messageBurst: agent.messageBurst },
+        maxChildren: agent.maxChildren, maxTreeSessions: agent.maxTreeSessions, messagesPerMinute: agent.messagesPerMinute, messageBurst: agent.messageBurst,
+        sandbox: { mode: 'on', memoryBytes: 4 * 2 ** 30, processes: 1024, openFiles: 4096, fileBytes: 16 * 2 ** 30, net: 'none' } },
     }]);
   });
 

@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { computeEventHash, decodeEvent, encodeSingleObject, SchemaSet, soeSchema, verifyChain, ZERO_HASH } from '../../schemas';
+import { ENVELOPE, EVENT_SCHEMA } from '../../schemas/registry';
+
+/** SessionStarted as the first wave wrote it, before it recorded the sandbox. */
+const V1 = soeSchema(JSON.parse(readFileSync(join(__dirname, '..', '..', 'schemas', 'history', 'SessionStarted.1.json'), 'utf8')));
+
+/** An event exactly as a writer with the old schema put it on the topic (schemas/README.md's envelope and chain). */
+function writtenByV1(fields: Record<string, unknown>): Buffer {
+  const envelope = {
+    eventId: 'old/0', sessionId: 'old', rootId: 'old', parentId: null, seq: 0, ts: 1_700_000_000_000,
+    type: 'SessionStarted', prevHash: ZERO_HASH, payload: encodeSingleObject(V1, fields),
+  };
+  const unhashed = encodeSingleObject(ENVELOPE, { ...envelope, hash: '' });
+  const hash = createHash('sha256').update(Buffer.from(ZERO_HASH, 'hex')).update(unhashed).digest('hex');
+  return encodeSingleObject(ENVELOPE, { ...envelope, hash });
+}
+
+const OLD_FIELDS = {
+  task: 'an old task', taskBlob: null, name: 'root', model: 'scripted:x.json', parentId: null,
+  depth: 0, maxDepth: 2, maxTurns: 50, cellTimeoutSeconds: 600, budgetUsd: null, systemPromptBlob: null,
+};
+
+describe('events written with an earlier schema version (schemas/history)', () => {
+  test('decode to the current shape, with the added field at its default', () => {
+    const event = decodeEvent(writtenByV1(OLD_FIELDS));
+    expect(event.event).toEqual({ type: 'SessionStarted', ...OLD_FIELDS, sandbox: null });
+  });
+
+  test('still verify: their hash is recomputed from the bytes their writer produced', () => {
+    const event = decodeEvent(writtenByV1(OLD_FIELDS));
+    expect(computeEventHash(event)).toBe(event.hash);
+    expect(verifyChain([event])).toMatchObject({ ok: true });
+  });
+
+  test('an edited copy of an old event is caught', () => {
+    const event = decodeEvent(writtenByV1(OLD_FIELDS));
+    const edited = { ...event, event: { ...event.event, task: 'rewritten' } };
+    expect(verifyChain([edited])).toMatchObject({ ok: false, fault: 'hash-mismatch' });
+  });
+
+  test('without its earlier schema registered, the same record is an unknown writer schema', () => {
+    const currentOnly = new SchemaSet(Object.values(EVENT_SCHEMA));
+    expect(() => currentOnly.decode(encodeSingleObject(V1, OLD_FIELDS))).toThrow(/unknown writer schema/);
+  });
+});
