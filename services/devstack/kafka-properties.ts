@@ -1,4 +1,15 @@
+import { renameSync, writeFileSync } from 'node:fs';
 import type { RecurConfig } from '../../config';
+
+/**
+ * Broker properties hold the admin's password: written owner-only even over a file an older
+ * Recur left group-readable (writeFileSync's mode applies only to a file it creates).
+ */
+export function writeProperties(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  renameSync(tmp, file);
+}
 
 export function jvmOpts(config: RecurConfig): string[] {
   return [

@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecurConfig } from '../../config';
 import { StackError } from '../../errors';
-import type { KafkaCredentials } from './kafka-credentials';
-import { KAFKA_ROLES } from './kafka-credentials';
-import { jvmOpts, serverProperties } from './kafka-properties';
+import { KAFKA_ROLES, type KafkaCredentials } from './kafka-credentials';
+import { jvmOpts, serverProperties, writeProperties } from './kafka-properties';
 import { stackPaths } from './paths';
 import { repoRoot } from './repo-root';
 import { baseEnv } from './service';
@@ -25,7 +24,7 @@ const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => 
 export async function addScramUsers(config: RecurConfig, creds: KafkaCredentials): Promise<void> {
   const p = stackPaths(config);
   const props = join(p.kafkaData, 'upgrade.properties');
-  writeFileSync(props, serverProperties(config, join(p.kafkaData, 'data'), creds.admin, true), { mode: 0o600 });
+  writeProperties(props, serverProperties(config, join(p.kafkaData, 'data'), creds.admin, true));
   mkdirSync(p.logs, { recursive: true });
   const logFile = join(p.logs, 'kafka-upgrade.log');
   const fd = openSync(logFile, 'w');

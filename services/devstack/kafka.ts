@@ -7,7 +7,7 @@ import type { RecurConfig } from '../../config';
 import { StackError } from '../../errors';
 import { kafkaBrokers, kafkaConnection } from './connections';
 import { KAFKA_ROLES, newKafkaCredentials, readKafkaCredentials, writeKafkaCredentials, type KafkaCredentials } from './kafka-credentials';
-import { jvmOpts, serverProperties } from './kafka-properties';
+import { jvmOpts, serverProperties, writeProperties } from './kafka-properties';
 import { addScramUsers } from './kafka-scram-upgrade';
 import { stackPaths } from './paths';
 import { baseEnv, type ServiceDef } from './service';
@@ -56,7 +56,7 @@ export const kafkaService: ServiceDef = {
     const have = readKafkaCredentials(f.credentials);
     const creds = have ?? newKafkaCredentials();
     // Rewritten each start: ports or host may have changed since the last.
-    writeFileSync(f.props, serverProperties(config, f.dataDir, creds.admin), { mode: 0o600 });
+    writeProperties(f.props, serverProperties(config, f.dataDir, creds.admin));
     if (!existsSync(join(f.dataDir, 'meta.properties'))) {
       writeKafkaCredentials(f.credentials, creds);
       format(config, creds);
