@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { AclOperationTypes } from 'kafkajs';
 import { configToEnv, parseConfig } from '../../config';
 import { ConfigError, StackError } from '../../errors';
+import { status } from '../../services/devstack';
 import { kafkaConnection, temporalConnection } from '../../services/devstack/connections';
 import { eventTopicGrants } from '../../services/devstack/kafka-acls';
 import { newKafkaCredentials, writeKafkaCredentials } from '../../services/devstack/kafka-credentials';
@@ -132,5 +133,13 @@ describe('external Temporal settings', () => {
     expect(parse({ RECUR_TEMPORAL_ADDRESS: 't:7233', RECUR_TEMPORAL_API_KEY_FILE: apiKey }).errors)
       .toEqual(['RECUR_TEMPORAL_API_KEY_FILE: an API key is sent only over TLS; set RECUR_TEMPORAL_TLS=true']);
     expect(parse({ RECUR_TEMPORAL_TLS: 'true' }).errors).toEqual([expect.stringMatching(/external Temporal only: set RECUR_TEMPORAL_ADDRESS/)]);
+  });
+});
+
+describe('recur up with external services', () => {
+  it('manages (starts, stops, lists) no broker and no Temporal server of its own', async () => {
+    const { config } = parse({ RECUR_KAFKA_BROKERS: 'k1:9093', RECUR_TEMPORAL_ADDRESS: 't:7233' });
+    expect((await status(config)).map((s) => s.name)).toEqual(['jupyter', 'daemon', 'worker']);
+    expect((await status(parse({}).config)).map((s) => s.name)).toEqual(['kafka', 'temporal', 'jupyter', 'daemon', 'worker']);
   });
 });
