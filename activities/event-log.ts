@@ -31,7 +31,7 @@ export function createEventLogProducer(kafka: Kafka): Producer {
 }
 
 /** Kafka errors that repeating the same append cannot fix. */
-const PERMANENT = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_TOPIC_EXCEPTION', 'TOPIC_AUTHORIZATION_FAILED']);
+const PERMANENT = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_TOPIC_EXCEPTION', 'TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED']);
 /** Records per produce request stay under Kafka's default 1 MiB batch limit. */
 const MAX_REQUEST_BYTES = 768 * 1024;
 
@@ -79,9 +79,13 @@ export function createEventLogActivities(deps: {
           await producer.send({ topic: deps.topic, acks: -1, messages: chunk });
         }
       } catch (cause) {
-        throw new EventLogError(`append of ${eventIds.join(', ')} to ${deps.topic} failed: ${(cause as Error).message}`, {
+        const type = permanentType(cause);
+        // An idempotent producer asks for a producer id first, so a read-only principal hears "cluster" denied.
+        const denied = type?.endsWith('_AUTHORIZATION_FAILED');
+        throw new EventLogError(`append of ${eventIds.join(', ')} to ${deps.topic} failed: ${denied ? `this Kafka principal may not write to ${deps.topic} (${type})` : (cause as Error).message}`, {
           cause,
-          retryable: !isPermanent(cause),
+          retryable: type === undefined,
+          hint: denied ? "only the worker's Kafka principal appends to the event log; readers (CLI, daemon, audit, projector) are read-only" : undefined,
         });
       }
       deps.onAppended?.(batch.records);
@@ -108,14 +112,14 @@ function chunkBySize(messages: Message[]): Message[][] {
   return chunks;
 }
 
-/** kafkajs wraps the broker's error (retries exhausted, non-retriable) a level or two deep. */
-function isPermanent(err: unknown): boolean {
+/** The broker's error code when repeating cannot help; kafkajs wraps it (retries exhausted, non-retriable) a level or two deep. */
+function permanentType(err: unknown): string | undefined {
   let e = err as { type?: string; cause?: unknown; originalError?: unknown } | undefined;
   for (let depth = 0; e && depth < 4; depth++) {
-    if (e.type && PERMANENT.has(e.type)) return true;
+    if (e.type && PERMANENT.has(e.type)) return e.type;
     e = (e.originalError ?? e.cause) as typeof e;
   }
-  return false;
+  return undefined;
 }
 
 /**

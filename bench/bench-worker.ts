@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { RecurConfig } from '../config';
 import { verifyChain, type StoredEvent } from '../schemas';
-import { kafkaClient, temporalAddress } from '../services/devstack';
+import { kafkaClient, temporalConnection } from '../services/devstack';
 import { readSessionLog } from '../services/projector';
 import { createRecurWorker } from '../services/worker/create-worker';
 import type { SessionInput, SessionLimits } from '../workflows/session-types';
@@ -20,7 +20,7 @@ export async function startBenchWorker(config: RecurConfig, env?: NodeJS.Process
   const taskQueue = `bench-${randomBytes(4).toString('hex')}`;
   const recur = await createRecurWorker(config, { taskQueue, env });
   const running = recur.worker.run();
-  const connection = await Connection.connect({ address: temporalAddress(config) });
+  const connection = await Connection.connect(temporalConnection(config));
   const client = new Client({ connection, namespace: config.temporal.namespace });
   return {
     client,
@@ -68,7 +68,7 @@ export const py = (code: string) => '```python\n' + code.trim() + '\n```';
 
 /** One session's events read back from Kafka, chain-verified; throws if the log is not intact. */
 export async function sessionEvents(config: RecurConfig, sessionId: string): Promise<readonly StoredEvent[]> {
-  const log = await readSessionLog({ kafka: kafkaClient(config, 'bench-reader'), topic: config.kafka.topic, sessionId, descendants: false });
+  const log = await readSessionLog({ kafka: kafkaClient(config, 'reader', 'bench-reader'), topic: config.kafka.topic, sessionId, descendants: false });
   const verdict = verifyChain(log.events);
   if (!verdict.ok) throw new Error(`log of ${sessionId} is broken at ${verdict.eventId}: ${verdict.fault} (${verdict.detail})`);
   return log.events;

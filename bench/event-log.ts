@@ -94,7 +94,7 @@ async function replayRates(ctx: BenchContext, kafka: Kafka, producer: Producer):
 export const eventLog: Benchmark = {
   name: 'event-log',
   async run(ctx) {
-    const kafka = kafkaClient(ctx.config, 'recur-bench');
+    const kafka = kafkaClient(ctx.config, 'admin', 'recur-bench');
     const topic = await newTopic(kafka, `bench.append.${newSessionId()}`);
     const recurProducer = createEventLogProducer(kafka);
     const rawProducer = createEventLogProducer(kafka);

@@ -38,7 +38,7 @@ export async function retainedMemory(ctx: BenchContext, serverPid: number, n: nu
   const agents = retainedScript(n);
   const input = sessionInput(ctx.config, scriptedAgents(ctx.config, agents), { idleUnloadSeconds });
   const children = Object.keys(agents).filter((a) => a !== 'root').map((name) => `${input.sessionId}/${name}`);
-  const kafka = kafkaClient(ctx.config, 'bench-reader');
+  const kafka = kafkaClient(ctx.config, 'reader', 'bench-reader');
   const waitFor = async (what: string, type: string, limitMs: number) => {
     for (const end = Date.now() + limitMs; Date.now() < end; await sleep(500)) {
       const log = await readSessionLog({ kafka, topic: ctx.config.kafka.topic, sessionId: input.sessionId });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { temporalAddress } from '../services/devstack';
+import { temporalConnection } from '../services/devstack';
 import { py, scriptedModel, sessionInput } from './bench-worker';
 import { size, type BenchContext, type Benchmark } from './benchmark';
 import { compare } from './report';
@@ -81,7 +81,7 @@ async function killed(ctx: BenchContext, client: Client): Promise<number> {
 export const workerKill: Benchmark = {
   name: 'worker-kill',
   async run(ctx) {
-    const connection = await Connection.connect({ address: temporalAddress(ctx.config) });
+    const connection = await Connection.connect(temporalConnection(ctx.config));
     const client = new Client({ connection, namespace: ctx.config.temporal.namespace });
     try {
       const recover: number[] = [];

@@ -7,6 +7,8 @@ export function defaultScriptedDirs(home: string): string[] {
   return [join(home, 'scripts')];
 }
 
+const noTls = () => ({ enabled: false, caFile: null, certFile: null, keyFile: null, serverName: null });
+
 /**
  * Ports sit in a block of their own (19xxx) so the embedded stack does not fight a Kafka,
  * Temporal or Jupyter the user already runs on the well-known ports.
@@ -25,8 +27,13 @@ export function defaultConfig(): RecurConfig {
       jupyter: 18888,
       daemon: 17300,
     },
-    kafka: { topic: 'recur.events.v1', partitions: 4, clientId: 'recur', heap: '512m' },
-    temporal: { namespace: 'default', taskQueue: 'recur-sessions' },
+    kafka: {
+      topic: 'recur.events.v1', partitions: 4, clientId: 'recur', heap: '512m',
+      brokers: [],
+      sasl: { mechanism: 'none', username: null, passwordFile: null, readerUsername: null, readerPasswordFile: null },
+      tls: noTls(),
+    },
+    temporal: { namespace: 'default', taskQueue: 'recur-sessions', address: null, tls: noTls(), apiKeyFile: null },
     agent: {
       model: null,
       scriptedDirs: defaultScriptedDirs(join(homedir(), '.recur')),

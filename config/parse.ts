@@ -3,12 +3,17 @@ import { delimiter, join, resolve } from 'node:path';
 import { ConfigError } from '../errors';
 import { defaultConfig, defaultScriptedDirs } from './defaults';
 import { RANGES, describeRange, inRange, type NumericRange } from './ranges';
-import type { ParsedConfig, RecurConfig } from './schema';
+import { SASL_MECHANISMS, externalServiceErrors } from './external';
+import type { ParsedConfig, RecurConfig, SaslMechanism } from './schema';
 
 type Env = Record<string, string | undefined>;
 
-/** How a variable's text becomes a value: as text, a path list, a port, a refine mode, or a number in its range. */
-type Kind = 'text' | 'paths' | 'port' | 'refine-apply' | 'on-off' | 'net' | NumericRange;
+/**
+ * How a variable's text becomes a value: as text, a path list, a port, a refine mode, on/off, a
+ * network policy, or a number in its range; for external services also a comma list, a file
+ * path, a flag and a SASL mechanism.
+ */
+type Kind = 'text' | 'paths' | 'port' | 'refine-apply' | 'on-off' | 'net' | NumericRange | 'list' | 'file' | 'flag' | 'sasl-mechanism';
 type Section = (c: RecurConfig) => Record<string, unknown>;
 
 const top: Section = (c) => c as unknown as Record<string, unknown>;
@@ -20,6 +25,9 @@ const harness: Section = (c) => c.harness;
 const autonomous: Section = (c) => c.autonomous;
 const worker: Section = (c) => c.worker;
 const sandbox: Section = (c) => c.sandbox;
+const kafkaSasl: Section = (c) => c.kafka.sasl as unknown as Record<string, unknown>;
+const kafkaTls: Section = (c) => c.kafka.tls as unknown as Record<string, unknown>;
+const temporalTls: Section = (c) => c.temporal.tls as unknown as Record<string, unknown>;
 
 /** Each environment variable Recur reads and the config field it sets: one table for reading and writing. */
 const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
@@ -64,6 +72,25 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_SANDBOX_MAX_OPEN_FILES', sandbox, 'maxOpenFiles', RANGES.sandboxMaxOpenFiles],
   ['RECUR_SANDBOX_MAX_FILE_MIB', sandbox, 'maxFileMiB', RANGES.sandboxMaxFileMiB],
   ['RECUR_SANDBOX_NET', sandbox, 'net', 'net'],
+  // External Kafka and Temporal (docs/external-services.md); unset, `recur up` runs its own.
+  ['RECUR_KAFKA_BROKERS', kafka, 'brokers', 'list'],
+  ['RECUR_KAFKA_SASL_MECHANISM', kafkaSasl, 'mechanism', 'sasl-mechanism'],
+  ['RECUR_KAFKA_SASL_USERNAME', kafkaSasl, 'username', 'text'],
+  ['RECUR_KAFKA_SASL_PASSWORD_FILE', kafkaSasl, 'passwordFile', 'file'],
+  ['RECUR_KAFKA_SASL_READER_USERNAME', kafkaSasl, 'readerUsername', 'text'],
+  ['RECUR_KAFKA_SASL_READER_PASSWORD_FILE', kafkaSasl, 'readerPasswordFile', 'file'],
+  ['RECUR_KAFKA_TLS', kafkaTls, 'enabled', 'flag'],
+  ['RECUR_KAFKA_TLS_CA_FILE', kafkaTls, 'caFile', 'file'],
+  ['RECUR_KAFKA_TLS_CERT_FILE', kafkaTls, 'certFile', 'file'],
+  ['RECUR_KAFKA_TLS_KEY_FILE', kafkaTls, 'keyFile', 'file'],
+  ['RECUR_KAFKA_TLS_SERVER_NAME', kafkaTls, 'serverName', 'text'],
+  ['RECUR_TEMPORAL_ADDRESS', temporal, 'address', 'text'],
+  ['RECUR_TEMPORAL_API_KEY_FILE', temporal, 'apiKeyFile', 'file'],
+  ['RECUR_TEMPORAL_TLS', temporalTls, 'enabled', 'flag'],
+  ['RECUR_TEMPORAL_TLS_CA_FILE', temporalTls, 'caFile', 'file'],
+  ['RECUR_TEMPORAL_TLS_CERT_FILE', temporalTls, 'certFile', 'file'],
+  ['RECUR_TEMPORAL_TLS_KEY_FILE', temporalTls, 'keyFile', 'file'],
+  ['RECUR_TEMPORAL_TLS_SERVER_NAME', temporalTls, 'serverName', 'text'],
   ['RECUR_PYTHON', top, 'python', 'text'],
   ['RECUR_JAVA', top, 'java', 'text'],
 ];
@@ -72,9 +99,13 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
 export const CONFIG_ENV_VARS = ['RECUR_HOME', 'RECUR_TOOLS_DIR', 'JAVA_HOME', ...ENV_KEYS.map(([k]) => k)];
 
 /** The value a variable's text stands for, or why it stands for none. */
-function read(kind: Kind, v: string): { value: string | number | string[] } | { error: string } {
+function read(kind: Kind, v: string): { value: string | number | boolean | string[] } | { error: string } {
   if (kind === 'text') return { value: v };
   if (kind === 'paths') return { value: v.split(delimiter).filter((p) => p !== '').map((p) => resolve(p)) };
+  if (kind === 'list') return { value: v.split(',').map((x) => x.trim()).filter((x) => x !== '') };
+  if (kind === 'file') return { value: resolve(v) };
+  if (kind === 'flag') return v === 'true' || v === '1' ? { value: true } : v === 'false' || v === '0' ? { value: false } : { error: `expected true or false, got "${v}"` };
+  if (kind === 'sasl-mechanism') return SASL_MECHANISMS.includes(v as SaslMechanism) ? { value: v } : { error: `expected one of ${SASL_MECHANISMS.join(', ')}, got "${v}"` };
   const n = Number(v);
   if (kind === 'refine-apply') return v === 'auto' || v === 'approve' ? { value: v } : { error: `expected auto or approve, got "${v}"` };
   if (kind === 'on-off') return v === 'on' || v === 'off' ? { value: v } : { error: `expected on or off, got "${v}"` };
@@ -104,9 +135,9 @@ function sectionPath(config: RecurConfig, section: Section): string {
 /** The environment that makes `loadConfig` in another process return this config (for the processes `recur up` starts). */
 export function configToEnv(config: RecurConfig): Record<string, string> {
   const env: Record<string, string> = { RECUR_HOME: config.home, RECUR_TOOLS_DIR: config.toolsDir };
-  for (const [name, section, key] of ENV_KEYS) {
+  for (const [name, section, key, kind] of ENV_KEYS) {
     const value = section(config)[key];
-    if (value !== null && value !== undefined) env[name] = Array.isArray(value) ? value.join(delimiter) : String(value);
+    if (value !== null && value !== undefined) env[name] = Array.isArray(value) ? value.join(kind === 'list' ? ',' : delimiter) : String(value);
   }
   return env;
 }
@@ -142,7 +173,7 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
     if ('error' in r) errors.push(`${name}: ${r.error}`);
     else section(config)[key] = r.value;
   }
-  errors.push(...outOfRange(config));
+  errors.push(...outOfRange(config), ...externalServiceErrors(config));
   const ports = Object.entries(config.ports);
   for (const [name, p] of ports) {
     const clash = ports.find(([other, q]) => other < name && q === p);

@@ -21,10 +21,20 @@ export interface RecurConfig {
     clientId: string;
     /** JVM heap for the embedded broker. */
     heap: string;
+    /** An external cluster's bootstrap brokers (`host:port`); empty: the embedded broker, which `recur up` starts and secures itself. */
+    brokers: string[];
+    /** How Recur authenticates to an external cluster (the embedded one uses SCRAM users of its own). */
+    sasl: KafkaSasl;
+    tls: TlsFiles;
   };
   temporal: {
     namespace: string;
     taskQueue: string;
+    /** An external Temporal frontend (`host:port`); null: the embedded dev server. */
+    address: string | null;
+    tls: TlsFiles;
+    /** File holding an API key (Temporal Cloud), sent as a bearer token; null: none. */
+    apiKeyFile: string | null;
   };
   agent: {
     /** Default model for `recur run` (`provider/model` or `scripted:<file>`); null: each run must name one. */
@@ -96,6 +106,32 @@ export interface RecurConfig {
   /** Interpreter used to create the Recur venv; the venv itself lives under `home`. */
   python: string;
   java: string;
+}
+
+export type SaslMechanism = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512';
+
+/**
+ * Secrets are named by file, never held in config.json or the environment: both reach more
+ * processes (the daemon passes its config on as variables) than the one that uses the secret.
+ */
+export interface KafkaSasl {
+  mechanism: SaslMechanism;
+  /** The principal that writes the event log (the worker). */
+  username: string | null;
+  passwordFile: string | null;
+  /** A read-only principal for readers (CLI, daemon, audit, projector); null: they use the writer's. */
+  readerUsername: string | null;
+  readerPasswordFile: string | null;
+}
+
+/** TLS to an external service: the server is checked against `caFile` (null: the system roots); cert and key together give mTLS. */
+export interface TlsFiles {
+  enabled: boolean;
+  caFile: string | null;
+  certFile: string | null;
+  keyFile: string | null;
+  /** Name the server's certificate must carry when it differs from the address's host. */
+  serverName: string | null;
 }
 
 export interface ParsedConfig {

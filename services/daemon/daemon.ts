@@ -3,7 +3,8 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import type { RecurConfig } from '../../config';
 import { RecurError } from '../../errors';
 import { clientTracing } from '../../observability/temporal-tracing';
-import { kafkaClient, stackPaths, temporalAddress } from '../devstack/paths';
+import { kafkaClient, temporalConnection } from '../devstack/connections';
+import { stackPaths } from '../devstack/paths';
 import { liveProcess, stopProcess } from '../devstack/process';
 import { fileOffsetIndex, followSessionLog } from '../projector';
 import { newDaemonToken, removeDaemonToken, writeDaemonToken } from './auth-token';
@@ -48,10 +49,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const log = opts.log ?? (() => undefined);
   if (!LOOPBACK.has(config.host)) throw new RecurError(`the daemon listens on loopback only, not ${config.host}`, { hint: 'set RECUR_HOST=127.0.0.1' });
   const paths = daemonPaths(config);
-  const connection = Connection.lazy({ address: temporalAddress(config) });
+  const connection = Connection.lazy(temporalConnection(config));
   const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: clientTracing() });
   const sessions: SessionService = createTemporalSessions({ client, taskQueue: config.temporal.taskQueue });
-  const kafka = kafkaClient(config, `${config.kafka.clientId}-daemon`);
+  const kafka = kafkaClient(config, 'reader', `${config.kafka.clientId}-daemon`);
   const index = fileOffsetIndex(stackPaths(config).logIndex);
   const follow: FollowLog = (sessionId, signal) => followSessionLog({ kafka, topic: config.kafka.topic, sessionId, signal, index });
   const closed: SessionClosed = (sessionId, signal) => client.withAbortSignal(signal, () => client.workflow.getHandle(sessionId).result())

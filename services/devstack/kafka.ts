@@ -5,53 +5,41 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import type { RecurConfig } from '../../config';
 import { StackError } from '../../errors';
-import { kafkaBrokers, stackPaths } from './paths';
+import { kafkaBrokers, kafkaConnection } from './connections';
+import { KAFKA_ROLES, newKafkaCredentials, readKafkaCredentials, writeKafkaCredentials, type KafkaCredentials } from './kafka-credentials';
+import { jvmOpts, serverProperties, writeProperties } from './kafka-properties';
+import { addScramUsers } from './kafka-scram-upgrade';
+import { stackPaths } from './paths';
 import { baseEnv, type ServiceDef } from './service';
 
-
-function jvmOpts(config: RecurConfig): string[] {
-  return [
-    `-Xmx${config.kafka.heap}`, '-Xms128m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1',
-    '-Djava.awt.headless=true',
-    '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
-    // The one info line readiness and humans look for: "Kafka Server started".
-    '-Dorg.slf4j.simpleLogger.log.kafka.server.KafkaRaftServer=info',
-    '-Dorg.slf4j.simpleLogger.showDateTime=true',
-  ];
+/** The files one home's broker runs from. */
+export function kafkaFiles(config: RecurConfig) {
+  const p = stackPaths(config);
+  return {
+    dataDir: join(p.kafkaData, 'data'),
+    props: join(p.kafkaData, 'server.properties'),
+    classpath: `${p.kafkaLib}/*`,
+    credentials: p.kafkaCredentials,
+  };
 }
 
-/** Single-node combined broker+controller, loopback only, sized for one machine. */
-function serverProperties(config: RecurConfig, dataDir: string): string {
-  const { host } = config;
-  const { kafka, kafkaController } = config.ports;
-  return [
-    'process.roles=broker,controller',
-    'node.id=1',
-    `controller.quorum.voters=1@${host}:${kafkaController}`,
-    `listeners=PLAINTEXT://${host}:${kafka},CONTROLLER://${host}:${kafkaController}`,
-    `advertised.listeners=PLAINTEXT://${host}:${kafka}`,
-    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
-    'controller.listener.names=CONTROLLER',
-    'inter.broker.listener.name=PLAINTEXT',
-    `log.dirs=${dataDir}`,
-    `num.partitions=${config.kafka.partitions}`,
-    'default.replication.factor=1',
-    'offsets.topic.replication.factor=1',
-    'offsets.topic.num.partitions=1',
-    'transaction.state.log.replication.factor=1',
-    'transaction.state.log.min.isr=1',
-    'transaction.state.log.num.partitions=1',
-    'share.coordinator.state.topic.replication.factor=1',
-    'share.coordinator.state.topic.min.isr=1',
-    'group.initial.rebalance.delay.ms=0',
-    // The event log is append-only and kept: nothing expires by age or size.
-    'log.retention.hours=-1',
-    'log.retention.bytes=-1',
-    'auto.create.topics.enable=false',
-    'num.network.threads=2',
-    'num.io.threads=2',
-    '',
-  ].join('\n');
+/**
+ * A fresh log dir gets its SCRAM users in the format's bootstrap records, which costs nothing at
+ * start. The passwords are in this one short-lived process's argv: StorageTool takes them no other way.
+ */
+function format(config: RecurConfig, creds: KafkaCredentials): void {
+  const f = kafkaFiles(config);
+  const idFile = join(stackPaths(config).kafkaData, 'cluster.id');
+  if (!existsSync(idFile)) writeFileSync(idFile, randomBytes(16).toString('base64url'));
+  const clusterId = readFileSync(idFile, 'utf8').trim();
+  const users = KAFKA_ROLES.flatMap((r) => ['--add-scram', `SCRAM-SHA-512=[name=${creds[r].username},password=${creds[r].password}]`]);
+  // `=` form: a base64url id may start with '-', which the tool's parser would take for a flag.
+  const fmt = spawnSync(config.java, [...jvmOpts(config), '-cp', f.classpath, 'kafka.tools.StorageTool', 'format',
+    `--cluster-id=${clusterId}`, '-c', f.props, '--ignore-formatted', ...users], { encoding: 'utf8' });
+  if (fmt.status !== 0) {
+    throw new StackError('kafka', `formatting the KRaft log dir failed: ${(fmt.stderr || fmt.stdout).trim().split('\n').pop()}`,
+      `remove ${stackPaths(config).kafkaData} and run \`recur up\` again`);
+  }
 }
 
 export const kafkaService: ServiceDef = {
@@ -62,48 +50,46 @@ export const kafkaService: ServiceDef = {
     { setting: 'RECUR_KAFKA_CONTROLLER_PORT', port: c.ports.kafkaController },
   ],
   url: (c) => `kafka://${kafkaBrokers(c)[0]}`,
-  prepare(config) {
-    const p = stackPaths(config);
-    const dataDir = join(p.kafkaData, 'data');
-    mkdirSync(dataDir, { recursive: true });
-    const props = join(p.kafkaData, 'server.properties');
-    writeFileSync(props, serverProperties(config, dataDir));
-    const cp = `${p.kafkaLib}/*`;
-    if (!existsSync(join(dataDir, 'meta.properties'))) {
-      const idFile = join(p.kafkaData, 'cluster.id');
-      if (!existsSync(idFile)) writeFileSync(idFile, randomBytes(16).toString('base64url'));
-      const clusterId = readFileSync(idFile, 'utf8').trim();
-      // `=` form: a base64url id may start with '-', which the tool's parser would take for a flag.
-      const fmt = spawnSync(config.java, [...jvmOpts(config), '-cp', cp, 'kafka.tools.StorageTool', 'format',
-        `--cluster-id=${clusterId}`, '-c', props, '--ignore-formatted'], { encoding: 'utf8' });
-      if (fmt.status !== 0) {
-        throw new StackError('kafka', `formatting the KRaft log dir failed: ${(fmt.stderr || fmt.stdout).trim().split('\n').pop()}`,
-          `remove ${p.kafkaData} and run \`recur up\` again`);
-      }
+  async prepare(config) {
+    const f = kafkaFiles(config);
+    mkdirSync(f.dataDir, { recursive: true });
+    const have = readKafkaCredentials(f.credentials);
+    const creds = have ?? newKafkaCredentials();
+    // Rewritten each start: ports or host may have changed since the last.
+    writeProperties(f.props, serverProperties(config, f.dataDir, creds.admin));
+    if (!existsSync(join(f.dataDir, 'meta.properties'))) {
+      writeKafkaCredentials(f.credentials, creds);
+      format(config, creds);
+    } else if (!have) {
+      // Formatted before the broker required SASL: add the users to the log, keeping its events.
+      // The file is published only once the broker holds them, so a failed upgrade is retried.
+      await addScramUsers(config, creds);
+      writeKafkaCredentials(f.credentials, creds);
     }
     return {
       cmd: config.java,
-      args: [...jvmOpts(config), `-Drecur.home=${config.home}`, '-cp', cp, 'kafka.Kafka', props],
+      args: [...jvmOpts(config), `-Drecur.home=${config.home}`, '-cp', f.classpath, 'kafka.Kafka', f.props],
       env: baseEnv(),
       marker: `-Drecur.home=${config.home}`,
     };
   },
   async healthy(config) {
-    const admin = new Kafka({
-      clientId: `${config.kafka.clientId}-health`,
-      brokers: kafkaBrokers(config),
-      logLevel: logLevel.NOTHING,
-      connectionTimeout: 1000,
-      retry: { retries: 0 },
-    }).admin();
+    let admin: ReturnType<Kafka['admin']> | undefined;
     try {
+      admin = new Kafka({
+        clientId: `${config.kafka.clientId}-health`,
+        ...kafkaConnection(config, 'admin'),
+        logLevel: logLevel.NOTHING,
+        connectionTimeout: 1000,
+        retry: { retries: 0 },
+      }).admin();
       await admin.connect();
       const cluster = await admin.describeCluster();
       return cluster.brokers.length > 0 && cluster.controller !== null;
     } catch {
       return false;
     } finally {
-      await admin.disconnect().catch(() => undefined);
+      await admin?.disconnect().catch(() => undefined);
     }
   },
 };

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
 import type { RecurConfig } from '../../config';
 
 /** Where the embedded stack keeps things. Tools are shared between homes; data and pids are not. */
@@ -19,6 +18,8 @@ export function stackPaths(config: RecurConfig) {
     jupyterRoot: join(config.home, 'jupyter'),
     jupyterToken: join(run, 'jupyter.token'),
     bridgeSecret: join(run, 'bridge.secret'),
+    /** The embedded broker's SCRAM users and passwords (services/devstack/kafka-credentials.ts). */
+    kafkaCredentials: join(run, 'kafka-credentials.json'),
     venv: join(config.toolsDir, 'venv'),
     python: join(config.toolsDir, 'venv', 'bin', 'python'),
     temporalBin: join(config.toolsDir, 'venv', 'bin', 'temporal'),
@@ -37,22 +38,4 @@ export function jupyterConnection(config: RecurConfig): JupyterConnection {
   const token = readFileSync(stackPaths(config).jupyterToken, 'utf8').trim();
   const base = `${config.host}:${config.ports.jupyter}`;
   return { baseUrl: `http://${base}/`, wsUrl: `ws://${base}/`, token };
-}
-
-export function kafkaBrokers(config: RecurConfig): string[] {
-  return [`${config.host}:${config.ports.kafka}`];
-}
-
-/** A kafkajs client for the stack's broker, with retries sized for a broker that is still starting. */
-export function kafkaClient(config: RecurConfig, clientId = config.kafka.clientId): Kafka {
-  return new Kafka({
-    clientId,
-    brokers: kafkaBrokers(config),
-    logLevel: logLevel.ERROR,
-    retry: { retries: 10, initialRetryTime: 200 },
-  });
-}
-
-export function temporalAddress(config: RecurConfig): string {
-  return `${config.host}:${config.ports.temporal}`;
 }

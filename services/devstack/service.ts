@@ -9,7 +9,7 @@ export interface ServiceDef {
   /** Seconds to wait for health after launch before giving up. */
   startTimeoutSeconds: number;
   /** Work before launch (formatting, config files); returns the command to run. */
-  prepare(config: RecurConfig): LaunchSpec;
+  prepare(config: RecurConfig): LaunchSpec | Promise<LaunchSpec>;
   /** One quick health probe; never throws. */
   healthy(config: RecurConfig): Promise<boolean>;
 }

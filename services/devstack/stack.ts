@@ -6,8 +6,8 @@ import { StackError } from '../../errors';
 import { daemonPaths } from '../daemon/paths';
 import { daemonService } from './daemon';
 import { ensureTools } from './install';
-import { ensureTopic } from '../../activities/event-log';
-import { kafkaClient } from './paths';
+import { embeddedKafka, embeddedTemporal } from './connections';
+import { ensureEventTopicAccess } from './kafka-acls';
 import { jupyterService } from './jupyter';
 import { kafkaService } from './kafka';
 import { stackPaths } from './paths';
@@ -21,6 +21,11 @@ import { checkSandbox } from '../sandbox/check-sandbox';
 const INFRA: ServiceDef[] = [kafkaService, temporalService, jupyterService];
 /** The daemon (and the worker it supervises) needs all of INFRA healthy first. */
 export const SERVICES: ServiceDef[] = [...INFRA, daemonService];
+
+/** What this home runs itself: an external Kafka or Temporal is someone else's to start and watch. */
+function managed(config: RecurConfig): ServiceDef[] {
+  return SERVICES.filter((s) => (s !== kafkaService || embeddedKafka(config)) && (s !== temporalService || embeddedTemporal(config)));
+}
 
 export interface ServiceStatus {
   name: string;
@@ -45,7 +50,7 @@ function logTail(file: string, lines = 12): string {
 /** Which services need starting; a sick one of ours is stopped first. Fails before anything starts if a port is taken. */
 async function plan(config: RecurConfig): Promise<ServiceDef[]> {
   const todo: ServiceDef[] = [];
-  for (const s of SERVICES) {
+  for (const s of managed(config)) {
     const running = liveProcess(pidFile(config, s));
     if (running && (await s.healthy(config))) continue;
     if (running) await stopProcess(running);
@@ -63,7 +68,7 @@ async function plan(config: RecurConfig): Promise<ServiceDef[]> {
 }
 
 async function startOne(config: RecurConfig, s: ServiceDef, log: Log): Promise<void> {
-  const spec = s.prepare(config);
+  const spec = await s.prepare(config);
   const rec = startDetached({ ...spec, logFile: logFile(config, s), pidFile: pidFile(config, s) });
   log(`${s.name}: started (pid ${rec.pid}), waiting for it to be healthy…`);
   const deadline = Date.now() + s.startTimeoutSeconds * 1000;
@@ -79,17 +84,6 @@ async function startOne(config: RecurConfig, s: ServiceDef, log: Log): Promise<v
     'run `recur down` and `recur up` again');
 }
 
-/** The event log topic exists before anything that reads or writes it starts. */
-async function ensureEventTopic(config: RecurConfig): Promise<void> {
-  const admin = kafkaClient(config, `${config.kafka.clientId}-up`).admin();
-  await admin.connect();
-  try {
-    await ensureTopic(admin, config.kafka.topic, config.kafka.partitions);
-  } finally {
-    await admin.disconnect();
-  }
-}
-
 /** Installs what is missing, starts every service not already healthy, and waits for all of them. */
 export async function up(config: RecurConfig, log: Log = () => undefined): Promise<ServiceStatus[]> {
   const todo = await plan(config);
@@ -99,7 +93,8 @@ export async function up(config: RecurConfig, log: Log = () => undefined): Promi
   const results = await Promise.allSettled(todo.filter((s) => INFRA.includes(s)).map((s) => startOne(config, s, log)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
-  await ensureEventTopic(config);
+  // The event topic and its ACLs exist before anything that reads or writes it starts.
+  if (embeddedKafka(config)) await ensureEventTopicAccess(config);
   if (todo.includes(daemonService)) await startOne(config, daemonService, log);
   return status(config);
 }
@@ -115,12 +110,12 @@ export async function down(config: RecurConfig, log: Log = () => undefined): Pro
     stopped.push(s.name);
   };
   await stop(daemonService);
-  await Promise.all(INFRA.map(stop));
+  await Promise.all(INFRA.filter((s) => managed(config).includes(s)).map(stop));
   return stopped;
 }
 
 export async function status(config: RecurConfig): Promise<ServiceStatus[]> {
-  const services = await Promise.all(SERVICES.map(async (s) => {
+  const services = await Promise.all(managed(config).map(async (s) => {
     const rec = liveProcess(pidFile(config, s));
     return { name: s.name, pid: rec?.pid ?? null, url: s.url(config), healthy: rec !== null && (await s.healthy(config)) };
   }));

@@ -17,7 +17,7 @@ import type { SessionActivities } from '../../activities/session-activities';
 import type { HarnessActivities } from '../../activities/harness/harness-activities';
 import { TranscriptCache } from '../../activities/transcript-cache';
 import { workerObservability, type Telemetry } from '../../observability';
-import { jupyterConnection, kafkaClient, ownerOnlySecret, repoRoot, stackPaths, temporalAddress } from '../devstack';
+import { jupyterConnection, kafkaClient, ownerOnlySecret, repoRoot, stackPaths, temporalConnection } from '../devstack';
 import { startHostBridge } from '../host-bridge';
 import { createKernelHost } from '../sandbox';
 import { fileOffsetIndex, readSessionLog, treeStartMarker } from '../projector';
@@ -49,7 +49,7 @@ export async function createRecurWorker(
   } = {},
 ): Promise<RecurWorker> {
   const obs = workerObservability(opts.telemetry);
-  const kafka = kafkaClient(config);
+  const kafka = kafkaClient(config, 'writer');
   const admin = kafka.admin();
   await admin.connect();
   await ensureTopic(admin, config.kafka.topic, config.kafka.partitions);
@@ -60,7 +60,7 @@ export async function createRecurWorker(
   const readOwnLog = async (sessionId: string) => (await readSessionLog({ kafka, topic: config.kafka.topic, sessionId, descendants: false, index })).events;
   const transcripts = new TranscriptCache(readOwnLog, config.worker.transcriptCacheMiB * 2 ** 20);
   const blobs = createLocalBlobStore(stackPaths(config).blobs);
-  const connection = await Connection.connect({ address: temporalAddress(config) });
+  const connection = await Connection.connect(temporalConnection(config));
   const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: obs.clientInterceptors });
   const bridge = await startHostBridge({ secret: Buffer.from(ownerOnlySecret(stackPaths(config).bridgeSecret), 'hex') });
   const taskQueue = opts.taskQueue ?? config.temporal.taskQueue;
@@ -99,7 +99,7 @@ export async function createRecurWorker(
     ...createGateActivities({ env: opts.env ?? process.env }),
     ...createTreeActivities({ client }),
   });
-  const nativeConnection = await NativeConnection.connect({ address: temporalAddress(config) });
+  const nativeConnection = await NativeConnection.connect(temporalConnection(config));
   const worker = await Worker.create({
     connection: nativeConnection,
     namespace: config.temporal.namespace,

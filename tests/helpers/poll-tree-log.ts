@@ -20,7 +20,7 @@ export const logged = (log: TreeLog, id: string, type: StoredEvent['type']) => (
 
 /** Reads the tree under `root` until `ready` holds of it; returns that log. */
 export function untilLogged(config: RecurConfig, root: string, what: string, ready: (log: TreeLog) => boolean): Promise<TreeLog> {
-  const kafka = kafkaClient(config, 'test-reader');
+  const kafka = kafkaClient(config, 'reader', 'test-reader');
   return until(what, async () => {
     const log = await readSessionLog({ kafka, topic: config.kafka.topic, sessionId: root });
     return ready(log) ? log : undefined;

@@ -92,7 +92,7 @@ export class SessionHarness {
 
   /** Reads the tree back once every session in it has logged its end. */
   async read(id: string, result: SessionResult): Promise<SessionRun> {
-    const kafka = kafkaClient(this.config, 'test-reader');
+    const kafka = kafkaClient(this.config, 'reader', 'test-reader');
     let log = await readSessionLog({ kafka, topic: this.config.kafka.topic, sessionId: id });
     for (let i = 0; i < 50 && !allEnded(log.sessions); i++) {
       await new Promise((r) => setTimeout(r, 200));

@@ -23,7 +23,7 @@ export async function runOnStackWorker(h: SessionHarness, agents: Record<string,
   const abort = new AbortController();
   const following = (async () => {
     let n = 0;
-    const items = followSessionLog({ kafka: kafkaClient(h.config, 'stack-test'), topic: h.config.kafka.topic, sessionId: input.sessionId, signal: abort.signal });
+    const items = followSessionLog({ kafka: kafkaClient(h.config, 'reader', 'stack-test'), topic: h.config.kafka.topic, sessionId: input.sessionId, signal: abort.signal });
     for await (const item of items) {
       if (item.kind === 'event' && (await opts.onEvent?.(++n, item.event))) return;
     }

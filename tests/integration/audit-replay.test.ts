@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ServerConnection, SessionAPI } from '@jupyterlab/services';
 import { Partitioners, type Producer } from 'kafkajs';
 import { createLocalBlobStore } from '../../activities/blob-store';
-import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
+import { createEventLogActivities, createEventLogProducer } from '../../activities/event-log';
 import { loadConfig } from '../../config';
 import { ExitError } from '../../errors';
 import { ZERO_HASH, encodeEvent, encodeEventBatch, type BlobRef, type RecurEventInput, type StoredEvent } from '../../schemas';
@@ -10,10 +10,10 @@ import { runCli } from '../../services/cli/cli';
 import { jupyterConnection, stackPaths } from '../../services/devstack';
 import { readLogInOrder } from '../../services/projector/read-log-in-order';
 import { verifyTree } from '../../services/projector/verify-tree';
-import { kafkaClient } from '../../services/devstack';
+import { ensureEventTopicAccess, kafkaClient } from '../../services/devstack';
 
 const config = loadConfig();
-const kafka = kafkaClient(config, 'audit-it');
+const kafka = kafkaClient(config, 'writer', 'audit-it');
 const topic = `recur-audit-test-${randomUUID()}`;
 const producer = createEventLogProducer(kafka);
 const { appendEvents } = createEventLogActivities({ kafka, topic, producer });
@@ -88,13 +88,7 @@ async function cli(args: string[]): Promise<{ code: number | ExitError; out: str
 }
 
 beforeAll(async () => {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await ensureTopic(admin, topic, 3);
-  } finally {
-    await admin.disconnect();
-  }
+  await ensureEventTopicAccess({ ...config, kafka: { ...config.kafka, partitions: 3 } }, topic);
   raw = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await raw.connect();
   process.env.RECUR_KAFKA_TOPIC = topic; // what the CLI commands read through loadConfig()

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { Kafka, logLevel } from 'kafkajs';
 import WebSocket from 'ws';
-import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
+import { createEventLogActivities, createEventLogProducer } from '../../activities/event-log';
 import { loadConfig, type RecurConfig } from '../../config';
 import { ZERO_HASH, type RecurEventInput } from '../../schemas';
-import { kafkaBrokers, stackPaths, temporalAddress } from '../../services/devstack';
+import { ensureEventTopicAccess, kafkaClient, stackPaths, temporalAddress } from '../../services/devstack';
 import { fileOffsetIndex, readSessionLog, treeStartMarker } from '../../services/projector';
 import { isAlive } from '../../services/devstack/process';
 import type { StreamFrame } from '../../services/daemon/api-types';
@@ -31,7 +30,10 @@ describe('daemon API on the real stack', () => {
     kafka: { ...base.kafka, topic: `daemon-it-${suffix}` },
     temporal: { ...base.temporal, taskQueue: `daemon-it-${suffix}` },
   };
-  const kafka = new Kafka({ clientId: 'daemon-it', brokers: kafkaBrokers(config), logLevel: logLevel.ERROR });
+  // Its own home, the stack's broker: the broker's users are the stack home's.
+  mkdirSync(stackPaths(config).run, { recursive: true });
+  copyFileSync(stackPaths(base).kafkaCredentials, stackPaths(config).kafkaCredentials);
+  const kafka = kafkaClient(config, 'writer', 'daemon-it');
   const producer = createEventLogProducer(kafka);
   const index = fileOffsetIndex(stackPaths(config).logIndex);
   const log = createEventLogActivities({ kafka, topic: config.kafka.topic, producer, beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index) });
@@ -41,10 +43,7 @@ describe('daemon API on the real stack', () => {
   const started: string[] = [];
 
   beforeAll(async () => {
-    const admin = kafka.admin();
-    await admin.connect();
-    await ensureTopic(admin, config.kafka.topic, 2);
-    await admin.disconnect();
+    await ensureEventTopicAccess({ ...config, kafka: { ...config.kafka, partitions: 2 } });
     await producer.connect();
     daemon = await startDaemon({
       config, port: 0, workerGraceMs: 2000,

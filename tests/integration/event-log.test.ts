@@ -1,18 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { Partitioners } from 'kafkajs';
 import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
 import { loadConfig } from '../../config';
 import { ZERO_HASH, encodeEventBatch, verifyChain, type RecurEventInput } from '../../schemas';
-import { kafkaBrokers } from '../../services/devstack';
+import { kafkaClient } from '../../services/devstack';
 import { followSessionLog, readSessionLog, type FollowItem } from '../../services/projector';
 
 const config = loadConfig();
-const kafka = new Kafka({
-  clientId: 'event-log-test',
-  brokers: kafkaBrokers(config),
-  logLevel: logLevel.ERROR,
-  retry: { retries: 10, initialRetryTime: 200 },
-});
+// The admin: it creates this test's own topic, which no other principal has rights on.
+const kafka = kafkaClient(config, 'admin', 'event-log-test');
 const topic = `recur-events-test-${randomUUID()}`;
 const producer = createEventLogProducer(kafka);
 const { appendEvents } = createEventLogActivities({ kafka, topic, producer });

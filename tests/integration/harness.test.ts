@@ -25,7 +25,7 @@ describe('Continual Harness (real Temporal, Kafka, Jupyter; scripted model and r
   afterAll(() => h.stop());
 
   const harnessLog = async (scopeId: string) => {
-    const log = await readSessionLog({ kafka: kafkaClient(h.config, 'test-harness'), topic: h.config.kafka.topic, sessionId: scopeId, descendants: false });
+    const log = await readSessionLog({ kafka: kafkaClient(h.config, 'reader', 'test-harness'), topic: h.config.kafka.topic, sessionId: scopeId, descendants: false });
     // A scope's log is a chain of its own: gap-free from 0 and hash-linked, like a session's.
     expect(verifyChain(log.events)).toMatchObject({ ok: true });
     expect(log.events.map((e) => e.seq)).toEqual(log.events.map((_, i) => i));
@@ -138,7 +138,7 @@ except PermissionError as e:
 
     const logged = await harnessLog(scopeId);
     // The refiner's call is logged like every model call (tokens, cost, its reply), in the batch before its proposals.
-    const scopeEvents = (await readSessionLog({ kafka: kafkaClient(h.config, 'test-harness'), topic: h.config.kafka.topic, sessionId: scopeId, descendants: false })).events;
+    const scopeEvents = (await readSessionLog({ kafka: kafkaClient(h.config, 'reader', 'test-harness'), topic: h.config.kafka.topic, sessionId: scopeId, descendants: false })).events;
     const calls = scopeEvents.filter((e) => e.event.type === 'ModelCalled');
     expect(calls.map((e) => e.event)).toEqual([expect.objectContaining({ provider: 'scripted', turn: 0, response: expect.stringContaining('divided by zero') })]);
     expect(calls[0].seq).toBeLessThan(scopeEvents.find((e) => e.event.type === 'HarnessEdited' && e.event.refineId === reply.refineId)!.seq);

@@ -1,15 +1,9 @@
-import { Kafka, logLevel } from 'kafkajs';
 import { loadConfig } from '../../config';
-import { kafkaBrokers } from '../../services/devstack';
+import { kafkaClient } from '../../services/devstack';
 
 describe('Kafka KRaft broker with kafkajs', () => {
   const config = loadConfig();
-  const kafka = new Kafka({
-    clientId: 'smoke',
-    brokers: kafkaBrokers(config),
-    logLevel: logLevel.ERROR,
-    retry: { retries: 10, initialRetryTime: 200 },
-  });
+  const kafka = kafkaClient(config, 'admin', 'smoke');
 
   it('produces and consumes through a consumer group', async () => {
     const topic = `smoke-${process.pid}-${Date.now()}`;

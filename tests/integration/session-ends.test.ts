@@ -37,7 +37,7 @@ async function setTopicMaxBytes(value: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  admin = kafkaClient(config).admin();
+  admin = kafkaClient(config, 'admin').admin();
   await admin.connect();
   connection = await Connection.connect({ address: temporalAddress(config) });
   client = new Client({ connection, namespace: config.temporal.namespace });

@@ -12,11 +12,11 @@ describe('daemon ServiceDef', () => {
     expect(parseConfig(configToEnv(config)).config).toEqual(config);
   });
 
-  it("launches node on the built daemon with the caller's environment (provider keys) plus the config", () => {
+  it("launches node on the built daemon with the caller's environment (provider keys) plus the config", async () => {
     process.env.RECUR_TEST_PROVIDER_KEY = 'sk-test';
     try {
       const { config } = parseConfig({ RECUR_HOME: '/tmp/recur-x' });
-      const spec = daemonService.prepare(config);
+      const spec = await daemonService.prepare(config);
       expect(spec.cmd).toBe(process.execPath);
       expect(spec.args).toEqual([expect.stringMatching(/dist\/services\/daemon\/main\.js$/)]);
       expect(spec.marker).toBe(spec.args[0]);

@@ -34,7 +34,7 @@ export async function audit(ctx: CommandContext): Promise<number> {
   const [sub, sessionId, ...extra] = ctx.args;
   if (sub !== 'verify' || !sessionId || extra.length > 0) throw new ExitError(2, USAGE);
   const config = loadConfig();
-  const kafka = kafkaClient(config, `${config.kafka.clientId}-audit`);
+  const kafka = kafkaClient(config, 'reader', `${config.kafka.clientId}-audit`);
   const verdict = verifyTree(sessionId, await readLogInOrder({ kafka, topic: config.kafka.topic, sessionId }));
   const first = verdict.faults[0];
   if (ctx.flags.json) ctx.out(JSON.stringify({ ...verdict, first: first ?? null }));

@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import { mergeScopes } from '../../../activities/prompt/harness-section';
-import { kafkaClient, temporalAddress } from '../../devstack';
+import { kafkaClient, temporalConnection } from '../../devstack';
 import { readSessionLog } from '../../projector';
 import { createHarnessClient, type HarnessClient } from '../../worker/harness-client';
 import { scopeOfId } from '../../worker/harness-ops';
@@ -15,7 +15,7 @@ import type { CommandContext } from '../cli';
 const USAGE = 'usage: recur harness ls [<session-id>] [--global] [--json] | show <edit-id> [--json] | revert <edit-id|refine-id> [--json]';
 
 async function withHarness<T>(config: RecurConfig, f: (h: HarnessClient) => Promise<T>): Promise<T> {
-  const connection = await Connection.connect({ address: temporalAddress(config) });
+  const connection = await Connection.connect(temporalConnection(config));
   try {
     const client = new Client({ connection, namespace: config.temporal.namespace });
     return await f(createHarnessClient(client, { taskQueue: config.temporal.taskQueue, globalScope: config.harness.globalScope }));
@@ -54,7 +54,7 @@ export async function harness(ctx: CommandContext): Promise<number> {
   }
   if (sub === 'show' && arg) {
     // The values live in the log, not in the scope's workflow: read the edit from Kafka.
-    const log = await readSessionLog({ kafka: kafkaClient(config, 'recur-cli'), topic: config.kafka.topic, sessionId: scopeOfId(arg), descendants: false });
+    const log = await readSessionLog({ kafka: kafkaClient(config, 'reader', 'recur-cli'), topic: config.kafka.topic, sessionId: scopeOfId(arg), descendants: false });
     const found = log.events.find((e) => e.eventId === arg && e.event.type === 'HarnessEdited');
     if (!found || found.event.type !== 'HarnessEdited') throw new ExitError(1, `no harness edit ${arg} in the log`);
     const { type: _type, ...fields } = found.event;

@@ -109,7 +109,7 @@ export async function replay(ctx: CommandContext): Promise<number> {
   const [sessionId, ...extra] = ctx.args;
   if (!sessionId || extra.length > 0) throw new ExitError(2, USAGE);
   const config = loadConfig();
-  const kafka = kafkaClient(config, `${config.kafka.clientId}-replay`);
+  const kafka = kafkaClient(config, 'reader', `${config.kafka.clientId}-replay`);
   const log = await readLogInOrder({ kafka, topic: config.kafka.topic, sessionId });
   const events = [...log.sessions.values()].flat();
   if (events.length === 0) throw new ExitError(1, `no events logged for ${sessionId} on ${config.kafka.topic}`);

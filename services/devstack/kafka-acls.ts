@@ -1,0 +1,45 @@
+import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type AclEntry } from 'kafkajs';
+import type { RecurConfig } from '../../config';
+import { ensureTopic } from '../../activities/event-log';
+import { kafkaClient } from './connections';
+import { CONSUMER_GROUP_PREFIX, EMBEDDED_USERS, type KafkaRole } from './kafka-credentials';
+
+type Grant = Pick<AclEntry, 'resourceType' | 'resourceName' | 'resourcePatternType' | 'operation'>;
+
+/**
+ * What each embedded principal may do; the broker denies everything else (no ACL, no access).
+ * Only the writer may append to the event topic. Both roles read through throwaway consumer
+ * groups of their own, which they create, read and delete. Idempotent producing needs no
+ * cluster grant since Kafka 3.0: Write on a topic implies it.
+ */
+export function eventTopicGrants(topic: string): Record<Exclude<KafkaRole, 'admin'>, Grant[]> {
+  const onTopic = (operation: AclOperationTypes): Grant => ({
+    resourceType: AclResourceTypes.TOPIC, resourceName: topic, resourcePatternType: ResourcePatternTypes.LITERAL, operation,
+  });
+  const onGroups = (operation: AclOperationTypes): Grant => ({
+    resourceType: AclResourceTypes.GROUP, resourceName: CONSUMER_GROUP_PREFIX, resourcePatternType: ResourcePatternTypes.PREFIXED, operation,
+  });
+  const groups = [onGroups(AclOperationTypes.READ), onGroups(AclOperationTypes.DESCRIBE), onGroups(AclOperationTypes.DELETE)];
+  const read = [onTopic(AclOperationTypes.READ), onTopic(AclOperationTypes.DESCRIBE)];
+  return { writer: [onTopic(AclOperationTypes.WRITE), ...read, ...groups], reader: [...read, ...groups] };
+}
+
+/**
+ * As the admin: creates the event topic if missing and grants the writer and reader their rights
+ * on it (again on every `recur up`: granting an existing ACL is a no-op). Embedded broker only;
+ * an external cluster's operator grants these (docs/external-services.md).
+ */
+export async function ensureEventTopicAccess(config: RecurConfig, topic = config.kafka.topic): Promise<void> {
+  const admin = kafkaClient(config, 'admin', `${config.kafka.clientId}-up`).admin();
+  await admin.connect();
+  try {
+    await ensureTopic(admin, topic, config.kafka.partitions);
+    const grants = eventTopicGrants(topic);
+    const acl = (Object.keys(grants) as Array<keyof typeof grants>).flatMap((role) => grants[role].map((g) => ({
+      ...g, principal: `User:${EMBEDDED_USERS[role]}`, host: '*', permissionType: AclPermissionTypes.ALLOW,
+    })));
+    await admin.createAcls({ acl });
+  } finally {
+    await admin.disconnect();
+  }
+}
