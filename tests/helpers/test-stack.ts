@@ -22,7 +22,6 @@ export function testStackEnv(base: NodeJS.ProcessEnv = process.env): Record<stri
     RECUR_TEMPORAL_METRICS_PORT: port(27253),
     RECUR_JUPYTER_PORT: port(28988),
     RECUR_DAEMON_PORT: port(27300),
-    RECUR_BRIDGE_PORT: port(27310),
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
     // A provider key in the environment that starts the stack: the worker may see it, kernels never.
     OPENAI_API_KEY: TEST_SECRET,

@@ -4,6 +4,7 @@ import { runCli } from '../../services/cli/cli';
 import { repoRoot, stackPaths } from '../../services/devstack';
 import { sandboxKey, sandboxRoot } from '../../services/sandbox';
 import { SessionHarness, py, type SessionRun } from '../helpers/session-harness';
+import { TEST_SECRET } from '../helpers/test-stack';
 
 /**
  * The agent is untrusted: from ordinary cells of a real session (real Jupyter, Kafka, Temporal,
@@ -41,12 +42,12 @@ import os
 found = []
 for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
     try:
-        if P["secret"] in open(f"/proc/{pid}/environ", errors="replace").read():
+        if any(s in open(f"/proc/{pid}/environ", errors="replace").read() for s in P["secrets"]):
             found.append(pid)
     except OSError:
         pass
 print("ESCAPED environ of", found) if found else print("BLOCKED no process here holds the key")
-print("ESCAPED own env") if P["secret"] in str(os.environ) else print("BLOCKED not in own env")`,
+print("ESCAPED own env") if any(s in str(os.environ) for s in P["secrets"]) else print("BLOCKED not in own env")`,
   ['BLOCKED FileNotFoundError', 'BLOCKED no process here holds the key', 'BLOCKED not in own env']],
   ['sees processes other than its own', `
 import os
@@ -112,9 +113,10 @@ except PermissionError as e:
 import os, glob
 import recur_kernel
 site = glob.glob(P["venv"] + "/lib/python*/site-packages")[0]
-for target in (site + "/evil.pth", os.path.join(os.path.dirname(recur_kernel.__file__), "evil.py")):
+for target in (site + "/recur-escape-test.pth", os.path.join(os.path.dirname(recur_kernel.__file__), "recur_escape_test.py")):
     try:
-        open(target, "w").write("import os")
+        open(target, "x").write("")
+        os.remove(target)
         print("ESCAPED wrote", target)
     except OSError as e:
         blocked(e)
@@ -196,7 +198,7 @@ describe('a sandboxed kernel cannot escape (adversarial cells, real stack)', () 
       repo: repoRoot(),
       venv: stackPaths(h.config).venv,
       worker_pid: process.pid,
-      secret: SECRET_ENV,
+      secrets: [SECRET_ENV, TEST_SECRET],
       ports: h.config.ports,
       victim_dir: join(sandboxRoot(h.config), sandboxKey(victim.id)),
       victim_workspace: join(home, 'workspaces', sandboxKey(victim.id)),
