@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_APPROVAL_POLICY } from '../workflows/approvals/approval-policy';
 import type { RecurConfig } from './schema';
 
 /** Where tests, benchmarks and the demo put their scripted-model files: the home's own `scripts/`. */
@@ -48,6 +49,7 @@ export function defaultConfig(): RecurConfig {
     },
     harness: { globalScope: 'global', refineApply: 'auto', autoRefineTurns: 0 },
     autonomous: { maxTurns: 2000, maxTokens: 50_000_000, maxCostUsd: 100, maxSeconds: 12 * 3600, gateTimeoutSeconds: 300 },
+    approvals: { ...structuredClone(DEFAULT_APPROVAL_POLICY), policyFile: null },
     worker: { transcriptCacheMiB: 256 },
     python: 'python3',
     java: 'java',

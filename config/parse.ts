@@ -19,6 +19,7 @@ const agent: Section = (c) => c.agent;
 const harness: Section = (c) => c.harness;
 const autonomous: Section = (c) => c.autonomous;
 const worker: Section = (c) => c.worker;
+const approvals: Section = (c) => c.approvals as unknown as Record<string, unknown>;
 
 /** Each environment variable Recur reads and the config field it sets: one table for reading and writing. */
 const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
@@ -58,6 +59,9 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_AUTONOMOUS_MAX_SECONDS', autonomous, 'maxSeconds', RANGES.maxSeconds],
   ['RECUR_GATE_TIMEOUT_SECONDS', autonomous, 'gateTimeoutSeconds', RANGES.gateTimeoutSeconds],
   ['RECUR_TRANSCRIPT_CACHE_MIB', worker, 'transcriptCacheMiB', RANGES.transcriptCacheMiB],
+  ['RECUR_APPROVAL_POLICY', approvals, 'policyFile', 'text'],
+  ['RECUR_APPROVAL_SPEND_TOKENS', approvals, 'spendTokens', RANGES.approvalSpendTokens],
+  ['RECUR_APPROVAL_SPEND_USD', approvals, 'spendCostUsd', RANGES.approvalSpendUsd],
   ['RECUR_PYTHON', top, 'python', 'text'],
   ['RECUR_JAVA', top, 'java', 'text'],
 ];
@@ -134,6 +138,7 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
     if ('error' in r) errors.push(`${name}: ${r.error}`);
     else section(config)[key] = r.value;
   }
+  mergePolicyFile(config, env, warnings, errors);
   errors.push(...outOfRange(config));
   const ports = Object.entries(config.ports);
   for (const [name, p] of ports) {
@@ -162,6 +167,28 @@ function mergeInto(target: object, patch: unknown, path: string, warnings: strin
     } else {
       t[k] = v;
     }
+  }
+}
+
+/**
+ * RECUR_APPROVAL_POLICY's file over the policy, then the policy's own variables again, so an
+ * explicit RECUR_APPROVAL_SPEND_* still wins over the file.
+ */
+function mergePolicyFile(config: RecurConfig, env: Env, warnings: string[], errors: string[]): void {
+  const file = config.approvals.policyFile;
+  if (file === null) return;
+  try {
+    const { policyFile: _own, ...policy } = JSON.parse(readFileSync(resolve(file), 'utf8')) as Record<string, unknown>;
+    mergeInto(config.approvals, policy, 'approvals', warnings);
+  } catch (e) {
+    errors.push(`RECUR_APPROVAL_POLICY ${file}: ${(e as Error).message}`);
+    return;
+  }
+  for (const [name, section, key, kind] of ENV_KEYS) {
+    const v = env[name];
+    if (section !== approvals || v === undefined || v === '' || typeof kind !== 'object') continue;
+    const r = read(kind, v);
+    if (!('error' in r)) section(config)[key] = r.value;
   }
 }
 

@@ -37,6 +37,8 @@ export const RANGES = {
   messagesPerMinute: int(1, 60_000),
   messageBurst: int(1, 10_000),
   maxLoadedKernels: int(1, 10_000),
+  approvalSpendTokens: int(0, 10_000_000_000),
+  approvalSpendUsd: real(0, 1_000_000),
 } satisfies Record<string, NumericRange>;
 
 export type RangeName = keyof typeof RANGES;

@@ -2,7 +2,8 @@
  * The daemon's wire protocol (v1), shared by the daemon and its clients. JSON only; every error
  * reply is `{ error: { name, message, field?, allowed? } }` with a 4xx/5xx status.
  */
-import type { ChildInfo, SessionLimits, SessionResult } from '../../workflows/session-types';
+import type { ChildInfo } from '../../workflows/child-types';
+import type { SessionLimits, SessionResult } from '../../workflows/session-types';
 import type { SessionStatusView } from '../../workflows/messages';
 import type { StoredEvent } from '../../schemas';
 import type { GoalSpec } from '../../workflows/long-run-types';

@@ -1,0 +1,76 @@
+/*
+ * Approval requests, waits and decisions on the requesting session's workflow. Deterministic:
+ * decisions come from the pure policy module, waits are workflow conditions (so a worker restart
+ * while one is pending changes nothing), and every change is logged before it is applied.
+ */
+import { condition, setHandler } from '@temporalio/workflow';
+import { FIELD_LIMITS, clipText } from '../../schemas/field-limits';
+import { guardUpdate } from '../guard-handler';
+import type { SessionState } from '../session-state';
+import {
+  awaitApprovalUpdate, decideApprovalUpdate, getApprovalsQuery, requestApprovalUpdate,
+  type ApprovalAnswer, type ApprovalDecision, type ApprovalRequest, type DecideReply,
+} from './approval-messages';
+import { DEFAULT_APPROVAL_POLICY, decideApproval, type ApprovalPolicy } from './approval-policy';
+
+/** Longest one awaitApproval holds; callers loop (the kernel in bounded long polls). */
+const MAX_WAIT_MS = 20_000;
+
+export const policyOf = (s: SessionState): ApprovalPolicy => s.input.approvals ?? DEFAULT_APPROVAL_POLICY;
+
+export function installApprovalHandlers(s: SessionState): void {
+  setHandler(getApprovalsQuery, () => [...s.approvals.open.values()]);
+  setHandler(requestApprovalUpdate, guardUpdate(s, (req) => requestApproval(s, req)));
+  setHandler(awaitApprovalUpdate, guardUpdate(s, async ({ id, waitMs }) => {
+    if (waitMs > 0) await condition(() => s.approvals.answer(id)?.status !== 'pending', Math.min(waitMs, MAX_WAIT_MS));
+    return s.approvals.answer(id);
+  }));
+  setHandler(decideApprovalUpdate, guardUpdate(s, (d) => decide(s, d)));
+}
+
+/**
+ * Decides a request by the policy. Allowed: nothing is logged. Asked: ApprovalRequested, and the
+ * answer is pending until an operator decides. Refused outright: ApprovalRequested and its
+ * ApprovalDecided (by `policy`) in one append. A repeated key gets the first request's answer.
+ */
+export async function requestApproval(s: SessionState, req: ApprovalRequest): Promise<ApprovalAnswer> {
+  const known = req.key === null ? null : s.approvals.byKey(req.key);
+  if (known) return known;
+  const kind = clipText(req.kind, FIELD_LIMITS.ApprovalRequested.kind);
+  const detail = clipText(req.detail, FIELD_LIMITS.ApprovalRequested.detail);
+  let answer: ApprovalAnswer = { id: null, status: 'allowed', kind, detail };
+  const at = Date.now();
+  await s.emit((seq) => {
+    const verdict = decideApproval(policyOf(s), kind, detail);
+    if (verdict.action === 'allow') return [];
+    const id = `${s.id}/${seq}`;
+    const evidence = [...(s.nextSeq > 0 ? [`${s.id}/${s.nextSeq - 1}`] : []), ...(req.evidence ?? [])];
+    const requested = { type: 'ApprovalRequested' as const, kind, detail, requestedBy: s.id, evidence };
+    if (verdict.action === 'ask') {
+      answer = { id, status: 'pending', kind, detail };
+      return [requested];
+    }
+    answer = { id, status: 'refused', kind, detail, by: 'policy', reason: verdict.reason };
+    return [requested, { type: 'ApprovalDecided' as const, approvalId: id, decision: 'refused' as const, by: 'policy', decidedAt: at, reason: verdict.reason }];
+  }, () => s.approvals.requested(answer, s.id, at, req.key));
+  return answer;
+}
+
+async function decide(s: SessionState, d: ApprovalDecision): Promise<DecideReply> {
+  let reply: DecideReply = { ok: false, reason: `${s.id} issued no approval ${d.id}` };
+  const by = clipText(d.by, FIELD_LIMITS.ApprovalDecided.by);
+  const reason = clipText(d.reason, FIELD_LIMITS.ApprovalDecided.reason);
+  await s.emit(() => {
+    const current = s.approvals.answer(d.id);
+    if (!current) return [];
+    if (current.status !== 'pending') {
+      reply = { ok: false, reason: `${d.id} was already ${current.status} by ${current.by}` };
+      return [];
+    }
+    reply = { ok: true, answer: { ...current, status: d.decision, by, reason } };
+    return [{ type: 'ApprovalDecided', approvalId: d.id, decision: d.decision, by, decidedAt: Date.now(), reason }];
+  }, () => {
+    if (reply.ok) s.approvals.settled(reply.answer);
+  });
+  return reply;
+}
