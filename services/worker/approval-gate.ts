@@ -1,0 +1,74 @@
+import type { Client } from '@temporalio/client';
+import { ScopeError } from '../../errors';
+import { FIELD_LIMITS, clipText } from '../../schemas/field-limits';
+import {
+  awaitApprovalUpdate, requestApprovalUpdate, type ApprovalAnswer,
+} from '../../workflows/approvals/approval-messages';
+import { BridgeError } from '../host-bridge';
+
+/** What a bridge op hands the kernel while an operator has not answered: the kernel waits and calls again. */
+export interface PendingApproval {
+  $approval: { id: string; kind: string; detail: string };
+}
+
+/** How a refusal reaches the kernel: `ApprovalRefusedError`, a PermissionError there (kernel/recur_kernel/_errors.py). */
+export const approvalRefused = (a: ApprovalAnswer): BridgeError => new BridgeError(
+  403,
+  `${a.kind} ${a.status === 'refused' ? 'refused by the approval policy' : `${a.status} by ${a.by ?? 'an operator'}`}`
+    + `${a.reason ? `: ${a.reason}` : ''} (approval ${a.id}; ${a.detail})`,
+  'ApprovalRefusedError',
+);
+
+/** Longest one wait holds a bridge request; the kernel loops (its long polls) and host code loops here. */
+const WAIT_MS = 20_000;
+
+/**
+ * Approvals as the host side asks for them. The session's workflow decides by its policy and
+ * logs; this only asks and relays. `gate` is for bridge ops (a kernel waits in Python); `await`
+ * is for host code that can hold its caller (an egress proxy holding a connection).
+ */
+export interface ApprovalGate {
+  /**
+   * For a bridge op about to do `kind`/`detail` for `sessionId`: null when it may go ahead, a
+   * PendingApproval to return to the kernel while an operator decides; throws ApprovalRefusedError
+   * when refused or denied. `args.approval` is the id the kernel waited on, when it calls again.
+   */
+  gate(sessionId: string, req: { kind: string; detail: string }, call: { rid?: string; args: Record<string, unknown> }): Promise<PendingApproval | null>;
+  /** Asks and waits until decided; `key` makes a repeated ask the same approval. Resolves to the final answer (allowed, approved, denied, refused), or pending once `signal` aborts. */
+  await(sessionId: string, req: { kind: string; detail: string; evidence?: string[] }, key: string, signal?: AbortSignal): Promise<ApprovalAnswer>;
+  /** One wait of at most `waitMs` on an approval of this session: its answer now. */
+  wait(sessionId: string, id: string, waitMs: number): Promise<ApprovalAnswer>;
+}
+
+export function createApprovalGate(client: Client): ApprovalGate {
+  const session = (id: string) => client.workflow.getHandle(id);
+  const ask = (sessionId: string, req: { kind: string; detail: string; evidence?: string[] }, key: string | null) =>
+    session(sessionId).executeUpdate(requestApprovalUpdate, { args: [{ ...req, key }], ...(key && { updateId: `approval-${key}` }) });
+  async function wait(sessionId: string, id: string, waitMs: number): Promise<ApprovalAnswer> {
+    const answer = await session(sessionId).executeUpdate(awaitApprovalUpdate, { args: [{ id, waitMs: Math.min(Math.max(waitMs, 0), WAIT_MS) }] });
+    if (!answer) throw new ScopeError(`${sessionId} has no approval ${id}`);
+    return answer;
+  }
+  const verdict = (a: ApprovalAnswer): PendingApproval | null => {
+    if (a.status === 'allowed' || a.status === 'approved') return null;
+    if (a.status === 'pending') return { $approval: { id: a.id!, kind: a.kind, detail: a.detail } };
+    throw approvalRefused(a);
+  };
+  return {
+    wait,
+    async gate(sessionId, req, { rid, args }) {
+      if (typeof args.approval !== 'string') return verdict(await ask(sessionId, req, rid ?? null));
+      // A kernel calling again names what it waited on: it stands only for the very same action.
+      const answer = await wait(sessionId, args.approval, 0);
+      if (answer.kind !== req.kind || answer.detail !== clipText(req.detail, FIELD_LIMITS.ApprovalRequested.detail)) {
+        throw new ScopeError(`approval ${args.approval} was for ${answer.kind} "${answer.detail}", not for ${req.kind} "${req.detail}"`);
+      }
+      return verdict(answer);
+    },
+    async await(sessionId, req, key, signal) {
+      let answer = await ask(sessionId, req, key);
+      while (answer.status === 'pending' && !signal?.aborted) answer = await wait(sessionId, answer.id!, WAIT_MS);
+      return answer;
+    },
+  };
+}
