@@ -8,6 +8,7 @@ import { DEFAULT_LOG_PAGE, MAX_LOG_PAGE, pageLog } from './page-log';
 import { checkSessionId, newRootSessionId, parseSendMessage, parseStartSession } from './parse-requests';
 import { autonomousInput, parseGoalAction, parseScheduleAction, refusal } from './long-run-input';
 import type { SessionService } from './session-service';
+import { approvalRoute } from './approval-routes';
 
 export interface ApiRequest {
   method: string;
@@ -42,6 +43,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
     const { agent } = deps.config;
     const sessionId = newRootSessionId(req.name);
     const auto = autonomousInput(req.autonomous, deps.config);
+    const { policyFile: _file, ...approvals } = deps.config.approvals;
     const input: SessionInput = {
       sessionId,
       rootId: sessionId,
@@ -68,6 +70,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         ...auto.limits,
         ...req.limits,
       },
+      approvals,
       ...(req.goal && { goal: req.goal }),
       ...(auto.autonomous && { autonomous: auto.autonomous }),
     };
@@ -124,6 +127,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
       if (req.method === 'GET') return ok({ sessions: await deps.sessions.list(queryLimit(req.query, DEFAULT_LIST, MAX_LIST)) } satisfies ListSessionsReply);
     }
     if (collection === 'sessions' && id !== undefined && rest.length === 0) return sessionRoute(req.method, id, action, req);
+    if (collection === 'approvals' && action === undefined) return approvalRoute(deps.sessions, req.method, id, req.body);
     throw notFound(`no route ${req.method} /${req.segments.join('/')}`);
   };
 }
