@@ -1,8 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { ScopeError } from '../../errors';
-import { FIELD_LIMITS, clipText } from '../../schemas/field-limits';
 import {
-  awaitApprovalUpdate, requestApprovalUpdate, type ApprovalAnswer,
+  awaitApprovalUpdate, requestApprovalUpdate, useApprovalUpdate, type ApprovalAnswer,
 } from '../../workflows/approvals/approval-messages';
 import { BridgeError } from '../host-bridge';
 
@@ -58,12 +57,12 @@ export function createApprovalGate(client: Client): ApprovalGate {
     wait,
     async gate(sessionId, req, { rid, args }) {
       if (typeof args.approval !== 'string') return verdict(await ask(sessionId, req, rid ?? null));
-      // A kernel calling again names what it waited on: it stands only for the very same action.
-      const answer = await wait(sessionId, args.approval, 0);
-      if (answer.kind !== req.kind || answer.detail !== clipText(req.detail, FIELD_LIMITS.ApprovalRequested.detail)) {
-        throw new ScopeError(`approval ${args.approval} was for ${answer.kind} "${answer.detail}", not for ${req.kind} "${req.detail}"`);
-      }
-      return verdict(answer);
+      // A kernel calling again names what it waited on: it stands for the very same action, once.
+      const used = await session(sessionId).executeUpdate(useApprovalUpdate, {
+        args: [{ id: args.approval, ...req }], ...(rid && { updateId: `use-approval-${rid}` }),
+      });
+      if (!used.ok) throw new ScopeError(used.reason);
+      return verdict(used.answer);
     },
     async await(sessionId, req, key, signal) {
       let answer = await ask(sessionId, req, key);

@@ -56,6 +56,14 @@ export class ApprovalBook {
     for (const [key, id] of this.keys) if (!this.open.has(id) && !this.decided.has(id)) this.keys.delete(key);
   }
 
+  /** Marks an approved approval used; false when it was used already. */
+  use(id: string): boolean {
+    const a = this.decided.get(id);
+    if (!a || a.used) return false;
+    this.decided.set(id, { ...a, used: true });
+    return true;
+  }
+
   carry(): ApprovalCarry {
     return { open: [...this.open.values()], decided: [...this.decided.values()], keys: [...this.keys], spendMark: this.spendMark };
   }

@@ -8,8 +8,8 @@ import { FIELD_LIMITS, clipText } from '../../schemas/field-limits';
 import { guardUpdate } from '../guard-handler';
 import type { SessionState } from '../session-state';
 import {
-  awaitApprovalUpdate, decideApprovalUpdate, getApprovalsQuery, requestApprovalUpdate,
-  type ApprovalAnswer, type ApprovalDecision, type ApprovalRequest, type DecideReply,
+  awaitApprovalUpdate, decideApprovalUpdate, getApprovalsQuery, requestApprovalUpdate, useApprovalUpdate,
+  type ApprovalAnswer, type ApprovalDecision, type ApprovalRequest, type DecideReply, type UseReply,
 } from './approval-messages';
 import { DEFAULT_APPROVAL_POLICY, decideApproval, type ApprovalPolicy } from './approval-policy';
 
@@ -26,6 +26,19 @@ export function installApprovalHandlers(s: SessionState): void {
     return s.approvals.answer(id);
   }));
   setHandler(decideApprovalUpdate, guardUpdate(s, (d) => decide(s, d)));
+  setHandler(useApprovalUpdate, ({ id, kind, detail }) => useApproval(s, id, kind, detail));
+}
+
+/** The use is not an event of its own: the action it allows is logged by whoever acts (a HarnessEdited, a connection). */
+function useApproval(s: SessionState, id: string, kind: string, detail: string): UseReply {
+  const a = s.approvals.answer(id);
+  if (!a) return { ok: false, reason: `${s.id} issued no approval ${id}` };
+  if (a.kind !== kind || a.detail !== clipText(detail, FIELD_LIMITS.ApprovalRequested.detail)) {
+    return { ok: false, reason: `approval ${id} was for ${a.kind} "${a.detail}", not for ${kind} "${detail}"` };
+  }
+  if (a.status === 'pending') return { ok: false, reason: `approval ${id} is still waiting for an operator` };
+  if (a.status === 'approved' && !s.approvals.use(id)) return { ok: false, reason: `approval ${id} was used already: one yes is one action` };
+  return { ok: true, answer: a };
 }
 
 /**

@@ -27,6 +27,8 @@ export interface ApprovalAnswer {
   detail: string;
   by?: string;
   reason?: string;
+  /** An approved request stands for one action: set once a host op has acted on it (useApproval). */
+  used?: boolean;
 }
 
 export interface OpenApproval {
@@ -50,5 +52,13 @@ export interface ApprovalDecision {
 }
 export type DecideReply = { ok: true; answer: ApprovalAnswer } | { ok: false; reason: string };
 export const decideApprovalUpdate = defineUpdate<DecideReply, [ApprovalDecision]>('decideApproval');
+
+export type UseReply = { ok: true; answer: ApprovalAnswer } | { ok: false; reason: string };
+/**
+ * From a host op about to act on a decided approval: checks it was for this very kind and detail
+ * and, when approved, spends it, so one yes is one action. Keyed by the kernel call's rid, so the
+ * same call repeated after a worker restart gets the first answer.
+ */
+export const useApprovalUpdate = defineUpdate<UseReply, [{ id: string; kind: string; detail: string }]>('useApproval');
 
 export const getApprovalsQuery = defineQuery<OpenApproval[]>('getApprovals');

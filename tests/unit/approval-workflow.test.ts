@@ -1,14 +1,14 @@
 import type { ApprovalRequested } from '../../schemas/generated/events';
-import { decideApprovalUpdate, getApprovalsQuery } from '../../workflows/approvals/approval-messages';
+import { decideApprovalUpdate, getApprovalsQuery, requestApprovalUpdate, useApprovalUpdate } from '../../workflows/approvals/approval-messages';
 import { DEFAULT_APPROVAL_POLICY } from '../../workflows/approvals/approval-policy';
 import { getStatusQuery } from '../../workflows/messages';
 import type { SessionInput } from '../../workflows/session-types';
 import { FakeSessionWorld } from '../helpers/fake-session-world';
 
-/* Spending past the policy's threshold: the next model call waits in the workflow for an operator (each fake call is 2 tokens). */
+/* Approvals on the session workflow: requests, one use per yes, and spending past the threshold, where the next model call waits for an operator (each fake call is 2 tokens). */
 jest.setTimeout(120_000);
 let world: FakeSessionWorld;
-const TQ = 'spend-approval';
+const TQ = 'approval-workflow';
 
 beforeAll(async () => {
   world = await FakeSessionWorld.start(TQ);
@@ -75,4 +75,26 @@ test("a sub-agent's reported spend counts toward its parent's tree", async () =>
   expect(await handle.executeUpdate(decideApprovalUpdate, { args: [{ id, decision: 'denied', by: 'eve', reason: '' }] }))
     .toEqual({ ok: false, reason: `${id} was already approved by ops` });
   await expect(handle.result()).resolves.toEqual({ status: 'completed', answer: 'root done' });
+});
+
+test('a request is answered by the policy, a repeated key by the same approval, and one yes allows one action', async () => {
+  world.script = { root: [{ code: [{ op: 'take', waitMs: 20_000 }] }, { answer: 'done' }] };
+  const input = { ...world.input('gate'), approvals: { ...DEFAULT_APPROVAL_POLICY, require: ['harness-global'] } };
+  const handle = await start(input);
+  const ask = (kind: string, detail: string, key: string | null) => handle.executeUpdate(requestApprovalUpdate, { args: [{ kind, detail, key }] });
+  expect(await ask('command', 'ls', null)).toEqual({ id: null, status: 'allowed', kind: 'command', detail: 'ls' });
+  expect(await ask('command', 'sudo ls', 'k0')).toMatchObject({ status: 'refused', by: 'policy' });
+  const pending = await ask('harness-global', 'create memory "m"', 'k1');
+  expect(pending).toMatchObject({ status: 'pending', id: expect.stringMatching(new RegExp(`^${input.sessionId}/\\d+$`)) });
+  expect(await ask('harness-global', 'create memory "m"', 'k1')).toEqual(pending);
+  const use = (detail: string) => handle.executeUpdate(useApprovalUpdate, { args: [{ id: pending.id!, kind: 'harness-global', detail }] });
+  expect(await use('create memory "m"')).toEqual({ ok: false, reason: `approval ${pending.id} is still waiting for an operator` });
+  await handle.executeUpdate(decideApprovalUpdate, { args: [{ id: pending.id!, decision: 'approved', by: 'ops', reason: '' }] });
+  expect(await use('create memory "other"')).toMatchObject({ ok: false, reason: expect.stringContaining('was for harness-global "create memory "m"", not for') });
+  expect(await use('create memory "m"')).toMatchObject({ ok: true, answer: { status: 'approved', by: 'ops' } });
+  expect(await use('create memory "m"')).toEqual({ ok: false, reason: `approval ${pending.id} was used already: one yes is one action` });
+  await handle.signal('deliverMessage', { messageId: 'user#1', from: 'user', text: 'go' });
+  await expect(handle.result()).resolves.toEqual({ status: 'completed', answer: 'done' });
+  // Logged: the refused one with its decision, the asked one with the operator's; the allowed one not at all.
+  expect(world.types(input.sessionId).filter((t) => t.startsWith('Approval'))).toEqual(['ApprovalRequested', 'ApprovalDecided', 'ApprovalRequested', 'ApprovalDecided']);
 });
