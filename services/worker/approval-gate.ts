@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ScopeError } from '../../errors';
 import {
-  awaitApprovalUpdate, requestApprovalUpdate, useApprovalUpdate, type ApprovalAnswer,
+  getApprovalQuery, requestApprovalUpdate, useApprovalUpdate, type ApprovalAnswer,
 } from '../../workflows/approvals/approval-messages';
 import { BridgeError } from '../host-bridge';
 
@@ -35,18 +36,23 @@ export interface ApprovalGate {
   gate(sessionId: string, req: { kind: string; detail: string }, call: { rid?: string; args: Record<string, unknown> }): Promise<PendingApproval | null>;
   /** Asks and waits until decided; `key` makes a repeated ask the same approval. Resolves to the final answer (allowed, approved, denied, refused), or pending once `signal` aborts. */
   await(sessionId: string, req: { kind: string; detail: string; evidence?: string[] }, key: string, signal?: AbortSignal): Promise<ApprovalAnswer>;
-  /** One wait of at most `waitMs` on an approval of this session: its answer now. */
-  wait(sessionId: string, id: string, waitMs: number): Promise<ApprovalAnswer>;
+  /** Waits at most `waitMs` while an approval of this session is pending: its answer then. */
+  wait(sessionId: string, id: string, waitMs: number, signal?: AbortSignal): Promise<ApprovalAnswer>;
 }
 
 export function createApprovalGate(client: Client): ApprovalGate {
   const session = (id: string) => client.workflow.getHandle(id);
   const ask = (sessionId: string, req: { kind: string; detail: string; evidence?: string[] }, key: string | null) =>
     session(sessionId).executeUpdate(requestApprovalUpdate, { args: [{ ...req, key }], ...(key && { updateId: `approval-${key}` }) });
-  async function wait(sessionId: string, id: string, waitMs: number): Promise<ApprovalAnswer> {
-    const answer = await session(sessionId).executeUpdate(awaitApprovalUpdate, { args: [{ id, waitMs: Math.min(Math.max(waitMs, 0), WAIT_MS) }] });
-    if (!answer) throw new ScopeError(`${sessionId} has no approval ${id}`);
-    return answer;
+  // Polled by query, as rlm.result polls a child: a long wait leaves no trace in the workflow's history.
+  async function wait(sessionId: string, id: string, waitMs: number, signal?: AbortSignal): Promise<ApprovalAnswer> {
+    const deadline = Date.now() + Math.min(Math.max(waitMs, 0), WAIT_MS);
+    for (let pause = 50; ; pause = Math.min(pause * 2, 1000)) {
+      const answer = await session(sessionId).query(getApprovalQuery, id);
+      if (!answer) throw new ScopeError(`${sessionId} has no approval ${id}`);
+      if (answer.status !== 'pending' || Date.now() >= deadline || signal?.aborted) return answer;
+      await sleep(Math.min(pause, Math.max(deadline - Date.now(), 0)));
+    }
   }
   const verdict = (a: ApprovalAnswer): PendingApproval | null => {
     if (a.status === 'allowed' || a.status === 'approved') return null;
@@ -66,7 +72,7 @@ export function createApprovalGate(client: Client): ApprovalGate {
     },
     async await(sessionId, req, key, signal) {
       let answer = await ask(sessionId, req, key);
-      while (answer.status === 'pending' && !signal?.aborted) answer = await wait(sessionId, answer.id!, WAIT_MS);
+      while (answer.status === 'pending' && !signal?.aborted) answer = await wait(sessionId, answer.id!, WAIT_MS, signal);
       return answer;
     },
   };

@@ -1,30 +1,24 @@
 /*
- * Approval requests, waits and decisions on the requesting session's workflow. Deterministic:
- * decisions come from the pure policy module, waits are workflow conditions (so a worker restart
- * while one is pending changes nothing), and every change is logged before it is applied.
+ * Approval requests, decisions and uses on the requesting session's workflow. Deterministic:
+ * decisions come from the pure policy module, an open approval is workflow state (so a worker
+ * restart while one is pending changes nothing), and every decision is logged before it applies.
  */
-import { condition, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import { FIELD_LIMITS, clipText } from '../../schemas/field-limits';
 import { guardUpdate } from '../guard-handler';
 import type { SessionState } from '../session-state';
 import {
-  awaitApprovalUpdate, decideApprovalUpdate, getApprovalsQuery, requestApprovalUpdate, useApprovalUpdate,
+  decideApprovalUpdate, getApprovalQuery, getApprovalsQuery, requestApprovalUpdate, useApprovalUpdate,
   type ApprovalAnswer, type ApprovalDecision, type ApprovalRequest, type DecideReply, type UseReply,
 } from './approval-messages';
 import { DEFAULT_APPROVAL_POLICY, decideApproval, type ApprovalPolicy } from './approval-policy';
-
-/** Longest one awaitApproval holds; callers loop (the kernel in bounded long polls). */
-const MAX_WAIT_MS = 20_000;
 
 export const policyOf = (s: SessionState): ApprovalPolicy => s.input.approvals ?? DEFAULT_APPROVAL_POLICY;
 
 export function installApprovalHandlers(s: SessionState): void {
   setHandler(getApprovalsQuery, () => [...s.approvals.open.values()]);
   setHandler(requestApprovalUpdate, guardUpdate(s, (req) => requestApproval(s, req)));
-  setHandler(awaitApprovalUpdate, guardUpdate(s, async ({ id, waitMs }) => {
-    if (waitMs > 0) await condition(() => s.approvals.answer(id)?.status !== 'pending', Math.min(waitMs, MAX_WAIT_MS));
-    return s.approvals.answer(id);
-  }));
+  setHandler(getApprovalQuery, (id) => s.approvals.answer(id));
   setHandler(decideApprovalUpdate, guardUpdate(s, (d) => decide(s, d)));
   setHandler(useApprovalUpdate, ({ id, kind, detail }) => useApproval(s, id, kind, detail));
 }

@@ -1,10 +1,11 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 
 /*
- * Approvals live in the requesting session's workflow. Requests and waits are updates from this
- * session's own host side (a bridge op, a host activity): each needs an answer, and a request is
- * logged before it returns. The operator's decision is an update too (from the daemon), so the
- * CLI hears whether it answered an open approval or one already decided.
+ * Approvals live in the requesting session's workflow. Requests are updates from this session's
+ * own host side (a bridge op, a host activity): each needs an answer, and a request is logged
+ * before it returns. Waiting is a query the host repeats: a wait of hours adds nothing to the
+ * history. The operator's decision is an update too (from the daemon), so the CLI hears whether
+ * it answered an open approval or one already decided.
  */
 
 export interface ApprovalRequest {
@@ -41,8 +42,8 @@ export interface OpenApproval {
 }
 
 export const requestApprovalUpdate = defineUpdate<ApprovalAnswer, [ApprovalRequest]>('requestApproval');
-/** The approval's answer, waiting up to `waitMs` while it is pending; null for an id this session never issued. */
-export const awaitApprovalUpdate = defineUpdate<ApprovalAnswer | null, [{ id: string; waitMs: number }]>('awaitApproval');
+/** The approval's answer now (pending until decided); null for an id this session never issued. */
+export const getApprovalQuery = defineQuery<ApprovalAnswer | null, [string]>('getApproval');
 
 export interface ApprovalDecision {
   id: string;
