@@ -26,6 +26,9 @@ export function refineMode(operator: 'auto' | 'approve', asked: unknown): 'auto'
   return operator === 'approve' || asked === 'approve' ? 'approve' : 'auto';
 }
 
+/** A kernel call repeated after a worker restart (same rid) is one update: an approved edit is made once. */
+const once = (kind: string, rid: string | undefined) => ({ updateId: rid && `harness-${kind}-${rid}` });
+
 /** The scope an edit or refine id belongs to: `harness:<x>/<seq>` or `harness:<x>#r<n>`. */
 export function scopeOfId(id: string): string {
   const cut = id.search(/[/#]/);
@@ -83,7 +86,7 @@ export function registerHarnessOps(bridge: HostBridge, deps: {
     const [outcome] = await harness.update(harness.scopeId(sessionId, scope), editHarnessUpdate, {
       edits: [edit], source: 'kernel', requestedBy: sessionId,
       trigger: { eventIds: await evidence(sessionId), reason: typeof args.reason === 'string' && args.reason ? args.reason : `${edit.action} from ${sessionId}` },
-    });
+    }, once('edit', rid));
     await record(sessionId, 'edit', [outcome]);
     if (outcome.result === 'refused') throw new HarnessEditError(`${outcome.error} (logged as ${outcome.editId})`);
     return outcome;
@@ -100,7 +103,7 @@ export function registerHarnessOps(bridge: HostBridge, deps: {
     if (pending) return pending;
     const reply = await harness.update(scopeId, revertHarnessUpdate, {
       id, source: 'kernel', requestedBy: sessionId, reason: typeof args.reason === 'string' ? args.reason : '',
-    });
+    }, once('revert', rid));
     if (!reply.ok) throw new HarnessEditError(reply.error);
     await record(sessionId, 'revert', reply.edits);
     return reply.edits;
@@ -121,7 +124,7 @@ export function registerHarnessOps(bridge: HostBridge, deps: {
     if (pending) return pending;
     const reply = await harness.update(harness.scopeId(sessionId, scope), refineHarnessUpdate, {
       sessionId, model: '', instructions, apply: refineMode(deps.refineApply, args.apply), source: 'kernel', requestedBy: sessionId,
-    });
+    }, once('refine', rid));
     await record(sessionId, 'refine', [...reply.proposed, ...reply.applied]);
     return reply;
   });
