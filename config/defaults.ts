@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_APPROVAL_POLICY } from '../workflows/approvals/approval-policy';
 import type { RecurConfig } from './schema';
 
 /** Where tests, benchmarks and the demo put their scripted-model files: the home's own `scripts/`. */
@@ -56,6 +57,7 @@ export function defaultConfig(): RecurConfig {
     autonomous: { maxTurns: 2000, maxTokens: 50_000_000, maxCostUsd: 100, maxSeconds: 12 * 3600, gateTimeoutSeconds: 300 },
     // Sized for real work (a pandas frame of a few GB, a build with parallel jobs), not for a runaway cell.
     sandbox: { mode: 'on', memoryMiB: 4096, maxProcesses: 1024, maxOpenFiles: 4096, maxFileMiB: 16_384, net: 'none' },
+    approvals: { ...structuredClone(DEFAULT_APPROVAL_POLICY), policyFile: null },
     worker: { transcriptCacheMiB: 256 },
     python: 'python3',
     java: 'java',

@@ -28,6 +28,7 @@ const sandbox: Section = (c) => c.sandbox;
 const kafkaSasl: Section = (c) => c.kafka.sasl as unknown as Record<string, unknown>;
 const kafkaTls: Section = (c) => c.kafka.tls as unknown as Record<string, unknown>;
 const temporalTls: Section = (c) => c.temporal.tls as unknown as Record<string, unknown>;
+const approvals: Section = (c) => c.approvals as unknown as Record<string, unknown>;
 
 /** Each environment variable Recur reads and the config field it sets: one table for reading and writing. */
 const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
@@ -91,6 +92,9 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_TEMPORAL_TLS_CERT_FILE', temporalTls, 'certFile', 'file'],
   ['RECUR_TEMPORAL_TLS_KEY_FILE', temporalTls, 'keyFile', 'file'],
   ['RECUR_TEMPORAL_TLS_SERVER_NAME', temporalTls, 'serverName', 'text'],
+  ['RECUR_APPROVAL_POLICY', approvals, 'policyFile', 'text'],
+  ['RECUR_APPROVAL_SPEND_TOKENS', approvals, 'spendTokens', RANGES.approvalSpendTokens],
+  ['RECUR_APPROVAL_SPEND_USD', approvals, 'spendCostUsd', RANGES.approvalSpendUsd],
   ['RECUR_PYTHON', top, 'python', 'text'],
   ['RECUR_JAVA', top, 'java', 'text'],
 ];
@@ -173,6 +177,7 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
     if ('error' in r) errors.push(`${name}: ${r.error}`);
     else section(config)[key] = r.value;
   }
+  mergePolicyFile(config, env, warnings, errors);
   errors.push(...outOfRange(config), ...externalServiceErrors(config));
   const ports = Object.entries(config.ports);
   for (const [name, p] of ports) {
@@ -201,6 +206,28 @@ function mergeInto(target: object, patch: unknown, path: string, warnings: strin
     } else {
       t[k] = v;
     }
+  }
+}
+
+/**
+ * RECUR_APPROVAL_POLICY's file over the policy, then the policy's own variables again, so an
+ * explicit RECUR_APPROVAL_SPEND_* still wins over the file.
+ */
+function mergePolicyFile(config: RecurConfig, env: Env, warnings: string[], errors: string[]): void {
+  const file = config.approvals.policyFile;
+  if (file === null) return;
+  try {
+    const { policyFile: _own, ...policy } = JSON.parse(readFileSync(resolve(file), 'utf8')) as Record<string, unknown>;
+    mergeInto(config.approvals, policy, 'approvals', warnings);
+  } catch (e) {
+    errors.push(`RECUR_APPROVAL_POLICY ${file}: ${(e as Error).message}`);
+    return;
+  }
+  for (const [name, section, key, kind] of ENV_KEYS) {
+    const v = env[name];
+    if (section !== approvals || v === undefined || v === '' || typeof kind !== 'object') continue;
+    const r = read(kind, v);
+    if (!('error' in r)) section(config)[key] = r.value;
   }
 }
 

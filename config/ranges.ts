@@ -43,6 +43,8 @@ export const RANGES = {
   sandboxMaxProcesses: int(16, 1_000_000),
   sandboxMaxOpenFiles: int(64, 1_048_576),
   sandboxMaxFileMiB: int(1, 1_048_576),
+  approvalSpendTokens: int(0, 10_000_000_000),
+  approvalSpendUsd: real(0, 1_000_000),
 } satisfies Record<string, NumericRange>;
 
 export type RangeName = keyof typeof RANGES;

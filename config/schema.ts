@@ -1,3 +1,5 @@
+import type { ApprovalPolicy } from '../workflows/approvals/approval-policy';
+
 /** The whole of Recur's configuration. Every service reads it through `loadConfig`; nothing else reads the environment. */
 export interface RecurConfig {
   /** Data directory: venv, Kafka log dirs, Temporal's SQLite file, blobs, pid files, logs. */
@@ -97,6 +99,14 @@ export interface RecurConfig {
     maxFileMiB: number;
     /** Outbound network: `none`, the only policy this version enforces. */
     net: 'none';
+  };
+  /**
+   * What an agent must not do alone (docs/approvals.md): the policy sessions start with, from
+   * `policyFile` (RECUR_APPROVAL_POLICY, JSON of these fields) over the defaults, then the env.
+   */
+  approvals: ApprovalPolicy & {
+    /** A JSON file holding any of the policy's fields; null: defaults and config.json only. */
+    policyFile: string | null;
   };
   /** What one worker process may hold in memory. */
   worker: {

@@ -56,6 +56,8 @@ export const ENVELOPE_LIMITS = {
 } as const satisfies LimitTable;
 
 export const FIELD_LIMITS = {
+  ApprovalDecided: { approvalId: ID + 24, by: NAME, reason: 2_000 },
+  ApprovalRequested: { kind: NAME, detail: 2_000, requestedBy: ID, evidence: { items: 20, of: ID + 24 } },
   CellExecuted: {
     requestId: ID, code: INLINE.code, outputs: INLINE.output, outputsBlob: BLOB, errorName: NAME,
     errorValue: INLINE.errorValue, traceback: INLINE.output,

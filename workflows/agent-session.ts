@@ -7,6 +7,7 @@ import {
   ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, allHandlersFinished, condition, continueAsNew,
   isCancellation, workflowInfo,
 } from '@temporalio/workflow';
+import { awaitSpendApproval } from './approvals/spend-gate';
 import { retainsAfter } from './decide-idle-unload';
 import { describeFault, finish } from './end-session';
 import { maybeAutoRefine } from './harness/auto-refine';
@@ -78,6 +79,8 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
   for (;;) {
     const stop = await reachedLimit(s);
     if (stop) return wrapUp(s, acts, stop);
+    const refused = await awaitSpendApproval(s);
+    if (refused) return refused;
     await s.deliver('prompt');
     await fireDueSchedules(s);
     s.phase = 'model';

@@ -1,4 +1,5 @@
-import type { ChildInfo, ChildOutcome, RetainState, SessionResult } from './session-types';
+import type { ChildInfo, ChildOutcome } from './child-types';
+import type { RetainState, SessionResult } from './session-types';
 
 /**
  * Whether a session whose task just ended stays addressable: a sub-agent that answered its first

@@ -6,6 +6,7 @@
 import { ActivityFailure, getExternalWorkflowHandle } from '@temporalio/workflow';
 import type { RecurEventInput } from '../schemas/generated/events';
 import { FIELD_LIMITS, previewNamingBlob } from '../schemas/field-limits';
+import { treeSpend } from './approvals/tree-spend';
 import { childFinishedSignal } from './messages';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
@@ -31,9 +32,10 @@ export async function endTask(s: SessionState, r: SessionResult, last = false): 
   const logged = await logEnd(s, round, r, last);
   if (!s.input.parentId) return logged;
   const told = logged ?? { status: 'failed', kind: 'internal', reason: 'the session ended but its end could not be logged' };
+  const spent = treeSpend(s);
   await getExternalWorkflowHandle(s.input.parentId).signal(childFinishedSignal, told.status === 'completed'
-    ? { name: s.input.name, status: 'completed', answer: told.answer, answerBlob: told.answerBlob ?? null, error: null, round, taskMessageId }
-    : { name: s.input.name, status: told.kind === 'cancelled' ? 'cancelled' : 'failed', answer: null, error: told.reason, round, taskMessageId },
+    ? { name: s.input.name, status: 'completed', answer: told.answer, answerBlob: told.answerBlob ?? null, error: null, round, taskMessageId, spent }
+    : { name: s.input.name, status: told.kind === 'cancelled' ? 'cancelled' : 'failed', answer: null, error: told.reason, round, taskMessageId, spent },
   ).catch(() => undefined);
   return logged;
 }

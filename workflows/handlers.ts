@@ -1,4 +1,5 @@
 import { condition, getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
+import { installApprovalHandlers } from './approvals/approval-handlers';
 import { resolveRecipient } from './check-family-scope';
 import type { BlobRef } from '../schemas/generated/events';
 import { answersCurrentTask, outcomeMessageId } from './decide-idle-unload';
@@ -11,7 +12,9 @@ import {
 import { spendMessage } from './message-rate';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
-import type { ChildOutcome, SessionInput } from './session-types';
+import { sessionStatus } from './session-status';
+import type { ChildOutcome } from './child-types';
+import type { SessionInput } from './session-types';
 import { reserveTreeSession, spawn } from './spawn-child';
 
 /** Longest a single takeMessages call waits in the workflow; the kernel side loops for longer waits. */
@@ -26,7 +29,7 @@ const MAX_TAKE_WAIT_MS = 20_000;
 export function installHandlers(
   s: SessionState, childWorkflow: (input: SessionInput) => Promise<unknown>, acts: ReturnType<typeof sessionActivities>,
 ): void {
-  setHandler(getStatusQuery, () => s.status());
+  setHandler(getStatusQuery, () => sessionStatus(s));
   setHandler(getChildrenQuery, () => [...s.children.values()]);
 
   setHandler(deliverMessageSignal, (m) => {
@@ -40,6 +43,7 @@ export function installHandlers(
     if (s.retained?.idle && s.retained.unloadedSeq === null) s.retained.unloadAsked = true;
   });
 
+  installApprovalHandlers(s);
   setHandler(childFinishedSignal, guardSignal(s, (outcome) => childFinished(s, outcome)));
   setHandler(spawnChildUpdate, guardUpdate(s, (req) => spawn(s, req, childWorkflow, acts)));
   setHandler(sendAgentMessageUpdate, guardUpdate(s, ({ to, text, textBlob = null }) => send(s, to, text, textBlob)));
@@ -80,7 +84,7 @@ async function childFinished(s: SessionState, outcome: ChildOutcome): Promise<vo
     }] : [];
   }, () => {
     if (!current || !child) return;
-    Object.assign(child, { status: outcome.status, answer: outcome.answer, answerBlob, error: outcome.error });
+    Object.assign(child, { status: outcome.status, answer: outcome.answer, answerBlob, error: outcome.error, spent: outcome.spent ?? child.spent });
     const text = outcome.status === 'completed'
       ? `[answer from ${outcome.name}] ${outcome.answer ?? ''}`
       : `[${outcome.name} ${outcome.status}] ${outcome.error ?? ''}`;

@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BlobRef } from '../schemas/generated/events';
-import type { ChildInfo, ChildOutcome, InboxMessage } from './session-types';
+import type { ChildInfo, ChildOutcome } from './child-types';
+import type { InboxMessage } from './session-types';
 
 /*
  * Signals carry facts another party already decided (a message arrived, a child ended): the
@@ -58,14 +59,16 @@ export interface SessionStatusView {
   turn: number;
   tokens: number;
   nextSeq: number;
-  /** idle: retained and waiting for work, or waiting on a durable timer for a scheduled tick; unloaded: idle with its kernel shut down. */
-  phase: 'starting' | 'model' | 'cell' | 'idle' | 'unloaded' | 'done';
+  /** idle: retained and waiting for work, or waiting on a durable timer for a scheduled tick; unloaded: idle with its kernel shut down; approval: waiting for an operator's yes to spend more. */
+  phase: 'starting' | 'model' | 'cell' | 'idle' | 'unloaded' | 'approval' | 'done';
   unread: number;
   messagesSent: number;
   /** The goal's status, null with no goal. */
   goal: string | null;
   /** Active schedules. */
   schedules: number;
+  /** Approvals of this session waiting for an operator (`recur approvals`). */
+  openApprovals: number;
 }
 export const getStatusQuery = defineQuery<SessionStatusView>('getStatus');
 export const getChildrenQuery = defineQuery<ChildInfo[]>('getChildren');

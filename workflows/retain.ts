@@ -12,7 +12,8 @@ import { endTask } from './end-session';
 import { deliverMessageSignal, type SpawnReply, type SpawnRequest } from './messages';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
-import type { ChildInfo, RetainState, SessionResult } from './session-types';
+import type { ChildInfo } from './child-types';
+import type { RetainState, SessionResult } from './session-types';
 import { snapshotKernel } from './snapshot-kernel';
 
 type Acts = ReturnType<typeof sessionActivities>;

@@ -1,9 +1,11 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { RecurEventInput } from '../schemas/generated/events';
 import type { SessionActivities } from '../activities/session-activities';
-import type { ChildInfo, InboxMessage, RetainState, SessionCarry, SessionInput, SnapshotPointer } from './session-types';
+import type { ChildInfo } from './child-types';
+import type { InboxMessage, RetainState, SessionCarry, SessionInput, SnapshotPointer } from './session-types';
 import type { FinalAnswer, SessionStatusView } from './messages';
 import { FIELD_LIMITS, previewNamingBlob } from '../schemas/field-limits';
+import { ApprovalBook } from './approvals/approval-book';
 import { LongRun } from './long-run';
 import type { RateBucket } from './message-rate';
 import { SeenMessages } from './seen-messages';
@@ -39,6 +41,7 @@ export class SessionState {
   lastSnapshot: SnapshotPointer | null;
   /** Goal, schedules, keep-going counters. */
   readonly long: LongRun;
+  readonly approvals: ApprovalBook;
   final: FinalAnswer | null = null;
   /** Set once a sub-agent's first task has ended: it is retained (workflows/retain.ts). */
   retained: RetainState | null;
@@ -68,6 +71,7 @@ export class SessionState {
     this.lastSnapshot = c?.lastSnapshot ?? null;
     this.retained = c?.retained ?? null;
     this.long = new LongRun(input, c?.longRun, this.startedAt);
+    this.approvals = new ApprovalBook(c?.approvals);
   }
 
   /**
@@ -140,14 +144,7 @@ export class SessionState {
       lastSnapshot: this.lastSnapshot,
       retained: this.retained,
       longRun: this.long.carry(),
-    };
-  }
-
-  status(): SessionStatusView {
-    return {
-      sessionId: this.id, name: this.input.name, turn: this.turn, tokens: this.tokens,
-      nextSeq: this.nextSeq, phase: this.phase, unread: this.inbox.length, messagesSent: this.messagesSent,
-      goal: this.long.goal?.status ?? null, schedules: this.long.activeSchedules().length,
+      approvals: this.approvals.carry(),
     };
   }
 }

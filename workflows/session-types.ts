@@ -1,5 +1,8 @@
 /** Plain data shared by the session workflow, its handlers and its callers. No I/O, no SDK imports. */
 import type { BlobRef, SandboxPolicy } from '../schemas/generated/events';
+import type { ApprovalCarry } from './approvals/approval-book';
+import type { ApprovalPolicy } from './approvals/approval-policy';
+import type { ChildInfo } from './child-types';
 import type { AutonomousSpec, GoalSpec, LongRunCarry } from './long-run-types';
 import type { RateBucket } from './message-rate';
 import type { SeenCarry } from './seen-messages';
@@ -65,6 +68,8 @@ export interface SessionInput {
   goal?: GoalSpec | null;
   /** Autonomous mode: keep going until the gates pass or a limit is reached, then wrap up. */
   autonomous?: AutonomousSpec | null;
+  /** What needs an operator's yes (RECUR_APPROVAL_POLICY); children inherit it. Absent: the default policy. */
+  approvals?: ApprovalPolicy;
   /** Present when this run continues an earlier run of the same session (continue-as-new). */
   carry?: SessionCarry;
 }
@@ -78,22 +83,6 @@ export interface InboxMessage {
   textBlob?: BlobRef | null;
   /** Set on a parent's new task for a retained child (`rlm(task, name=...)` again). */
   task?: boolean;
-}
-
-export type ChildStatus = 'running' | 'completed' | 'failed' | 'cancelled';
-
-export interface ChildInfo {
-  name: string;
-  id: string;
-  task: string;
-  taskBlob?: BlobRef | null;
-  model: string;
-  status: ChildStatus;
-  answer: string | null;
-  answerBlob?: BlobRef | null;
-  error: string | null;
-  /** The message that gave a retained child its current task; absent for the first task. */
-  taskMessageId?: string | null;
 }
 
 /** Everything a continued run needs; small by construction (no transcript: that lives in the log). */
@@ -114,6 +103,7 @@ export interface SessionCarry {
   lastSnapshot: SnapshotPointer | null;
   retained?: RetainState | null;
   longRun?: LongRunCarry;
+  approvals?: ApprovalCarry;
 }
 
 /**
@@ -140,16 +130,3 @@ export type FailureKindName =
 export type SessionResult =
   | { status: 'completed'; answer: string; answerBlob?: BlobRef | null }
   | { status: 'failed'; kind: FailureKindName; reason: string };
-
-/** What a child tells its parent when it ends; delivered by signal so it survives the parent continuing-as-new. */
-export interface ChildOutcome {
-  name: string;
-  status: Exclude<ChildStatus, 'running'>;
-  answer: string | null;
-  answerBlob?: BlobRef | null;
-  error: string | null;
-  /** 0 for the first task; a retained child's later pieces of work count up from 1. */
-  round: number;
-  /** The new-task message this piece of work answers; absent when it answers the first task or a plain message. */
-  taskMessageId?: string | null;
-}

@@ -11,7 +11,8 @@ import type { ReserveReply, SpawnReply, SpawnRequest } from './messages';
 import type { sessionActivities } from './proxies';
 import { retask } from './retain';
 import type { SessionState } from './session-state';
-import type { ChildInfo, SessionInput } from './session-types';
+import type { ChildInfo } from './child-types';
+import type { SessionInput } from './session-types';
 
 type ChildWorkflow = (input: SessionInput) => Promise<unknown>;
 
@@ -52,7 +53,7 @@ export async function spawn(s: SessionState, req: SpawnRequest, childWorkflow: C
       workflowId: childId,
       args: [{
         sessionId: childId, rootId: input.rootId, parentId: s.id, name, task: req.task, taskBlob, model,
-        depth: input.depth + 1, limits: req.maxTurns ? { ...limits, maxTurns: req.maxTurns } : limits,
+        depth: input.depth + 1, limits: req.maxTurns ? { ...limits, maxTurns: req.maxTurns } : limits, approvals: input.approvals,
       }],
       // A child outlives a parent run that continues-as-new; it reports back by signal, not by result.
       parentClosePolicy: ParentClosePolicy.ABANDON,

@@ -8,6 +8,7 @@ import type { BlobStore } from '../blob-store';
 import { modelCalledFields } from '../call-model';
 import type { AppendEventsInput, AppendEventsResult } from '../event-log';
 import { createModel, type Model } from '../model/index';
+import { refuseShadowingSkills, type ModuleNames } from './module-names';
 import { REFINER_SYSTEM_PROMPT, parseRefineReply, refinerMessages, type RefineProposal } from './refine-prompt';
 
 export interface PlanRefineInput {
@@ -38,6 +39,7 @@ export function createRefineActivities(deps: {
   env: NodeJS.ProcessEnv;
   scriptedDirs: readonly string[];
   blobs: BlobStore;
+  moduleNames: ModuleNames;
 }) {
   const models = new Map<string, Model>();
   return {
@@ -74,7 +76,8 @@ export function createRefineActivities(deps: {
       const known = new Set(events.map((e) => e.eventId));
       const cited = proposal.evidence.filter((id) => known.has(id));
       return {
-        ...proposal, evidence: cited.length > 0 ? cited : events.slice(-1).map((e) => e.eventId), call: await modelCalledFields(deps.blobs, res),
+        ...proposal, edits: await refuseShadowingSkills(proposal.edits, deps.moduleNames),
+        evidence: cited.length > 0 ? cited : events.slice(-1).map((e) => e.eventId), call: await modelCalledFields(deps.blobs, res),
       };
     },
   };

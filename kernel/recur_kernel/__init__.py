@@ -8,7 +8,7 @@ this package itself. The op contract is in ``kernel/README.md``.
 import os
 
 from . import _cells, _session
-from ._errors import HostError, HostUnavailableError
+from ._errors import ApprovalRefusedError, HostError, HostUnavailableError
 from ._final import final
 from ._harness import Harness, install_finder
 from ._goal import Goal
@@ -16,7 +16,7 @@ from ._messages import AgentMessage
 from ._rlm import Rlm, RlmHandle
 from ._schedule import Schedule
 
-__all__ = ["bind", "binding_info", "call", "mark_ready", "resume_info", "HostError", "HostUnavailableError", "RlmHandle"]
+__all__ = ["bind", "binding_info", "call", "mark_ready", "resume_info", "ApprovalRefusedError", "HostError", "HostUnavailableError", "RlmHandle"]
 
 # For package code that adds agent APIs (harness edits, goals): one RPC as this session.
 call = _session.call

@@ -20,6 +20,11 @@ class HostUnavailableError(HostError, ConnectionError):
     """The host bridge could not be reached or sent a reply that is not JSON."""
 
 
+class ApprovalRefusedError(HostError, PermissionError):
+    """What the cell asked for needed an operator's yes and got a no (``recur deny``), or the
+    approval policy refuses it outright. The message names the approval id, who decided and why."""
+
+
 _STATUS_BASES = {
     400: ValueError,
     401: PermissionError,
@@ -34,7 +39,8 @@ _STATUS_BASES = {
     504: TimeoutError,
 }
 
-_classes = {}
+# Classes the host names that agent code may catch by name; any other name gets a class made on first use.
+_classes = {("ApprovalRefusedError", PermissionError): ApprovalRefusedError}
 
 
 def error_for(status, name, message, op=None):

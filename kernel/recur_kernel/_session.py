@@ -1,6 +1,7 @@
 """Which session this kernel process acts for. Set by ``bind`` at bootstrap, read by every call."""
 
 import os
+import sys
 import time
 
 from ._host import HostClient
@@ -25,7 +26,33 @@ def session_id():
 
 
 def call(op, args=None, timeout=None):
-    """One RPC to the host as this kernel's session."""
+    """One RPC to the host as this kernel's session.
+
+    An op the approval policy holds answers with a pending approval instead of its result: the
+    cell then waits for the operator (``_approvals.wait``) and calls the op again naming the
+    approval, which the host answers with the op's result or ``ApprovalRefusedError``.
+    """
+    reply = _raw_call(op, args, timeout)
+    pending = reply.get("$approval") if isinstance(reply, dict) else None
+    if pending is None:
+        return reply
+    _await_operator(pending)
+    return _raw_call(op, {**(args or {}), "approval": pending["id"]}, timeout)
+
+
+def _await_operator(pending):
+    """Wait, in bounded long polls, until the operator decides; each poll survives a host restart."""
+    aid = pending["id"]
+    print(
+        f"[approval {aid}] waiting for an operator to allow {pending['kind']}: {pending['detail']}\n"
+        f"  (recur approve {aid} | recur deny {aid} --reason ...)",
+        file=sys.stderr,
+        flush=True,
+    )
+    long_poll("approval.wait", {"id": aid}, lambda r: r["status"] != "pending")
+
+
+def _raw_call(op, args, timeout):
     if _client is None:
         raise RuntimeError(f"{op}: this kernel is not connected to a Recur host")
     if timeout is None:

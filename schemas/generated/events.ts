@@ -8,6 +8,39 @@ export interface BlobRef {
   readonly size: number;
 }
 
+/** How an approval was answered. */
+export type ApprovalDecision = 'approved' | 'denied' | 'refused';
+
+/** The answer to an ApprovalRequested of this session: an operator approved or denied it (through the daemon), or the policy refused it outright. Appended by the session's workflow before the waiting requester is told; at most one per approval id. */
+export interface ApprovalDecided {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'ApprovalDecided';
+  /** The eventId of the ApprovalRequested it answers. Limit: 1048 characters. */
+  readonly approvalId: string;
+  /** approved or denied by an operator; refused: the policy refuses this outright (no operator was asked). */
+  readonly decision: ApprovalDecision;
+  /** Who decided: the operator's name as the CLI sent it, or `policy` for a refusal. Limit: 256 characters. */
+  readonly by: string;
+  /** When the workflow took the decision (workflow time, UTC milliseconds). */
+  readonly decidedAt: number;
+  /** Why, as the operator gave it (`--reason`) or the policy rule that refused; empty when none was given. Limit: 2000 characters. */
+  readonly reason: string;
+}
+
+/** Something this session asked for needs an operator's yes under the approval policy (or is refused outright by it). Appended to the requesting session's log by its workflow before the requester hears back; its eventId is the approval id that `recur approve <id>` / `recur deny <id>` answer. A refusal by the policy follows at once, in the same batch, as an ApprovalDecided with decision refused. */
+export interface ApprovalRequested {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'ApprovalRequested';
+  /** What is asked: harness-global (a global-scope harness edit from a kernel), spend (a model call past the tree's spending threshold), egress (network beyond the session's policy), command, or another kind a host op names. Limit: 256 characters. */
+  readonly kind: string;
+  /** What exactly, in the requester's words: the edit, the host and port, the spend so far; what the operator reads before answering. Limit: 2000 characters. */
+  readonly detail: string;
+  /** The session whose kernel or loop asked (the log's own session). Limit: 1024 characters. */
+  readonly requestedBy: string;
+  /** Ids of the events that led to the request (the running cell's CellRequested). Limit: 20 items of 1048 characters. */
+  readonly evidence: readonly string[];
+}
+
 /** How a cell ended. */
 export type CellStatus = 'ok' | 'error' | 'timeout' | 'interrupted';
 
@@ -602,6 +635,8 @@ export interface Envelope {
 
 /** Every event Recur logs: a closed union, so `switch (event.type)` is checked for exhaustiveness. */
 export type RecurEvent =
+  | ApprovalDecided
+  | ApprovalRequested
   | CellExecuted
   | CellRequested
   | Compacted
@@ -631,13 +666,15 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
 
 /** An event as a producer hands it to the codec. */
 export type RecurEventInput =
+  | ApprovalDecided
+  | ApprovalRequested
   | WithDefaults<CellExecuted, 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>
   | WithDefaults<CellRequested, 'codeBlob' | 'toolCallId'>
   | Compacted

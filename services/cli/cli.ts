@@ -117,6 +117,24 @@ const COMMANDS: Record<string, Command> = {
     options: { json: { type: 'boolean' } },
     load: async () => (await import('./commands/schedule')).schedule,
   },
+  approvals: {
+    summary: 'list what running sessions wait on an operator for (global harness edits, spending, egress)',
+    usage: 'recur approvals [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/approvals')).approvals,
+  },
+  approve: {
+    summary: 'answer an approval yes: the waiting cell or model call goes ahead (logged as ApprovalDecided)',
+    usage: 'recur approve <approval-id> [--reason "<text>"] [--by <name>] [--json]',
+    options: { json: { type: 'boolean' }, reason: { type: 'string' }, by: { type: 'string' } },
+    load: async () => (await import('./commands/approvals')).approve,
+  },
+  deny: {
+    summary: 'answer an approval no: the waiting cell gets ApprovalRefusedError (logged as ApprovalDecided)',
+    usage: 'recur deny <approval-id> [--reason "<text>"] [--by <name>] [--json]',
+    options: { json: { type: 'boolean' }, reason: { type: 'string' }, by: { type: 'string' } },
+    load: async () => (await import('./commands/approvals')).deny,
+  },
   kill: {
     summary: 'cancel a session and its sub-agents',
     usage: 'recur kill <session-id>',

@@ -64,6 +64,10 @@ function facts(e: RecurEvent): string {
       return `${e.passed ? 'passed' : `failed (${e.exitCode ?? 'killed'})`} ${seconds(e.durationMs)}: ${quoted(e.command)}`;
     case 'Compacted':
       return `seq ${e.fromSeq}-${e.toSeq} (${e.droppedTurns} turns, ${e.droppedChars} chars) → ${e.tokensBefore}→${e.tokensAfter} tok`;
+    case 'ApprovalRequested':
+      return `${e.kind} waits for an operator (recur approve|deny <id>): ${quoted(e.detail)}`;
+    case 'ApprovalDecided':
+      return `${e.approvalId} ${e.decision} by ${e.by}${e.reason ? `: ${firstLine(e.reason)}` : ''}`;
     default:
       return genericFacts(e as unknown as Record<string, unknown>); // a type newer than this CLI
   }

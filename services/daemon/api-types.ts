@@ -2,10 +2,12 @@
  * The daemon's wire protocol (v1), shared by the daemon and its clients. JSON only; every error
  * reply is `{ error: { name, message, field?, allowed? } }` with a 4xx/5xx status.
  */
-import type { ChildInfo, SessionLimits, SessionResult } from '../../workflows/session-types';
+import type { ChildInfo } from '../../workflows/child-types';
+import type { SessionLimits, SessionResult } from '../../workflows/session-types';
 import type { SessionStatusView } from '../../workflows/messages';
 import type { StoredEvent } from '../../schemas';
 import type { GoalSpec } from '../../workflows/long-run-types';
+import type { ApprovalAnswer, OpenApproval } from '../../workflows/approvals/approval-messages';
 
 export interface WorkerState {
   pid: number | null;
@@ -109,4 +111,14 @@ export interface LogReply extends TreeLog {
 export interface ErrorBody {
   /** A 400 about one numeric field also names it and its allowed range (`field: "limits.maxDepth", allowed: "an integer 0..8"`). */
   error: { name: string; message: string; field?: string; allowed?: string };
+}
+
+/** `GET /v1/approvals`: every running session's approvals waiting for an operator, oldest first. */
+export interface ApprovalsReply {
+  approvals: OpenApproval[];
+}
+
+/** `POST /v1/approvals/<id>`: the approval as decided. */
+export interface DecideApprovalReply {
+  approval: ApprovalAnswer;
 }

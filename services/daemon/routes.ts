@@ -9,6 +9,7 @@ import { checkSessionId, newRootSessionId, parseSendMessage, parseStartSession }
 import { autonomousInput, parseGoalAction, parseScheduleAction, refusal } from './long-run-input';
 import type { SessionService } from './session-service';
 import { sandboxRecord } from '../sandbox/sandbox-record';
+import { approvalRoute } from './approval-routes';
 
 export interface ApiRequest {
   method: string;
@@ -43,6 +44,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
     const { agent } = deps.config;
     const sessionId = newRootSessionId(req.name);
     const auto = autonomousInput(req.autonomous, deps.config);
+    const { policyFile: _file, ...approvals } = deps.config.approvals;
     const input: SessionInput = {
       sessionId,
       rootId: sessionId,
@@ -70,6 +72,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         ...auto.limits,
         ...req.limits,
       },
+      approvals,
       ...(req.goal && { goal: req.goal }),
       ...(auto.autonomous && { autonomous: auto.autonomous }),
     };
@@ -126,6 +129,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
       if (req.method === 'GET') return ok({ sessions: await deps.sessions.list(queryLimit(req.query, DEFAULT_LIST, MAX_LIST)) } satisfies ListSessionsReply);
     }
     if (collection === 'sessions' && id !== undefined && rest.length === 0) return sessionRoute(req.method, id, action, req);
+    if (collection === 'approvals' && action === undefined) return approvalRoute(deps.sessions, req.method, id, req.body);
     throw notFound(`no route ${req.method} /${req.segments.join('/')}`);
   };
 }

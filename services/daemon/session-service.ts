@@ -1,6 +1,7 @@
 import type { InboxMessage, SessionInput } from '../../workflows/session-types';
 import type { SessionDetail, SessionSummary } from './api-types';
 import type { GoalReply, GoalRequest, ScheduleReply, ScheduleRequest } from '../../workflows/long-run-messages';
+import type { ApprovalDecision, DecideReply, OpenApproval } from '../../workflows/approvals/approval-messages';
 
 /**
  * What the routes need from Temporal. Implementations throw DaemonHttpError (404 for an unknown
@@ -17,4 +18,8 @@ export interface SessionService {
   /** A goal request to a running session, as an operator; the workflow decides and logs. */
   goal(sessionId: string, req: GoalRequest): Promise<GoalReply>;
   schedule(sessionId: string, req: ScheduleRequest): Promise<ScheduleReply>;
+  /** Open approvals of every running session, oldest first; a session whose worker does not answer is left out. */
+  approvals(): Promise<OpenApproval[]>;
+  /** An operator's answer to one approval of a running session; the workflow decides whether it was still open and logs. */
+  decideApproval(sessionId: string, decision: ApprovalDecision): Promise<DecideReply>;
 }

@@ -5,6 +5,7 @@ import {
 import type { agentSessionWorkflow } from '../../workflows';
 import { deliverMessageSignal, getChildrenQuery, getStatusQuery } from '../../workflows/messages';
 import { goalUpdate, scheduleUpdate } from '../../workflows/long-run-messages';
+import { decideApprovalUpdate, getApprovalsQuery, type OpenApproval } from '../../workflows/approvals/approval-messages';
 import type { SessionResult } from '../../workflows/session-types';
 import type { SessionDetail, SessionSummary } from './api-types';
 import { DaemonHttpError, notFound } from './http-error';
@@ -94,5 +95,15 @@ export function createTemporalSessions(deps: { client: Client; taskQueue: string
 
     goal: (sessionId, req) => call(sessionId, () => handle(sessionId).executeUpdate(goalUpdate, { args: [req] }), true),
     schedule: (sessionId, req) => call(sessionId, () => handle(sessionId).executeUpdate(scheduleUpdate, { args: [req] }), true),
+    decideApproval: (sessionId, d) => call(sessionId, () => handle(sessionId).executeUpdate(decideApprovalUpdate, { args: [d] }), true),
+
+    approvals: () => call('', async () => {
+      const open: OpenApproval[] = [];
+      for await (const info of client.workflow.list({ query: `WorkflowType="${SESSION_WORKFLOW_TYPE}" AND ExecutionStatus="Running"` })) {
+        const pending = await within(QUERY_DEADLINE_MS, () => handle(info.workflowId).query(getApprovalsQuery)).catch(() => []);
+        open.push(...pending);
+      }
+      return open.sort((a, b) => a.requestedAt - b.requestedAt);
+    }),
   };
 }

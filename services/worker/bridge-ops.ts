@@ -30,7 +30,7 @@ const waitMs = (v: unknown) => Math.min(Math.max(Number(v) || 0, 0), MAX_WAIT_S)
  * Temporal not answering (no worker serving the workflow yet, a restarting server) is worth
  * the kernel asking again: a retryable error is a 503, which the kernel retries with the same rid.
  */
-function retryableWhenTransient(fn: BridgeHandler): BridgeHandler {
+export function retryableWhenTransient(fn: BridgeHandler): BridgeHandler {
   return async (sessionId, args, ctx) => {
     try {
       return await fn(sessionId, args, ctx);

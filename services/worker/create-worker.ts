@@ -23,6 +23,9 @@ import { createKernelHost } from '../sandbox';
 import { fileOffsetIndex, readSessionLog, treeStartMarker } from '../projector';
 import { createAutoRefineActivities } from '../../activities/harness/auto-refine-activity';
 import { createRefineActivities } from '../../activities/harness/harness-activities';
+import { pythonModuleNames } from '../../activities/harness/module-names';
+import { createApprovalGate } from './approval-gate';
+import { registerApprovalOps } from './approval-ops';
 import { registerSessionOps } from './bridge-ops';
 import { bridgeValues } from './bridge-values';
 import { createHarnessClient } from './harness-client';
@@ -69,7 +72,12 @@ export async function createRecurWorker(
   const values = bridgeValues(blobs);
   registerSessionOps(ops, client, resolveSpecFrom(harness), values);
   const host = createKernelHost(config, ops);
-  registerHarnessOps(ops, { client, harness, skillsDir: (sessionId) => host.place(sessionId).skills, refineApply: config.harness.refineApply });
+  const approvals = createApprovalGate(client);
+  const moduleNames = pythonModuleNames(stackPaths(config).python, `${repoRoot()}/kernel`);
+  registerApprovalOps(ops, approvals);
+  registerHarnessOps(ops, {
+    client, harness, skillsDir: (sessionId) => host.place(sessionId).skills, refineApply: config.harness.refineApply, approvals, moduleNames,
+  });
   registerLongRunOps(ops, client, values);
   const cap = createKernelCap({
     sessions: createJupyterSessions(ServerConnection.makeSettings(jupyterConnection(config)), 'python3'),
@@ -92,6 +100,7 @@ export async function createRecurWorker(
       env: opts.env ?? process.env,
       scriptedDirs: config.agent.scriptedDirs,
       blobs,
+      moduleNames,
     }),
     ...createAutoRefineActivities({ harness, apply: config.harness.refineApply }),
     ...createKernelActivities({ kernels, blobs, transcripts, snapshots }),

@@ -9,8 +9,11 @@ export const HARNESS_PREFIX = 'harness:';
 export interface HarnessClient {
   /** The scope's workflow (and log) id: `harness:<rootId>` for a session's tree, `harness:<global name>`. */
   scopeId(sessionId: string, scope: HarnessScope): string;
-  /** Sends an update to the scope, starting its workflow if it has none yet. */
-  update<Ret, Args extends unknown[]>(scopeId: string, def: UpdateDefinition<Ret, Args>, ...args: Args): Promise<Ret>;
+  /**
+   * Sends an update to the scope, starting its workflow if it has none yet. `updateId` (a kernel
+   * call's rid) makes a repeat of the same call, after a worker restart, get the first answer.
+   */
+  update<Ret, Arg>(scopeId: string, def: UpdateDefinition<Ret, [Arg]>, arg: Arg, once?: { updateId?: string }): Promise<Ret>;
   /** The scope's current state; empty when nothing was ever edited there. */
   view(scopeId: string): Promise<HarnessView>;
   /** Both scopes a session sees; session entries shadow global ones of the same kind and name. */
@@ -35,8 +38,9 @@ export function createHarnessClient(client: Client, opts: { taskQueue: string; g
   return {
     scopeId,
     view,
-    update: (id, def, ...args) => client.workflow.executeUpdateWithStart(def, {
-      args,
+    update: (id, def, arg, once = {}) => client.workflow.executeUpdateWithStart(def, {
+      args: [arg],
+      ...(once.updateId && { updateId: once.updateId }),
       startWorkflowOperation: new WithStartWorkflowOperation('harnessWorkflow', {
         workflowId: id, taskQueue: opts.taskQueue, args: [{ scopeId: id }], workflowIdConflictPolicy: 'USE_EXISTING',
       }),

@@ -51,6 +51,12 @@ export function fakeSessions(running: string[] = [], statuses: Record<string, st
       calls.requests.push([id, req]);
       return { ok: true, schedules: [] };
     },
+    approvals: async () => [],
+    async decideApproval(id, d) {
+      need(id);
+      calls.requests.push([id, d]);
+      return { ok: true, answer: { id: d.id, status: d.decision, kind: 'harness-global', detail: 'd', by: d.by, reason: d.reason } };
+    },
   };
   return { service, calls };
 }

@@ -66,8 +66,9 @@ export class SessionHarness {
     const script = join(this.dir, `${id}.json`);
     writeFileSync(script, JSON.stringify({ agents }));
     const a = this.config.agent;
+    const { policyFile: _file, ...approvals } = this.config.approvals;
     return {
-      sessionId: id, rootId: id, parentId: null, name: 'root', task, model: `scripted:${script}`, depth: 0,
+      sessionId: id, rootId: id, parentId: null, name: 'root', task, model: `scripted:${script}`, depth: 0, approvals,
       limits: { maxTurns: a.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: 60, maxDepth: a.maxDepth, turnsPerRun: a.turnsPerRun, snapshotEveryCells: a.snapshotEveryCells, idleUnloadSeconds: a.idleUnloadSeconds,
         maxChildren: a.maxChildren, maxTreeSessions: a.maxTreeSessions, messagesPerMinute: a.messagesPerMinute, messageBurst: a.messageBurst, sandbox: sandboxRecord(this.config.sandbox), ...limits },
     };

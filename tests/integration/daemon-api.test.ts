@@ -87,8 +87,9 @@ describe('daemon API on the real stack', () => {
     const history = await handle.fetchHistory();
     const input = defaultPayloadConverter.fromPayload<SessionInput>(
       history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0]);
+    const { policyFile: _file, ...approvals } = config.approvals;
     expect(input).toEqual({
-      sessionId: id, rootId: id, parentId: null, name: 'root', task: 'add 2 and 2', model: 'openai/gpt-4o', depth: 0,
+      sessionId: id, rootId: id, parentId: null, name: 'root', task: 'add 2 and 2', model: 'openai/gpt-4o', depth: 0, approvals,
       limits: { maxTurns: 4, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: config.agent.cellTimeoutSeconds, maxDepth: config.agent.maxDepth,
         turnsPerRun: config.agent.turnsPerRun, snapshotEveryCells: config.agent.snapshotEveryCells, idleUnloadSeconds: config.agent.idleUnloadSeconds,
         autoRefineTurns: config.harness.autoRefineTurns, compactAtTokens: config.agent.compactAtTokens,

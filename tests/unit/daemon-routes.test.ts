@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newRootSessionId } from '../../services/daemon/parse-requests';
+import { DEFAULT_APPROVAL_POLICY } from '../../workflows/approvals/approval-policy';
 import { fakeSessions, startTestServer, type TestServer } from '../helpers/daemon-test-server';
 
 describe('daemon routes', () => {
@@ -27,7 +28,7 @@ describe('daemon routes', () => {
     return { status: res.status, body: (await res.json()) as { error?: { message: string } } & Record<string, unknown> };
   };
 
-  it('starts a root session with the config limits, name root and a fresh id', async () => {
+  it('starts a root session with the config limits and approval policy, name root and a fresh id', async () => {
     const { status, body } = await call('POST', '/v1/sessions', { task: 'add 2 and 2', model: 'openai/gpt-4o' });
     expect(status).toBe(201);
     expect(body.sessionId).toMatch(/^[a-z][a-z0-9-]*$/);
@@ -38,6 +39,7 @@ describe('daemon routes', () => {
       limits: { maxTurns: agent.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: agent.cellTimeoutSeconds, maxDepth: agent.maxDepth, turnsPerRun: agent.turnsPerRun, snapshotEveryCells: agent.snapshotEveryCells, idleUnloadSeconds: agent.idleUnloadSeconds, autoRefineTurns: 0, compactAtTokens: agent.compactAtTokens,
         maxChildren: agent.maxChildren, maxTreeSessions: agent.maxTreeSessions, messagesPerMinute: agent.messagesPerMinute, messageBurst: agent.messageBurst,
         sandbox: { mode: 'on', memoryBytes: 4 * 2 ** 30, processes: 1024, openFiles: 4096, fileBytes: 16 * 2 ** 30, net: 'none' } },
+      approvals: DEFAULT_APPROVAL_POLICY,
     }]);
   });
 

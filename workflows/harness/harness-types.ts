@@ -33,6 +33,8 @@ export interface ProposedEdit {
   value?: unknown;
   /** Why this edit, in the proposer's words. */
   reason?: string;
+  /** A refusal the host found before the scope's own checks (a skill named like an installed module); logged as refused. */
+  refusal?: string;
 }
 
 export interface HarnessTrigger {

@@ -71,9 +71,9 @@ export async function harnessWorkflow(input: HarnessWorkflowInput): Promise<void
   function decide(req: EditRequest, mode: 'applied' | 'proposed', refineId: string | null): Draft[] {
     let scratch = state;
     return req.edits.map((e, i) => {
-      const check = i < HARNESS_LIMITS.editsPerRequest
-        ? checkHarnessEdit(scratch, e)
-        : { ok: false as const, error: `over the limit of ${HARNESS_LIMITS.editsPerRequest} edits per request` };
+      const check = i >= HARNESS_LIMITS.editsPerRequest
+        ? { ok: false as const, error: `over the limit of ${HARNESS_LIMITS.editsPerRequest} edits per request` }
+        : e.refusal ? { ok: false as const, error: e.refusal } : checkHarnessEdit(scratch, e);
       const base = {
         action: e.action, kind: String(e.kind), name: String(e.name),
         trigger: { eventIds: req.trigger.eventIds, reason: e.reason ? `${req.trigger.reason}: ${e.reason}` : req.trigger.reason },
