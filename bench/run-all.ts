@@ -21,11 +21,12 @@ import { fenceParse } from './fence-parse';
 import { historyGrowth } from './history-growth';
 import { kernelMemory } from './kernel-memory';
 import { renderSummary, type BenchReport } from './report';
+import { sandboxBench } from './sandbox';
 import { snapshotBench } from './snapshot';
 import { stepOverhead } from './step-overhead';
 import { workerKill } from './worker-kill';
 
-const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse];
+const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse];
 
 async function main(): Promise<void> {
   const names = BENCHMARKS.map((b) => b.name);

@@ -34,3 +34,56 @@ class NoDelayTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SandboxArgvTest(unittest.TestCase):
+    """What a sandboxed kernel is started with (kernel/recur_jupyter/sandbox.py); the escape suite runs it for real."""
+
+    POLICY = {
+        "workspace": "/h/workspaces/k", "zmq": "/h/run/sb/k/zmq", "bridge": "/h/run/sb/k/bridge", "spool": "/h/run/sb/k/spool",
+        "restore": "/h/run/sb/k/restore", "skills": "/h/run/sb/k/skills", "kernelPackage": "/repo/kernel/recur_kernel",
+        "limits": {"memoryBytes": 1024, "processes": 16, "openFiles": 64, "fileBytes": 2048}, "net": "none",
+    }
+
+    def argv(self, uid=123):
+        from recur_jupyter.sandbox import bwrap_argv
+
+        return bwrap_argv(["python", "-m", "ipykernel_launcher", "-f", "/h/run/rt/kernel-1.json"], "/h/run/rt/kernel-1.json", self.POLICY, uid)
+
+    def mounts(self, argv):
+        return {(argv[i], argv[i + 1]) for i, a in enumerate(argv) if a in ("--bind", "--ro-bind")}
+
+    def test_every_namespace_but_the_user_one_for_root_and_the_limits(self):
+        argv = self.argv()
+        for flag in ("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--clearenv"):
+            self.assertIn(flag, argv)
+        self.assertNotIn("--unshare-user", argv)
+        self.assertIn("--unshare-user", self.argv(uid=None))
+        for limit in ("--as=1024", "--nproc=16", "--nofile=64", "--fsize=2048"):
+            self.assertIn(limit, argv)
+        self.assertEqual(argv[argv.index("setpriv") + 1:argv.index("setpriv") + 3], ["--reuid=123", "--regid=123"])
+
+    def test_only_the_sessions_own_directories_are_writable_and_the_home_is_not_mounted(self):
+        mounts = self.mounts(self.argv())
+        writable = {src for flag, src in mounts if flag == "--bind"}
+        self.assertEqual(writable, {"/h/workspaces/k", "/h/run/sb/k/zmq", "/h/run/sb/k/spool"})
+        self.assertFalse(any(src in ("/h", "/h/run", "/repo", "/repo/kernel") for _, src in mounts))
+        self.assertIn(("--ro-bind", "/h/run/rt/kernel-1.json"), mounts)
+
+    def test_the_kernel_reads_its_connection_file_in_its_own_directory(self):
+        argv = self.argv()
+        self.assertEqual(argv[-2:], ["-f", "/h/run/sb/k/zmq/kernel-1.json"])
+
+    def test_a_network_policy_this_server_cannot_enforce_is_refused(self):
+        from recur_jupyter.sandbox import SandboxError, bwrap_argv
+
+        with self.assertRaises(SandboxError):
+            bwrap_argv(["python"], "/c.json", dict(self.POLICY, net="full"), 1)
+
+    def test_a_kernel_without_a_recur_policy_name_is_refused(self):
+        from recur_jupyter.sandbox import SandboxError, policy_key
+
+        self.assertEqual(policy_key({"JPY_SESSION_NAME": "/root/work/" + "a" * 32}), "a" * 32)
+        for env in ({}, {"JPY_SESSION_NAME": "/x/../../etc"}, {"JPY_SESSION_NAME": "/x/notes.ipynb"}):
+            with self.assertRaises(SandboxError):
+                policy_key(env)
