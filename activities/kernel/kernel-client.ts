@@ -219,6 +219,8 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
           if (!model?.kernel) return { kind: 'gone' as const };
           entry = attach(sessionId, model.kernel);
         }
+        // The cell may be calling the host: a worker that took over must listen on its socket again.
+        await options.host.prepare(sessionId);
         const kernel = entry.kernel;
         const outcome = await resumeCell(kernel, cellId, {
           timeoutMs: opts.timeoutMs,
