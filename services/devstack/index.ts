@@ -4,3 +4,4 @@ export { stackPaths, jupyterConnection, kafkaBrokers, kafkaClient, temporalAddre
 export { repoRoot } from './repo-root';
 export { ownerOnlySecret } from './secret-file';
 export { ownerOnlyUmask } from './owner-only';
+export { ensureLogKey, homeKeyring, homeSigner, logKeyPaths, readPublicKeyFile, rotateLogKey } from './log-keys';

@@ -19,6 +19,8 @@ export function stackPaths(config: RecurConfig) {
     jupyterRoot: join(config.home, 'jupyter'),
     jupyterToken: join(run, 'jupyter.token'),
     bridgeSecret: join(run, 'bridge.secret'),
+    /** The event log's signing key and every public key that ever signed (services/devstack/log-keys.ts). */
+    keys: join(config.home, 'keys'),
     venv: join(config.toolsDir, 'venv'),
     python: join(config.toolsDir, 'venv', 'bin', 'python'),
     temporalBin: join(config.toolsDir, 'venv', 'bin', 'temporal'),

@@ -10,6 +10,7 @@ import { ensureTopic } from '../../activities/event-log';
 import { kafkaClient } from './paths';
 import { jupyterService } from './jupyter';
 import { kafkaService } from './kafka';
+import { ensureLogKey } from './log-keys';
 import { stackPaths } from './paths';
 import { portFree } from './ports';
 import { liveProcess, startDetached, stopProcess } from './process';
@@ -91,6 +92,7 @@ async function ensureEventTopic(config: RecurConfig): Promise<void> {
 
 /** Installs what is missing, starts every service not already healthy, and waits for all of them. */
 export async function up(config: RecurConfig, log: Log = () => undefined): Promise<ServiceStatus[]> {
+  ensureLogKey(stackPaths(config).keys);
   const todo = await plan(config);
   if (todo.length === 0) return status(config);
   ensureTools(config, log);

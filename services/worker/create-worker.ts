@@ -17,7 +17,7 @@ import type { SessionActivities } from '../../activities/session-activities';
 import type { HarnessActivities } from '../../activities/harness/harness-activities';
 import { TranscriptCache } from '../../activities/transcript-cache';
 import { workerObservability, type Telemetry } from '../../observability';
-import { jupyterConnection, kafkaClient, ownerOnlySecret, repoRoot, stackPaths, temporalAddress } from '../devstack';
+import { homeSigner, jupyterConnection, kafkaClient, ownerOnlySecret, repoRoot, stackPaths, temporalAddress } from '../devstack';
 import { startHostBridge } from '../host-bridge';
 import { fileOffsetIndex, readSessionLog, treeStartMarker } from '../projector';
 import { createAutoRefineActivities } from '../../activities/harness/auto-refine-activity';
@@ -83,7 +83,7 @@ export async function createRecurWorker(
   const snapshots = createSnapshotActivities({ kernels, blobs, blobsRoot: stackPaths(config).blobs });
   const activities: SessionActivities & HarnessActivities & ReturnType<typeof createAutoRefineActivities> = withRecurErrors({
     ...createEventLogActivities({
-      kafka, topic: config.kafka.topic, producer, onAppended: (r) => transcripts.record(r),
+      kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), onAppended: (r) => transcripts.record(r),
       beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index),
     }),
     ...createModelActivities({
