@@ -150,7 +150,7 @@ describe('a signed log names what its writers did not write', () => {
     const run = await h.run({
       root: [py(`import os\nprint("key-in-env" if any("${body}" in v or "signing.pem" in v for v in os.environ.values()) else "clean")`), 'done'],
     });
-    expect(run.of('CellExecuted')[0]).toMatchObject({ status: 'ok', outputs: 'clean\n' });
+    expect(run.of('CellExecuted')[0]).toMatchObject({ status: 'ok', outputs: 'clean' });
     const jupyter = liveProcess(join(stackPaths(h.config).run, 'jupyter.pid'));
     expect(jupyter).not.toBeNull();
     const environ = readFileSync(`/proc/${jupyter!.pid}/environ`, 'utf8');
