@@ -154,6 +154,13 @@ describe('the home\'s keys', () => {
 });
 
 describe('an auditor with a copy of the log and a public key file', () => {
+  test('a copy line that is not JSON or not a record is refused, naming the file and line', () => {
+    const good = logCopyLine('r', { partition: 0, offset: '0', key: Buffer.from('r'), value: Buffer.from('x') });
+    expect(() => parseLogCopy(`${good}\nnot json\n`, 'copy.ndjson')).toThrow('copy.ndjson line 2: not JSON');
+    expect(() => parseLogCopy('{"partition":0,"offset":0,"key":"r","value":""}', 'copy.ndjson'))
+      .toThrow('copy.ndjson line 1: expected {"partition": int, "offset": string, "key": string, "value": base64}');
+  });
+
   const cli = async (args: string[], home: string) => {
     const out: string[] = [];
     const saved = process.env.RECUR_HOME;
