@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { StackError } from '../../errors';
+import { EventLogError, StackError } from '../../errors';
 import { eventSigner, keyringOf, logKeyId, type EventSigner, type Keyring } from '../../schemas';
 
 /**
@@ -47,15 +47,25 @@ export function homeSigner(keysDir: string): EventSigner {
   ensureLogKey(keysDir);
   const file = logKeyPaths(keysDir).signing;
   let loaded: { stamp: string; signer: EventSigner } | undefined;
+  const current = (): EventSigner => {
+    const st = statSync(file);
+    const stamp = `${st.ino}:${st.mtimeMs}`;
+    if (loaded?.stamp !== stamp) {
+      const { privateKey, publicKey } = currentKey(keysDir);
+      loaded = { stamp, signer: eventSigner(privateKey, publicKey) };
+    }
+    return loaded.signer;
+  };
   return {
     seal(hash) {
-      const st = statSync(file);
-      const stamp = `${st.ino}:${st.mtimeMs}`;
-      if (loaded?.stamp !== stamp) {
-        const { privateKey, publicKey } = currentKey(keysDir);
-        loaded = { stamp, signer: eventSigner(privateKey, publicKey) };
+      let signer: EventSigner;
+      try {
+        signer = current();
+      } catch (cause) {
+        // Retryable: an operator can rotate a key back in while the append's retries last; nothing unsigned is written.
+        throw new EventLogError(`cannot seal events: ${(cause as Error).message}`, { cause, retryable: true, hint: 'run `recur keys rotate` to make a new signing key' });
       }
-      return loaded.signer.seal(hash);
+      return signer.seal(hash);
     },
   };
 }

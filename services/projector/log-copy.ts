@@ -4,13 +4,14 @@ import type { LogRecord } from './event-collector';
 
 /**
  * A copy of a session tree's records for an auditor who holds no Kafka: one JSON object a line,
- * `{"partition", "offset", "key", "value"}` (value in base64), in the order the log holds them, so
+ * `{"partition", "offset", "key", "value"}` (key and value in base64, so the copy holds their exact
+ * bytes and no terminal sequence), in the order the log holds them, so
  * verifying the copy finds exactly what verifying the topic would.
  */
 export function logCopyLine(treeId: string, r: LogRecord): string | null {
   const key = r.key?.toString('utf8') ?? null;
   if (key === null || !isInSessionTree(key, treeId)) return null;
-  return JSON.stringify({ partition: r.partition, offset: r.offset, key, value: (r.value ?? Buffer.alloc(0)).toString('base64') });
+  return JSON.stringify({ partition: r.partition, offset: r.offset, key: r.key!.toString('base64'), value: (r.value ?? Buffer.alloc(0)).toString('base64') });
 }
 
 /** The records of a copy written by `recur audit export`; names the first line that is not one. */
@@ -25,8 +26,8 @@ export function parseLogCopy(text: string, source: string): LogRecord[] {
       throw bad('not JSON');
     }
     if (!Number.isInteger(r.partition) || typeof r.offset !== 'string' || typeof r.key !== 'string' || typeof r.value !== 'string') {
-      throw bad('expected {"partition": int, "offset": string, "key": string, "value": base64}');
+      throw bad('expected {"partition": int, "offset": string, "key": base64, "value": base64}');
     }
-    return [{ partition: r.partition as number, offset: r.offset, key: Buffer.from(r.key, 'utf8'), value: Buffer.from(r.value, 'base64') }];
+    return [{ partition: r.partition as number, offset: r.offset, key: Buffer.from(r.key, 'base64'), value: Buffer.from(r.value, 'base64') }];
   });
 }

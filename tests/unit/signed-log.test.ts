@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import type { LogRecord } from '../../services/projector';
 import { logCopyLine, parseLogCopy } from '../../services/projector/log-copy';
 import { inOrderCollector } from '../../services/projector/read-log-in-order';
 import { verifyTree } from '../../services/projector/verify-tree';
-import { ExitError } from '../../errors';
+import { EventLogError, ExitError } from '../../errors';
 import { FIXTURE_KEY, chain, ev, records } from '../helpers/replay-tree-fixture';
 import { testLogKey } from '../helpers/test-log-key';
 
@@ -142,6 +142,22 @@ describe('the home\'s keys', () => {
     expect(readFileSync(logKeyPaths(dir).signing, 'utf8')).toContain('PRIVATE KEY');
   });
 
+  test('with the signing key gone, sealing fails as retryable naming the fix, and works again once a key is rotated in', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'recur-keys-')), 'keys');
+    const signer = homeSigner(dir);
+    rmSync(logKeyPaths(dir).signing);
+    let err: unknown;
+    try {
+      signer.seal('ab'.repeat(32));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(EventLogError);
+    expect(err).toMatchObject({ retryable: true, hint: 'run `recur keys rotate` to make a new signing key' });
+    const { current } = rotateLogKey(dir);
+    expect(signer.seal('ab'.repeat(32)).keyId).toBe(current);
+  });
+
   test('a public key file must be an Ed25519 public key: a private key or an RSA key is refused, naming the file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'recur-keys-'));
     const priv = join(dir, 'priv.pem');
@@ -158,7 +174,7 @@ describe('an auditor with a copy of the log and a public key file', () => {
     const good = logCopyLine('r', { partition: 0, offset: '0', key: Buffer.from('r'), value: Buffer.from('x') });
     expect(() => parseLogCopy(`${good}\nnot json\n`, 'copy.ndjson')).toThrow('copy.ndjson line 2: not JSON');
     expect(() => parseLogCopy('{"partition":0,"offset":0,"key":"r","value":""}', 'copy.ndjson'))
-      .toThrow('copy.ndjson line 1: expected {"partition": int, "offset": string, "key": string, "value": base64}');
+      .toThrow('copy.ndjson line 1: expected {"partition": int, "offset": string, "key": base64, "value": base64}');
   });
 
   const cli = async (args: string[], home: string) => {
