@@ -1,11 +1,11 @@
 import type { Kafka, Producer, ProducerRecord } from 'kafkajs';
 import { createEventLogActivities, type AppendEventsInput } from '../../activities/event-log';
 import { EventLogError } from '../../errors';
-import { MAX_EVENT_BYTES, ZERO_HASH, decodeEvent, verifyChain } from '../../schemas';
+import { MAX_EVENT_BYTES, ZERO_HASH, checkSeal, decodeEvent, verifyChain } from '../../schemas';
 import { testLogKey } from '../helpers/test-log-key';
 import { SAMPLE_EVENTS } from './event-samples';
 
-const { signer } = testLogKey();
+const { signer, keyring } = testLogKey();
 
 function fakeProducer(fail?: Error) {
   const sent: ProducerRecord[] = [];
@@ -27,7 +27,7 @@ const input: AppendEventsInput = {
 const kafka = {} as Kafka;
 
 describe('appendEvents activity', () => {
-  test('writes each event keyed by session with acks=all and the event ts as record timestamp', async () => {
+  test('writes each event keyed by session with acks=all, the event ts as record timestamp, and the signer\'s seal', async () => {
     const fake = fakeProducer();
     const { appendEvents } = createEventLogActivities({ kafka, topic: 'events', signer, producer: fake.producer });
     const result = await appendEvents(input);
@@ -38,6 +38,7 @@ describe('appendEvents activity', () => {
     expect(record.messages.map((m) => [m.key, m.timestamp])).toEqual(input.events.map((e) => ['r1', String(e.ts)]));
     const decoded = record.messages.map((m) => decodeEvent(m.value as Buffer));
     expect(verifyChain(decoded)).toEqual({ ok: true, heads: { r1: { nextSeq: 6, headHash: result.headHash } } });
+    expect(decoded.map((e) => checkSeal(e, keyring))).toEqual(decoded.map(() => null));
   });
 
   test('a retried call writes byte-identical records and connects once', async () => {
