@@ -5,8 +5,9 @@ import type { LogInOrder } from './read-log-in-order';
 /**
  * What an audit can find wrong with a session tree: a chain fault of one session (see
  * schemas/chain.ts), an event not sealed by a known key (schemas/signature.ts), two different
- * records for one eventId, an undecodable record keyed inside the tree, or a tree that does not hang together (a child its parent never spawned, a child spawned
- * or a session ended twice, a child its parent saw end whose log is missing), or no events at all.
+ * records for one eventId, an undecodable record keyed inside the tree, or a tree that does not
+ * hang together (a child its parent never spawned, a child spawned or a session ended twice, a
+ * child its parent saw end whose log is missing), or no events at all.
  */
 export type AuditFault =
   | ChainFault | SealFault | 'conflict' | 'undecodable' | 'no-spawn' | 'spawned-twice' | 'ended-twice' | 'missing-child' | 'no-events';
