@@ -1,6 +1,6 @@
 import { Partitioners, type Admin, type Kafka, type Message, type Producer } from 'kafkajs';
 import { EventLogError } from '../errors';
-import { encodeEventBatch, type EventBatchInput, type StoredEvent } from '../schemas';
+import { encodeEventBatch, type EventBatchInput, type EventSigner, type StoredEvent } from '../schemas';
 import { clipEvent } from '../schemas/field-limits';
 
 export type AppendEventsInput = EventBatchInput;
@@ -37,15 +37,17 @@ const MAX_REQUEST_BYTES = 768 * 1024;
 
 /**
  * `appendEvents` encodes a batch of one session's events, each held to its field limits
- * (schemas/field-limits.ts), and writes them keyed by sessionId.
- * Encoding is pure and Kafka record timestamps are the events' own `ts`, so a retried activity
- * writes byte-identical records, which readers drop as duplicates by eventId.
+ * (schemas/field-limits.ts) and sealed by `signer`, and writes them keyed by sessionId.
+ * Encoding and Ed25519 signing are pure and Kafka record timestamps are the events' own `ts`, so
+ * a retried activity writes byte-identical records, which readers drop as duplicates by eventId.
  * Pass `producer` (from createEventLogProducer) to own its lifecycle; otherwise one is created
  * on first use and lives as long as the process.
  */
 export function createEventLogActivities(deps: {
   kafka: Kafka;
   topic: string;
+  /** Seals every event (services/devstack/log-keys.ts homeSigner); required, so no writer can log unsigned. */
+  signer: EventSigner;
   producer?: Producer;
   /** Told of every batch once Kafka has acknowledged it (the worker's transcript cache listens). */
   onAppended?: (records: readonly StoredEvent[]) => void;
@@ -65,7 +67,7 @@ export function createEventLogActivities(deps: {
   return {
     async appendEvents(input) {
       // The last net under every writer: a value some path forgot to offload is cut, never fatal to the append.
-      const batch = encodeEventBatch({ ...input, events: input.events.map((e) => ({ ...e, event: clipEvent(e.event) })) });
+      const batch = encodeEventBatch({ ...input, events: input.events.map((e) => ({ ...e, event: clipEvent(e.event) })) }, deps.signer);
       const eventIds = batch.records.map((r) => r.eventId);
       const messages: Message[] = batch.values.map((value, i) => ({
         key: input.sessionId,

@@ -2,7 +2,7 @@ import type { Kafka, Producer } from 'kafkajs';
 import { createEventLogActivities, createEventLogProducer, ensureTopic, type EventLogActivities } from '../activities/event-log';
 import { encodeEventBatch, verifyChain, ZERO_HASH } from '../schemas';
 import { readSessionLog } from '../services/projector';
-import { kafkaClient } from '../services/devstack';
+import { homeSigner, kafkaClient, stackPaths } from '../services/devstack';
 import { newSessionId } from './bench-worker';
 import { size, type BenchContext, type Benchmark } from './benchmark';
 import { barChart } from './chart';
@@ -66,7 +66,7 @@ async function replayRates(ctx: BenchContext, kafka: Kafka, producer: Producer):
   const total = size(ctx, 100_000, 10_000);
   const topic = await newTopic(kafka, `bench.replay.${newSessionId()}`);
   ctx.log(`event-log: writing a ${total}-event session tree`);
-  const root = await writeTree(createEventLogActivities({ kafka, topic, producer }), total);
+  const root = await writeTree(createEventLogActivities({ kafka, topic, producer, signer: homeSigner(stackPaths(ctx.config).keys) }), total);
   const recur: number[] = [];
   const raw: number[] = [];
   let bytes = 0;
@@ -99,7 +99,7 @@ export const eventLog: Benchmark = {
     const recurProducer = createEventLogProducer(kafka);
     const rawProducer = createEventLogProducer(kafka);
     await Promise.all([recurProducer.connect(), rawProducer.connect()]);
-    const log = createEventLogActivities({ kafka, topic, producer: recurProducer });
+    const log = createEventLogActivities({ kafka, topic, producer: recurProducer, signer: homeSigner(stackPaths(ctx.config).keys) });
     const results: BenchResult[] = [];
     try {
       const chart: Array<{ label: string; values: number[] }> = [];

@@ -17,6 +17,7 @@ import { benchConfig, startBenchStack } from './bench-stack';
 import type { BenchContext, Benchmark } from './benchmark';
 import { cellRoundTrip } from './cell-round-trip';
 import { eventLog } from './event-log';
+import { eventSeal } from './event-seal';
 import { fenceParse } from './fence-parse';
 import { historyGrowth } from './history-growth';
 import { kernelMemory } from './kernel-memory';
@@ -26,7 +27,7 @@ import { snapshotBench } from './snapshot';
 import { stepOverhead } from './step-overhead';
 import { workerKill } from './worker-kill';
 
-const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse];
+const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal];
 
 async function main(): Promise<void> {
   const names = BENCHMARKS.map((b) => b.name);

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { EventLogError } from '../errors';
 import type { Envelope, EventType, RecurEvent, RecurEventInput } from './generated/events';
 import { MAX_EVENT_BYTES, ZERO_HASH } from './log-constants';
-import { ENVELOPE, ENVELOPE_SCHEMAS, EVENT_SCHEMA, EVENT_SCHEMAS_BY_FINGERPRINT } from './registry';
+import { CHAINED_ENVELOPE, ENVELOPE, ENVELOPE_SCHEMAS, EVENT_SCHEMA, EVENT_SCHEMAS_BY_FINGERPRINT } from './registry';
+import type { EventSigner } from './signature';
 import { isValidSessionId, sessionParent, sessionRoot, eventIdOf } from './session-ids';
 import { asWritten, encodeSingleObject, type SoeSchema } from './single-object';
 
@@ -28,13 +29,17 @@ export interface EncodeEventInput {
   event: RecurEventInput;
 }
 
-type Unhashed = Omit<Envelope, 'hash'>;
+/** The fields the hash chain covers, hash aside. */
+type Unhashed = Omit<Envelope, 'hash' | 'keyId' | 'signature'>;
+
+const UNSIGNED = { keyId: null, signature: null } as const;
 
 /**
- * Encodes one event as the Kafka value of its record. Pure: the same input gives the same bytes,
- * so a retried append writes an exact duplicate that readers drop.
+ * Encodes one event as the Kafka value of its record, sealed by `signer` when given. Pure: the
+ * same input and key give the same bytes, so a retried append writes an exact duplicate that
+ * readers drop.
  */
-export function encodeEvent(input: EncodeEventInput): { record: StoredEvent; value: Buffer } {
+export function encodeEvent(input: EncodeEventInput, signer?: EventSigner): { record: StoredEvent; value: Buffer } {
   const { event, sessionId, seq } = input;
   const schema = eventSchema(event.type);
   const { type, ...fields } = event;
@@ -55,24 +60,26 @@ export function encodeEvent(input: EncodeEventInput): { record: StoredEvent; val
   checkEnvelope(envelope);
   if (seq === 0 && input.prevHash !== ZERO_HASH) throw new EventLogError(`${envelope.eventId}: seq 0 must have prevHash ${ZERO_HASH}`);
   const hash = chainHash(envelope);
-  const value = encodeSingleObject(ENVELOPE, { ...envelope, hash });
+  const sealed = { ...envelope, hash, ...(signer ? signer.seal(hash) : UNSIGNED) };
+  const value = encodeSingleObject(ENVELOPE, sealed);
   if (value.length > MAX_EVENT_BYTES) {
     throw new EventLogError(`${envelope.eventId}: ${type} is ${value.length} bytes, over the ${MAX_EVENT_BYTES}-byte limit`, {
       hint: 'keep a truncated preview inline and put the full text in the blob store (a BlobRef field)',
     });
   }
   // Decoding what we wrote fills in defaults, so `record` equals what every reader will see.
-  return { record: toStoredEvent({ ...envelope, hash }, decodePayload(payload, type)), value };
+  return { record: toStoredEvent(sealed, decodePayload(payload, type)), value };
 }
 
 /** Decodes a Kafka value; throws EventLogError naming what is wrong. Does not check the hash. */
 export function decodeEvent(value: Uint8Array): StoredEvent {
-  const { value: decoded } = ENVELOPE_SCHEMAS.decode(value);
-  const envelope = decoded as Envelope;
+  const { schema, value: decoded } = ENVELOPE_SCHEMAS.decode(value);
+  // A record from before signing decodes as unsigned.
+  const envelope = { ...UNSIGNED, ...(decoded as object) } as Envelope;
   const where = envelope.eventId;
   checkEnvelope(envelope);
   if (!HEX_HASH.test(envelope.hash)) throw new EventLogError(`${where}: hash is not 64 hex digits`);
-  if (!asBuffer(value).equals(encodeSingleObject(ENVELOPE, envelope))) {
+  if (!asBuffer(value).equals(encodeSingleObject(schema, schema === ENVELOPE ? envelope : unsealed(envelope)))) {
     // Verification re-encodes events; bytes that decode to the same values some other way would slip past it.
     throw new EventLogError(`${where}: envelope is not in canonical Avro encoding`);
   }
@@ -85,12 +92,18 @@ export function decodeEvent(value: Uint8Array): StoredEvent {
 
 /** The hash `record` should carry, recomputed from its content (see schemas/README.md). */
 export function computeEventHash(record: StoredEvent): string {
-  const { hash: _claimed, event, ...rest } = record;
+  const { event, hash: _claimed, keyId: _keyId, signature: _signature, ...rest } = record;
   return chainHash({ ...rest, payload: encodePayload(event) });
 }
 
+/** The envelope without its seal, as a record from before signing holds it. */
+function unsealed(envelope: Envelope): Omit<Envelope, 'keyId' | 'signature'> {
+  const { keyId: _keyId, signature: _signature, ...chained } = envelope;
+  return chained;
+}
+
 function chainHash(envelope: Unhashed): string {
-  const unhashed = encodeSingleObject(ENVELOPE, { ...envelope, hash: '' });
+  const unhashed = encodeSingleObject(CHAINED_ENVELOPE, { ...envelope, hash: '' });
   return createHash('sha256').update(Buffer.from(envelope.prevHash, 'hex')).update(unhashed).digest('hex');
 }
 

@@ -1,5 +1,6 @@
 import type { RecurEventInput } from './generated/events';
 import { encodeEvent, type StoredEvent } from './codec';
+import type { EventSigner } from './signature';
 
 export interface EventBatchInput {
   sessionId: string;
@@ -20,14 +21,14 @@ export interface EncodedBatch {
   readonly headHash: string;
 }
 
-/** Encodes consecutive events of one session, each chained to the one before. Pure. */
-export function encodeEventBatch(input: EventBatchInput): EncodedBatch {
+/** Encodes consecutive events of one session, each chained to the one before and sealed by `signer`. Pure. */
+export function encodeEventBatch(input: EventBatchInput, signer?: EventSigner): EncodedBatch {
   const { sessionId, rootId, parentId } = input;
   const records: StoredEvent[] = [];
   const values: Buffer[] = [];
   let prevHash = input.prevHash;
   input.events.forEach((item, i) => {
-    const { record, value } = encodeEvent({ sessionId, rootId, parentId, seq: input.fromSeq + i, prevHash, ...item });
+    const { record, value } = encodeEvent({ sessionId, rootId, parentId, seq: input.fromSeq + i, prevHash, ...item }, signer);
     records.push(record);
     values.push(value);
     prevHash = record.hash;

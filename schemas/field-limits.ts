@@ -53,6 +53,7 @@ const NAMED_REASONS: FieldLimit = { fields: { name: NAME, reason: 300 } };
 
 export const ENVELOPE_LIMITS = {
   eventId: ID + 24, sessionId: ID, rootId: ID, parentId: ID, type: NAME, prevHash: HASH, hash: HASH, traceId: 32, spanId: 16,
+  keyId: 32, signature: 128,
 } as const satisfies LimitTable;
 
 export const FIELD_LIMITS = {

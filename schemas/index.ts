@@ -5,6 +5,8 @@ export type { StoredEvent, EncodeEventInput } from './codec';
 export { encodeEventBatch } from './event-batch';
 export type { EventBatchInput, EncodedBatch } from './event-batch';
 export { verifyChain } from './chain';
+export { checkSeal, eventSigner, keyringOf, logKeyId } from './signature';
+export type { EventSeal, EventSigner, Keyring, SealFault } from './signature';
 export type { ChainFault, ChainHead, ChainVerdict } from './chain';
 export { eventIdOf, isInSessionTree, isValidSessionId, sessionParent, sessionRoot, SESSION_SEPARATOR } from './session-ids';
 export { SOE_MAGIC, SchemaSet, encodeSingleObject, soeSchema } from './single-object';

@@ -3,7 +3,8 @@
  * Derives TypeScript from the Avro schemas, so event types are written once (in .avsc):
  *   schemas/generated/events.ts   interfaces, the closed `RecurEvent` union, EVENT_TYPES
  *   schemas/generated/schemas.ts  each schema made standalone (shared types inlined) for the codec,
- *                                 and the earlier writer schemas kept in schemas/history/<Type>.<n>.json
+ *                                 the earlier writer schemas of events (schemas/history/<Type>.<n>.json)
+ *                                 and the envelope's past versions (schemas/envelope/v<N>.avsc)
  * Usage: node scripts/gen-types.mjs [--root <schemas dir>] [--stdout]
  * --stdout prints {relativePath: content} as JSON instead of writing (the drift test uses it).
  */
@@ -107,7 +108,8 @@ export function generate(root) {
   const envelope = JSON.parse(readFileSync(join(root, 'envelope.avsc'), 'utf8'));
   const sharedFiles = readAvsc(join(root, 'types'));
   const events = readAvsc(join(root, 'events'));
-  for (const { file, schema } of [...sharedFiles, ...events, { file: 'envelope.avsc', schema: envelope }]) {
+  const pastEnvelopes = readAvsc(join(root, 'envelope'));
+  for (const { file, schema } of [...sharedFiles, ...events, ...pastEnvelopes, { file: 'envelope.avsc', schema: envelope }]) {
     if (schema.type !== 'record') fail(file, 'top-level schema must be a record');
     checkSchema(schema, file);
   }
@@ -152,6 +154,8 @@ export function generate(root) {
     `export const EVENT_SCHEMAS: Readonly<Record<EventType, object>> = {\n${standalone.join('\n')}\n};\n`,
     '/** Writer schemas of events logged before their type last changed, oldest first; readers resolve them to the current one. */',
     `export const EVENT_SCHEMA_HISTORY: Readonly<Partial<Record<EventType, readonly object[]>>> = {\n${history.join('\n')}\n};\n`,
+    '/** Envelope writer schemas no longer written, by version: records written under them still decode. */',
+    `export const PAST_ENVELOPE_SCHEMAS: Readonly<Record<string, object>> = {\n${pastEnvelopes.map(({ base, schema }) => `  ${base}: ${JSON.stringify(inlineShared(schema, shared, new Set()))},`).join('\n')}\n};\n`,
   ].join('\n');
 
   return { 'generated/events.ts': eventsTs, 'generated/schemas.ts': schemasTs };

@@ -605,7 +605,7 @@ export interface TaskEnded {
   readonly reason: string | null;
 }
 
-/** One entry of a session's event log: the Kafka value of every record on the event topic, in Avro single-object encoding, keyed by sessionId. Written only by the appendEvents activity on behalf of the session's workflow. A session's events form a gap-free sequence 0..N in one partition; readers drop duplicates by eventId. Hash rule: hash = lower-case hex SHA-256 of (the 32 bytes of prevHash) followed by (the single-object encoding of this envelope with hash set to the empty string). */
+/** One entry of a session's event log: the Kafka value of every record on the event topic, in Avro single-object encoding, keyed by sessionId. Written only by the appendEvents activity on behalf of the session's workflow, which signs every event it writes. A session's events form a gap-free sequence 0..N in one partition; readers drop duplicates by eventId. Hash rule: hash = lower-case hex SHA-256 of (the 32 bytes of prevHash) followed by (the single-object encoding, in envelope version 1 (schemas/envelope/v1.avsc), of this envelope's fields other than keyId and signature, with hash set to the empty string). The chain covers the content; keyId and signature seal it from outside, so records written before signing chain exactly as before. Signature rule: signature = hex Ed25519 signature by key keyId over the ASCII bytes `recur-event-log-v1` followed by the 32 bytes of hash. */
 export interface Envelope {
   /** Deterministic id `<sessionId>/<seq>`; the deduplication key. Limit: 1048 characters. */
   readonly eventId: string;
@@ -631,6 +631,10 @@ export interface Envelope {
   readonly spanId: string | null;
   /** The event record (a recur.events.<type> schema) in Avro single-object encoding. */
   readonly payload: Buffer;
+  /** Id of the Ed25519 key that signed this event: the first 32 hex digits of the SHA-256 of its raw 32-byte public key. Null in records written before signing (they decode as unsigned). Not covered by hash. Limit: 32 characters. */
+  readonly keyId: string | null;
+  /** Lower-case hex Ed25519 signature (128 hex digits) by keyId over `recur-event-log-v1` followed by the 32 bytes of hash (see the record doc); null when unsigned. Not covered by hash. Limit: 128 characters. */
+  readonly signature: string | null;
 }
 
 /** Every event Recur logs: a closed union, so `switch (event.type)` is checked for exhaustiveness. */

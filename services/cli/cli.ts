@@ -88,10 +88,16 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('./commands/replay')).replay,
   },
   audit: {
-    summary: "verify a session tree's log (gaps, order, edits, hash chain, tree shape); exit 3 naming the first bad event",
-    usage: 'recur audit verify <session-id> [--json]',
-    options: { json: { type: 'boolean' } },
+    summary: "verify a session tree's log (gaps, order, edits, hash chain, signatures, tree shape); exit 3 naming the first bad event",
+    usage: 'recur audit verify <session-id> [--pubkey FILE]... [--log FILE] [--json] | recur audit export <session-id> > FILE',
+    options: { json: { type: 'boolean' }, pubkey: { type: 'string', multiple: true }, log: { type: 'string' } },
     load: async () => (await import('./commands/audit')).audit,
+  },
+  keys: {
+    summary: "list the event log's signing keys (* marks the signer), or rotate: a new signer, old public keys kept",
+    usage: 'recur keys [ls] [--json] | recur keys rotate [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/keys')).keys,
   },
   harness: {
     summary: 'list, show and revert Continual Harness edits (prompt notes, sub-agent specs, skills, memory)',

@@ -20,6 +20,8 @@ export function stackPaths(config: RecurConfig) {
     bridgeSecret: join(run, 'bridge.secret'),
     /** The embedded broker's SCRAM users and passwords (services/devstack/kafka-credentials.ts). */
     kafkaCredentials: join(run, 'kafka-credentials.json'),
+    /** The event log's signing key and every public key that ever signed (services/devstack/log-keys.ts). */
+    keys: join(config.home, 'keys'),
     venv: join(config.toolsDir, 'venv'),
     python: join(config.toolsDir, 'venv', 'bin', 'python'),
     temporalBin: join(config.toolsDir, 'venv', 'bin', 'temporal'),

@@ -10,6 +10,7 @@ import { embeddedKafka, embeddedTemporal } from './connections';
 import { ensureEventTopicAccess } from './kafka-acls';
 import { jupyterService } from './jupyter';
 import { kafkaService } from './kafka';
+import { ensureLogKey } from './log-keys';
 import { stackPaths } from './paths';
 import { portFree } from './ports';
 import { liveProcess, startDetached, stopProcess } from './process';
@@ -86,6 +87,7 @@ async function startOne(config: RecurConfig, s: ServiceDef, log: Log): Promise<v
 
 /** Installs what is missing, starts every service not already healthy, and waits for all of them. */
 export async function up(config: RecurConfig, log: Log = () => undefined): Promise<ServiceStatus[]> {
+  ensureLogKey(stackPaths(config).keys);
   const todo = await plan(config);
   if (todo.length === 0) return status(config);
   ensureTools(config, log);

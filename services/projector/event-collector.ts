@@ -25,6 +25,8 @@ export interface EventConflict {
   readonly keptHash: string;
   /** hash field of the copy at partition/offset, which was dropped. */
   readonly otherHash: string;
+  /** The dropped copy itself, so an audit can check its seal. */
+  readonly other: StoredEvent;
 }
 
 export type Accepted =
@@ -94,7 +96,7 @@ export class EventCollector {
       this.duplicates++;
       return { kind: 'duplicate', eventId: event.eventId };
     }
-    const conflict = { eventId: event.eventId, partition: record.partition, offset: record.offset, keptHash: kept.hash, otherHash: event.hash };
+    const conflict = { eventId: event.eventId, partition: record.partition, offset: record.offset, keptHash: kept.hash, otherHash: event.hash, other: event };
     this.conflicts.push(conflict);
     return { kind: 'conflict', conflict };
   }

@@ -1,14 +1,16 @@
-import { sessionParent, verifyChain, type ChainFault, type StoredEvent } from '../../schemas';
+import { sessionParent, verifyChain, type ChainFault, type Keyring, type SealFault, type StoredEvent } from '../../schemas';
+import { checkSeals } from './check-seals';
 import type { LogInOrder } from './read-log-in-order';
 
 /**
  * What an audit can find wrong with a session tree: a chain fault of one session (see
- * schemas/chain.ts), two different records for one eventId, an undecodable record keyed inside the
- * tree, or a tree that does not hang together (a child its parent never spawned, a child spawned
- * or a session ended twice, a child its parent saw end whose log is missing), or no events at all.
+ * schemas/chain.ts), an event not sealed by a known key (schemas/signature.ts), two different
+ * records for one eventId, an undecodable record keyed inside the tree, or a tree that does not
+ * hang together (a child its parent never spawned, a child spawned or a session ended twice, a
+ * child its parent saw end whose log is missing), or no events at all.
  */
 export type AuditFault =
-  | ChainFault | 'conflict' | 'undecodable' | 'no-spawn' | 'spawned-twice' | 'ended-twice' | 'missing-child' | 'no-events';
+  | ChainFault | SealFault | 'conflict' | 'undecodable' | 'no-spawn' | 'spawned-twice' | 'ended-twice' | 'missing-child' | 'no-events';
 
 export interface AuditProblem {
   readonly fault: AuditFault;
@@ -36,6 +38,10 @@ export interface TreeVerdict {
   readonly events: number;
   /** Exact copies dropped (retried appends); not a fault. */
   readonly duplicates: number;
+  /** Copies of an event's content sealed again by another known key (a retry across a rotation); not a fault. */
+  readonly resealed: number;
+  /** Events whose seal verified, by key id. */
+  readonly signedBy: Readonly<Record<string, number>>;
   /** Every problem found, the first bad event first (by session id, then seq). */
   readonly faults: readonly AuditProblem[];
 }
@@ -94,23 +100,19 @@ function bySessionThenSeq(a: AuditProblem, b: AuditProblem): number {
 
 /**
  * Checks a session tree read in log order: every session's chain (seq continuity from 0, order,
- * prevHash and hash), conflicting copies, undecodable records keyed inside the tree, and the tree's
- * shape. Pure; `ok` only when nothing at all is wrong.
+ * prevHash and hash), every event's seal against `keys` (public keys only), conflicting copies,
+ * undecodable records keyed inside the tree, and the tree's shape. Pure; `ok` only when nothing
+ * at all is wrong.
  */
-export function verifyTree(treeId: string, log: LogInOrder): TreeVerdict {
+export function verifyTree(treeId: string, log: LogInOrder, keys: Keyring): TreeVerdict {
   const ids = [...log.sessions.keys()].sort();
   const faults: AuditProblem[] = [];
   for (const id of ids) {
     const problem = chainProblem(log.sessions.get(id)!);
     if (problem) faults.push(problem);
   }
-  for (const c of log.conflicts) {
-    const cut = c.eventId.lastIndexOf('/');
-    faults.push({
-      fault: 'conflict', eventId: c.eventId, sessionId: c.eventId.slice(0, cut), seq: Number(c.eventId.slice(cut + 1)),
-      detail: `another record (partition ${c.partition} offset ${c.offset}, hash ${c.otherHash}) claims this event with different bytes; kept hash ${c.keptHash}`,
-    });
-  }
+  const seals = checkSeals(log.sessions, log.conflicts, keys);
+  faults.push(...seals.problems.map((p) => at(p.event, p.fault, p.detail)));
   for (const u of log.undecodable) {
     faults.push({ fault: 'undecodable', eventId: null, sessionId: u.key, seq: null, detail: `partition ${u.partition} offset ${u.offset}: ${u.reason}` });
   }
@@ -125,6 +127,8 @@ export function verifyTree(treeId: string, log: LogInOrder): TreeVerdict {
     sessions,
     events: sessions.reduce((n, s) => n + s.events, 0),
     duplicates: log.duplicates,
+    resealed: seals.resealed,
+    signedBy: seals.signedBy,
     faults: faults.sort(bySessionThenSeq),
   };
 }

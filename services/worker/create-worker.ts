@@ -17,7 +17,7 @@ import type { SessionActivities } from '../../activities/session-activities';
 import type { HarnessActivities } from '../../activities/harness/harness-activities';
 import { TranscriptCache } from '../../activities/transcript-cache';
 import { workerObservability, type Telemetry } from '../../observability';
-import { jupyterConnection, kafkaClient, ownerOnlySecret, repoRoot, stackPaths, temporalConnection } from '../devstack';
+import { homeSigner, jupyterConnection, kafkaClient, ownerOnlySecret, repoRoot, stackPaths, temporalConnection } from '../devstack';
 import { startHostBridge } from '../host-bridge';
 import { createKernelHost } from '../sandbox';
 import { fileOffsetIndex, readSessionLog, treeStartMarker } from '../projector';
@@ -89,7 +89,7 @@ export async function createRecurWorker(
   const snapshots = createSnapshotActivities({ kernels, blobs, places: host });
   const activities: SessionActivities & HarnessActivities & ReturnType<typeof createAutoRefineActivities> = withRecurErrors({
     ...createEventLogActivities({
-      kafka, topic: config.kafka.topic, producer, onAppended: (r) => transcripts.record(r),
+      kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), onAppended: (r) => transcripts.record(r),
       beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index),
     }),
     ...createModelActivities({

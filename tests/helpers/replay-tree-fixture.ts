@@ -1,5 +1,9 @@
 import { ZERO_HASH, encodeEventBatch, type RecurEventInput, type StoredEvent } from '../../schemas';
 import type { LogRecord } from '../../services/projector';
+import { testLogKey } from './test-log-key';
+
+/** The key every fixture event is signed with. */
+export const FIXTURE_KEY = testLogKey();
 
 /** Events for the replay and audit tests, each built the way the session workflow logs it. */
 export const ev = {
@@ -30,7 +34,7 @@ export function chain(sessionId: string, items: Array<[number, RecurEventInput]>
   const batch = encodeEventBatch({
     sessionId, rootId: sessionId.split('/')[0], parentId: at < 0 ? null : sessionId.slice(0, at),
     fromSeq: 0, prevHash: ZERO_HASH, events: items.map(([ts, event]) => ({ ts, event })),
-  });
+  }, FIXTURE_KEY.signer);
   return { records: [...batch.records], values: [...batch.values] };
 }
 

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApplicationFailure, CancelledFailure, Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { loadConfig, type RecurConfig } from '../../config';
-import { verifyChain, type StoredEvent } from '../../schemas';
-import { kafkaClient, temporalAddress } from '../../services/devstack';
+import { checkSeal, verifyChain, type StoredEvent } from '../../schemas';
+import { homeKeyring, kafkaClient, stackPaths, temporalAddress } from '../../services/devstack';
 import { readSessionLog } from '../../services/projector';
 import { createRecurWorker, type RecurWorker } from '../../services/worker/create-worker';
 import type { SessionInput, SessionLimits, SessionResult } from '../../workflows/session-types';
@@ -23,7 +23,7 @@ export interface SessionRun {
 
 /**
  * A real worker (real Kafka, Temporal, Jupyter kernels) on a task queue of its own, and a way to
- * run a scripted session on it and read back its whole log, chain-verified.
+ * run a scripted session on it and read back its whole log, chain- and seal-verified.
  */
 export class SessionHarness {
   readonly config: RecurConfig;
@@ -103,6 +103,9 @@ export class SessionHarness {
     expect(log.conflicts).toEqual([]);
     const verdict = verifyChain(log.events);
     expect(verdict).toMatchObject({ ok: true });
+    // Every writer signs: an event without a valid seal by the home's keys fails every session test.
+    const keys = homeKeyring(stackPaths(this.config).keys);
+    expect(log.events.filter((e) => checkSeal(e, keys) !== null).map((e) => `${e.eventId} ${checkSeal(e, keys)}`)).toEqual([]);
     const sessions = log.sessions;
     const events = (sid: string) => sessions.get(sid) ?? [];
     return {

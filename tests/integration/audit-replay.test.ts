@@ -7,7 +7,7 @@ import { loadConfig } from '../../config';
 import { ExitError } from '../../errors';
 import { ZERO_HASH, encodeEvent, encodeEventBatch, type BlobRef, type RecurEventInput, type StoredEvent } from '../../schemas';
 import { runCli } from '../../services/cli/cli';
-import { jupyterConnection, stackPaths } from '../../services/devstack';
+import { homeKeyring, homeSigner, jupyterConnection, stackPaths } from '../../services/devstack';
 import { readLogInOrder } from '../../services/projector/read-log-in-order';
 import { verifyTree } from '../../services/projector/verify-tree';
 import { ensureEventTopicAccess, kafkaClient } from '../../services/devstack';
@@ -16,7 +16,8 @@ const config = loadConfig();
 const kafka = kafkaClient(config, 'writer', 'audit-it');
 const topic = `recur-audit-test-${randomUUID()}`;
 const producer = createEventLogProducer(kafka);
-const { appendEvents } = createEventLogActivities({ kafka, topic, producer });
+const signer = homeSigner(stackPaths(config).keys);
+const { appendEvents } = createEventLogActivities({ kafka, topic, producer, signer });
 const blobs = createLocalBlobStore(stackPaths(config).blobs);
 let raw: Producer;
 
@@ -106,7 +107,7 @@ async function sendRaw(sessionId: string, values: readonly Buffer[]): Promise<vo
 
 function freshSession(id: string): Buffer[] {
   const events: RecurEventInput[] = [started('root', 0), model(1), model(2), model(3), { type: 'SessionCompleted', answer: 'ok' }];
-  return [...encodeEventBatch({ sessionId: id, rootId: id, parentId: null, fromSeq: 0, prevHash: ZERO_HASH, events: events.map((event, i) => ({ ts: T0 + i, event })) }).values];
+  return [...encodeEventBatch({ sessionId: id, rootId: id, parentId: null, fromSeq: 0, prevHash: ZERO_HASH, events: events.map((event, i) => ({ ts: T0 + i, event })) }, signer).values];
 }
 
 const failure = (r: { code: number | ExitError }) => (r.code instanceof ExitError ? { code: r.code.code, message: r.code.message } : { code: r.code, message: '' });
@@ -115,13 +116,13 @@ describe('audit verify and replay from the event log alone', () => {
   test('a valid tree written by the append activity verifies, from the library and the CLI', async () => {
     const id = `a-${randomUUID()}`;
     await writeTree(id);
-    const verdict = verifyTree(id, await readLogInOrder({ kafka, topic, sessionId: id }));
+    const verdict = verifyTree(id, await readLogInOrder({ kafka, topic, sessionId: id }), homeKeyring(stackPaths(config).keys));
     expect(verdict).toMatchObject({ ok: true, events: 21, faults: [] });
     expect(verdict.sessions.map((s) => [s.sessionId, s.nextSeq, s.ended])).toEqual([[id, 12, 'completed'], [`${id}/kid`, 9, 'completed']]);
 
     const human = await cli(['audit', 'verify', id]);
     expect(human.code).toBe(0);
-    expect(human.out[0]).toBe(`verified ${id}: 2 sessions, 21 events; every chain intact, tree consistent`);
+    expect(human.out[0]).toBe(`verified ${id}: 2 sessions, 21 events; every chain intact, every event signed by a known key, tree consistent`);
     const json = await cli(['audit', 'verify', id, '--json']);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.out[0])).toMatchObject({ ok: true, sessionId: id, events: 21, first: null });
@@ -139,6 +140,7 @@ describe('audit verify and replay from the event log alone', () => {
     const r = await cli(['audit', 'verify', id, '--json']);
     expect(failure(r)).toEqual({ code: 3, message: expect.stringContaining(`failed at ${id}/3: conflict: `) });
     expect(JSON.parse(r.out[0]).first).toMatchObject({ fault: 'conflict', eventId: `${id}/3`, sessionId: id, seq: 3 });
+    expect(JSON.parse(r.out[0]).first.detail).toContain('that copy: no signature');
   });
 
   test('a session missing seq 2 fails as a gap at seq 3', async () => {

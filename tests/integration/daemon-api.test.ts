@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import { createEventLogActivities, createEventLogProducer } from '../../activities/event-log';
 import { loadConfig, type RecurConfig } from '../../config';
 import { ZERO_HASH, type RecurEventInput } from '../../schemas';
-import { ensureEventTopicAccess, kafkaClient, stackPaths, temporalAddress } from '../../services/devstack';
+import { ensureEventTopicAccess, homeSigner, kafkaClient, stackPaths, temporalAddress } from '../../services/devstack';
 import { fileOffsetIndex, readSessionLog, treeStartMarker } from '../../services/projector';
 import { isAlive } from '../../services/devstack/process';
 import type { StreamFrame } from '../../services/daemon/api-types';
@@ -36,7 +36,7 @@ describe('daemon API on the real stack', () => {
   const kafka = kafkaClient(config, 'writer', 'daemon-it');
   const producer = createEventLogProducer(kafka);
   const index = fileOffsetIndex(stackPaths(config).logIndex);
-  const log = createEventLogActivities({ kafka, topic: config.kafka.topic, producer, beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index) });
+  const log = createEventLogActivities({ kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index) });
   let daemon: Daemon;
   let connection: Connection;
   let client: Client;

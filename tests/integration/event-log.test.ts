@@ -3,7 +3,7 @@ import { Partitioners } from 'kafkajs';
 import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
 import { loadConfig } from '../../config';
 import { ZERO_HASH, encodeEventBatch, verifyChain, type RecurEventInput } from '../../schemas';
-import { kafkaClient } from '../../services/devstack';
+import { homeSigner, kafkaClient, stackPaths } from '../../services/devstack';
 import { followSessionLog, readSessionLog, type FollowItem } from '../../services/projector';
 
 const config = loadConfig();
@@ -11,7 +11,7 @@ const config = loadConfig();
 const kafka = kafkaClient(config, 'admin', 'event-log-test');
 const topic = `recur-events-test-${randomUUID()}`;
 const producer = createEventLogProducer(kafka);
-const { appendEvents } = createEventLogActivities({ kafka, topic, producer });
+const { appendEvents } = createEventLogActivities({ kafka, topic, producer, signer: homeSigner(stackPaths(config).keys) });
 
 const started = (name: string, depth: number, parentId: string | null = null): RecurEventInput => ({
   type: 'SessionStarted', task: `task of ${name}`, name, model: 'scripted', depth, maxDepth: 2, maxTurns: 5, cellTimeoutSeconds: 30, parentId,

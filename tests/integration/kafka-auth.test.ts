@@ -4,7 +4,7 @@ import { createEventLogActivities, createEventLogProducer } from '../../activiti
 import { loadConfig } from '../../config';
 import { EventLogError } from '../../errors';
 import { ZERO_HASH } from '../../schemas';
-import { kafkaBrokers, kafkaClient, stackPaths } from '../../services/devstack';
+import { homeSigner, kafkaBrokers, kafkaClient, stackPaths } from '../../services/devstack';
 import { readPid } from '../../services/devstack/process';
 import { readSessionLog } from '../../services/projector';
 import { py, SessionHarness } from '../helpers/session-harness';
@@ -35,7 +35,7 @@ describe('the embedded Kafka broker is authenticated and authorised', () => {
   it("refuses the reader's appends to the event topic with an error naming the reason, and its raw produce", async () => {
     const reader = kafkaClient(config, 'reader', 'reader-writes');
     const producer = createEventLogProducer(reader);
-    const { appendEvents } = createEventLogActivities({ kafka: reader, topic, producer });
+    const { appendEvents } = createEventLogActivities({ kafka: reader, topic, producer, signer: homeSigner(stackPaths(config).keys) });
     const id = `auth-${Date.now().toString(36)}`;
     const err = await appendEvents({
       sessionId: id, rootId: id, parentId: null, fromSeq: 1, prevHash: ZERO_HASH,

@@ -6,7 +6,7 @@ import { createEventLogActivities, createEventLogProducer, ensureTopic } from '.
 import { loadConfig, parseConfig } from '../../config';
 import { ZERO_HASH } from '../../schemas';
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaClient, kafkaConnection } from '../../services/devstack';
+import { homeSigner, kafkaClient, kafkaConnection, stackPaths } from '../../services/devstack';
 import { jvmOpts } from '../../services/devstack/kafka-properties';
 import { readSessionLog } from '../../services/projector';
 
@@ -95,7 +95,7 @@ describe('an external Kafka over SASL_SSL with mTLS', () => {
     await ensureTopic(admin, config.kafka.topic, 2);
     await admin.disconnect();
     const producer = createEventLogProducer(kafka);
-    const { appendEvents } = createEventLogActivities({ kafka, topic: config.kafka.topic, producer });
+    const { appendEvents } = createEventLogActivities({ kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys) });
     const id = `tls-${Date.now().toString(36)}`;
     await appendEvents({ sessionId: id, rootId: id, parentId: null, fromSeq: 0, prevHash: ZERO_HASH, events: [
       { ts: 1_700_000_000_000, event: { type: 'SessionStarted', task: 't', name: 'root', model: 'scripted', parentId: null, depth: 0, maxDepth: 1, maxTurns: 1, cellTimeoutSeconds: 5 } },

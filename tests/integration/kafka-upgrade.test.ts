@@ -6,7 +6,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
 import { loadConfig, parseConfig, type RecurConfig } from '../../config';
 import { ZERO_HASH, verifyChain } from '../../schemas';
-import { ensureEventTopicAccess, kafkaBrokers, kafkaClient, stackPaths } from '../../services/devstack';
+import { ensureEventTopicAccess, homeSigner, kafkaBrokers, kafkaClient, stackPaths } from '../../services/devstack';
 import { kafkaFiles, kafkaService } from '../../services/devstack/kafka';
 import { jvmOpts } from '../../services/devstack/kafka-properties';
 import { startDetached, stopProcess } from '../../services/devstack/process';
@@ -57,7 +57,7 @@ describe('upgrading a home from before the broker required SASL', () => {
       await ensureTopic(admin, config.kafka.topic, config.kafka.partitions);
       await admin.disconnect();
       const producer = createEventLogProducer(plain);
-      const { appendEvents } = createEventLogActivities({ kafka: plain, topic: config.kafka.topic, producer });
+      const { appendEvents } = createEventLogActivities({ kafka: plain, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys) });
       await appendEvents({
         sessionId: id, rootId: id, parentId: null, fromSeq: 0, prevHash: ZERO_HASH, events: [
           { ts: 1_700_000_000_000, event: { type: 'SessionStarted', task: 't', name: 'root', model: 'scripted', parentId: null, depth: 0, maxDepth: 1, maxTurns: 1, cellTimeoutSeconds: 5 } },

@@ -48,7 +48,7 @@ describe('everything under the Recur home is owner-only', () => {
     const seen = entries.map((e) => relative(home, e.path));
     // The walk covers what the session and the stack wrote, so an empty home cannot pass.
     const expected = ['blobs/sha256/', 'skills/', 'kafka/data/', 'temporal/dev.db', 'run/jupyter-runtime/', 'run/bridge.secret',
-      'run/daemon.token', 'run/kafka-credentials.json', 'kafka/server.properties', 'logs/worker.log', 'jupyter/config/jupyter_server_config.json', 'telemetry/'];
+      'run/daemon.token', 'run/kafka-credentials.json', 'kafka/server.properties', 'keys/signing.pem', 'keys/public/', 'logs/worker.log', 'jupyter/config/jupyter_server_config.json', 'telemetry/'];
     expect(expected.filter((part) => !seen.some((p) => p.startsWith(part)))).toEqual([]);
     const offenders = entries
       .filter((e) => (e.mode & 0o077) !== 0)

@@ -23,6 +23,12 @@ try:
     print("ESCAPED", open(P["home"] + "/run/bridge.secret").read())
 except OSError as e:
     blocked(e)`, ['BLOCKED FileNotFoundError']],
+  ["reads the log's signing key and the Kafka credentials to write signed events", `
+for f in ("/keys/signing.pem", "/run/kafka-credentials.json", "/kafka/server.properties"):
+    try:
+        print("ESCAPED", f, open(P["home"] + f).read()[:40])
+    except OSError as e:
+        blocked(e)`, ['BLOCKED FileNotFoundError']],
   ['reads the daemon token and calls the daemon API', `
 try:
     print("ESCAPED", open(P["home"] + "/run/daemon.token").read())

@@ -3,7 +3,7 @@ import { formatVerdict } from '../../services/cli/commands/audit';
 import type { LogRecord } from '../../services/projector';
 import { inOrderCollector } from '../../services/projector/read-log-in-order';
 import { verifyTree } from '../../services/projector/verify-tree';
-import { chain, ev, records, skewedTree } from '../helpers/replay-tree-fixture';
+import { FIXTURE_KEY, chain, ev, records, skewedTree } from '../helpers/replay-tree-fixture';
 
 /** The tree as a topic would hold it: each session's records in its own partition, in log order. */
 function topic(t = skewedTree()): LogRecord[] {
@@ -17,7 +17,7 @@ function topic(t = skewedTree()): LogRecord[] {
 function audit(treeId: string, log: LogRecord[]) {
   const c = inOrderCollector(treeId);
   for (const r of log) c.accept(r);
-  return verifyTree(treeId, c.result());
+  return verifyTree(treeId, c.result(), FIXTURE_KEY.keyring);
 }
 
 /** A copy of `record` with `from` replaced by `to` in its bytes (same length keeps it decodable). */
@@ -41,7 +41,8 @@ describe('audit verify of a session tree', () => {
       sessionId: id, events: id === 'r' ? 6 : 3, nextSeq: id === 'r' ? 6 : 3,
       headHash: chainHeads.ok && chainHeads.heads[id].headHash, ended: 'completed',
     })));
-    expect(formatVerdict(v)[0]).toBe('verified r: 3 sessions, 12 events (2 retried copies dropped); every chain intact, tree consistent');
+    expect(v.signedBy).toEqual({ [FIXTURE_KEY.keyId]: 12 });
+    expect(formatVerdict(v)[0]).toBe('verified r: 3 sessions, 12 events (2 retried copies dropped); every chain intact, every event signed by a known key, tree consistent');
   });
 
   test('an edited copy appended later is a conflict on that event', () => {
@@ -52,6 +53,7 @@ describe('audit verify of a session tree', () => {
     expect(v.faults).toHaveLength(1);
     expect(v.faults[0]).toMatchObject({ fault: 'conflict', eventId: 'r/5', sessionId: 'r', seq: 5 });
     expect(v.faults[0].detail).toContain('offset 99');
+    expect(v.faults[0].detail).toContain('that copy: its content does not hash to its hash field');
   });
 
   test('an event edited in place is a hash mismatch on it', () => {
@@ -61,13 +63,13 @@ describe('audit verify of a session tree', () => {
     expect(audit('r', log).faults[0]).toMatchObject({ fault: 'hash-mismatch', eventId: 'r/5' });
   });
 
-  test('an edit with its hash recomputed breaks the next link', () => {
+  test('an edit with its hash recomputed is unsigned, and breaks the next link', () => {
     const t = skewedTree();
     const e = t.root.records[4];
     const forged = encodeEvent({ ...e, event: { type: 'MessageDelivered', messageId: 'r/a#outcome', from: 'r/a', to: 'r', text: 'forged', via: 'prompt' } });
     const log = topic(t);
     log[4] = { ...log[4], value: forged.value };
-    expect(audit('r', log).faults[0]).toMatchObject({ fault: 'prev-hash-mismatch', eventId: 'r/5' });
+    expect(audit('r', log).faults.map((f) => `${f.eventId} ${f.fault}`)).toEqual(['r/4 unsigned', 'r/5 prev-hash-mismatch']);
   });
 
   test('a dropped event is a gap named at the next one', () => {

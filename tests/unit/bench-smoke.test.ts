@@ -1,5 +1,6 @@
 import { inflateSync } from 'node:zlib';
 import { parseBenchArgs } from '../../bench/args';
+import { eventSeal } from '../../bench/event-seal';
 import { barChart, compact, lineChart, niceCeil } from '../../bench/chart';
 import { glyphPixel } from '../../bench/font';
 import { crc32, encodePng } from '../../bench/png';
@@ -117,6 +118,13 @@ describe('bench sample events', () => {
     const mean = batch.values.reduce((n, v) => n + v.length, 0) / batch.values.length;
     expect(mean).toBeGreaterThan(300);
     expect(mean).toBeLessThan(3000);
+  });
+});
+
+describe('bench event seals', () => {
+  it('measures sealing against plain encoding, and auditing against the chain alone, in-process', async () => {
+    const results = await eventSeal.run({ quick: true, log: () => undefined } as never);
+    expect(results.map((r) => [r.name, r.status])).toEqual([['event-seal/append', 'measured'], ['event-seal/verify', 'measured']]);
   });
 });
 

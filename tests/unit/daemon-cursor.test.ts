@@ -39,7 +39,7 @@ describe('stream cursor', () => {
   it('turns undecodable records and conflicts into problem frames', () => {
     const bad = toFrame({ kind: 'undecodable', record: { partition: 1, offset: '7', key: 'r1', reason: 'bad magic' } }, { r1: 99 });
     expect(bad).toEqual({ kind: 'problem', problem: 'undecodable', partition: 1, offset: '7', key: 'r1', reason: 'bad magic' });
-    const conflict = toFrame({ kind: 'conflict', conflict: { eventId: 'r1/2', partition: 0, offset: '9', keptHash: 'a', otherHash: 'b' } }, {});
+    const conflict = toFrame({ kind: 'conflict', conflict: { eventId: 'r1/2', partition: 0, offset: '9', keptHash: 'a', otherHash: 'b', other: root[2] } }, {});
     expect(conflict).toMatchObject({ kind: 'problem', problem: 'conflict', eventId: 'r1/2', reason: expect.stringContaining('r1/2') });
   });
 });

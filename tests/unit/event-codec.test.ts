@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Type } from 'avsc';
 import { EventLogError } from '../../errors';
-import { MAX_EVENT_BYTES, ZERO_HASH, decodeEvent, encodeEvent, type EncodeEventInput } from '../../schemas';
-import { ENVELOPE_SCHEMA } from '../../schemas/generated/schemas';
+import {
+  MAX_EVENT_BYTES, SOE_MAGIC, ZERO_HASH, crc64Avro, decodeEvent, encodeEvent, fingerprintBytes, parsingCanonicalForm, type EncodeEventInput,
+} from '../../schemas';
+import { ENVELOPE_SCHEMA, PAST_ENVELOPE_SCHEMAS } from '../../schemas/generated/schemas';
 import { sampleSession } from './event-samples';
 
 const base: EncodeEventInput = {
@@ -42,11 +44,12 @@ describe('event codec', () => {
     expect(() => ((event as { seq: number }).seq = 9)).toThrow(TypeError);
   });
 
-  test('hash is SHA-256 of the prevHash bytes and the envelope encoded with hash ""', () => {
+  test('hash is SHA-256 of the prevHash bytes and the envelope without its seal, in envelope v1, with hash ""', () => {
     const { record, value } = encodeEvent({ ...base, seq: 4, prevHash: 'ab'.repeat(32) });
-    const envelopeType = Type.forSchema(ENVELOPE_SCHEMA as never);
-    const envelope = envelopeType.fromBuffer(value.subarray(10));
-    const unhashed = Buffer.concat([value.subarray(0, 10), envelopeType.toBuffer({ ...envelope, hash: '' })]);
+    const { keyId: _keyId, signature: _signature, ...envelope } = Type.forSchema(ENVELOPE_SCHEMA as never).fromBuffer(value.subarray(10));
+    const v1 = PAST_ENVELOPE_SCHEMAS.v1;
+    const header = Buffer.concat([SOE_MAGIC, fingerprintBytes(crc64Avro(parsingCanonicalForm(v1)))]);
+    const unhashed = Buffer.concat([header, Type.forSchema(v1 as never).toBuffer({ ...envelope, hash: '' })]);
     const expected = createHash('sha256').update(Buffer.from('ab'.repeat(32), 'hex')).update(unhashed).digest('hex');
     expect(record.hash).toBe(expected);
   });

@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { EVENT_TYPES, MAX_EVENT_BYTES, ZERO_HASH, encodeEvent, type RecurEventInput } from '../../schemas';
+import { testLogKey } from '../helpers/test-log-key';
 import {
   ENVELOPE_LIMITS, FIELD_LIMITS, clipEvent, clipText, previewNamingBlob, type FieldLimit, type LimitTable,
 } from '../../schemas/field-limits';
@@ -67,8 +68,9 @@ const eventAt = (type: string, over = false) =>
 
 /** The longest session id the limits allow: the envelope's other ids are built from it. */
 const SESSION = 'a'.repeat(ENVELOPE_LIMITS.sessionId);
+/** Sealed, as every appended event is: the seal's bytes count against the limit too. */
 const encode = (event: RecurEventInput) =>
-  encodeEvent({ sessionId: SESSION, rootId: SESSION, parentId: null, seq: 0, ts: 0, prevHash: ZERO_HASH, traceId: 'f'.repeat(32), spanId: 'f'.repeat(16), event });
+  encodeEvent({ sessionId: SESSION, rootId: SESSION, parentId: null, seq: 0, ts: 0, prevHash: ZERO_HASH, traceId: 'f'.repeat(32), spanId: 'f'.repeat(16), event }, testLogKey().signer);
 
 describe('field limits', () => {
   test('every event schema has a limits table and every string field of it a limit', () => {

@@ -3,7 +3,7 @@ import { createKernelClient } from '../../../activities/kernel';
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError, StackError } from '../../../errors';
 import type { StoredEvent } from '../../../schemas';
-import { jupyterConnection, repoRoot, stackPaths } from '../../devstack';
+import { homeKeyring, jupyterConnection, repoRoot, stackPaths } from '../../devstack';
 import { readLogInOrder } from '../../projector/read-log-in-order';
 import { replayCells, type CellReport } from '../../projector/replay-cells';
 import { buildTimeline, type TimelineEntry } from '../../projector/timeline';
@@ -114,7 +114,7 @@ export async function replay(ctx: CommandContext): Promise<number> {
   const events = [...log.sessions.values()].flat();
   if (events.length === 0) throw new ExitError(1, `no events logged for ${sessionId} on ${config.kafka.topic}`);
   for (const u of log.undecodable) ctx.err(formatProblemLine({ kind: 'problem', problem: 'undecodable', ...u }));
-  const verdict = verifyTree(sessionId, log);
+  const verdict = verifyTree(sessionId, log, homeKeyring(stackPaths(config).keys));
   const first = verdict.faults[0];
   if (first) ctx.err(`warning: the log does not verify (${problemSite(first)}: ${first.fault}); see recur audit verify ${sessionId}`);
   if (ctx.flags.verify) return verifyCells(config, events, ctx);
