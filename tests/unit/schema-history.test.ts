@@ -2,20 +2,20 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { computeEventHash, decodeEvent, encodeSingleObject, SchemaSet, soeSchema, verifyChain, ZERO_HASH } from '../../schemas';
-import { ENVELOPE, EVENT_SCHEMA } from '../../schemas/registry';
+import { CHAINED_ENVELOPE, EVENT_SCHEMA } from '../../schemas/registry';
 
 /** SessionStarted as the first wave wrote it, before it recorded the sandbox. */
 const V1 = soeSchema(JSON.parse(readFileSync(join(__dirname, '..', '..', 'schemas', 'history', 'SessionStarted.1.json'), 'utf8')));
 
-/** An event exactly as a writer with the old schema put it on the topic (schemas/README.md's envelope and chain). */
+/** An event exactly as the first wave's writer put it on the topic: the old payload in the old (unsigned) envelope. */
 function writtenByV1(fields: Record<string, unknown>): Buffer {
   const envelope = {
     eventId: 'old/0', sessionId: 'old', rootId: 'old', parentId: null, seq: 0, ts: 1_700_000_000_000,
     type: 'SessionStarted', prevHash: ZERO_HASH, payload: encodeSingleObject(V1, fields),
   };
-  const unhashed = encodeSingleObject(ENVELOPE, { ...envelope, hash: '' });
+  const unhashed = encodeSingleObject(CHAINED_ENVELOPE, { ...envelope, hash: '' });
   const hash = createHash('sha256').update(Buffer.from(ZERO_HASH, 'hex')).update(unhashed).digest('hex');
-  return encodeSingleObject(ENVELOPE, { ...envelope, hash });
+  return encodeSingleObject(CHAINED_ENVELOPE, { ...envelope, hash });
 }
 
 const OLD_FIELDS = {
