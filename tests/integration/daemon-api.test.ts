@@ -15,6 +15,7 @@ import type { StreamFrame } from '../../services/daemon/api-types';
 import { startDaemon, type Daemon } from '../../services/daemon/daemon';
 import { daemonPaths } from '../../services/daemon/paths';
 import type { SessionInput } from '../../workflows/session-types';
+import { sandboxRecord } from '../../services/sandbox';
 
 /**
  * The daemon in-process against the real Temporal and Kafka, supervising a dummy worker. It gets
@@ -94,7 +95,7 @@ describe('daemon API on the real stack', () => {
         turnsPerRun: config.agent.turnsPerRun, snapshotEveryCells: config.agent.snapshotEveryCells, idleUnloadSeconds: config.agent.idleUnloadSeconds,
         autoRefineTurns: config.harness.autoRefineTurns, compactAtTokens: config.agent.compactAtTokens,
         maxChildren: config.agent.maxChildren, maxTreeSessions: config.agent.maxTreeSessions,
-        messagesPerMinute: config.agent.messagesPerMinute, messageBurst: config.agent.messageBurst },
+        messagesPerMinute: config.agent.messagesPerMinute, messageBurst: config.agent.messageBurst, sandbox: sandboxRecord(config.sandbox) },
     });
 
     // Visibility is eventually consistent: wait for the new run to be listed.

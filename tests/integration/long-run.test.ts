@@ -1,11 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPrompt } from '../../activities/prompt/build-prompt';
 import { getStatusQuery } from '../../workflows/messages';
 import { goalUpdate, scheduleUpdate } from '../../workflows/long-run-messages';
 import type { GoalSpec } from '../../workflows/long-run-types';
 import { SessionHarness, py } from '../helpers/session-harness';
+import { sandboxKey } from '../../services/sandbox';
 
 const goal = (objective: string, more: Partial<GoalSpec> = {}): GoalSpec =>
   ({ objective, openEnded: false, tokenBudget: null, secondsBudget: null, costBudgetUsd: null, ...more });
@@ -121,12 +121,14 @@ describe('goals, keep-going, schedules, autonomous limits and compaction (real s
   });
 
   it('runs quality gates when an autonomous agent says it is done: a failed gate is an event and sends it back to work', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'recur-gate-'));
+    const input = h.input({ root: ['All done.', py('open("done", "w").write("ok")'), 'Done now.'] }, 'make the gate pass');
+    // The agent changes only its workspace (its sandbox's one writable mount, and its working directory).
+    const workspace = join(h.config.home, 'workspaces', sandboxKey(input.sessionId));
+    // The first gate runs before the first cell starts the kernel that would create it.
+    mkdirSync(workspace, { recursive: true });
     const run = await h.runInput({
-      ...h.input({
-        root: ['All done.', py(`open(${JSON.stringify(join(dir, 'done'))}, "w").write("ok")`), 'Done now.'],
-      }, 'make the gate pass'),
-      autonomous: { gates: ['test -f done && echo found', 'true'], gateTimeoutSeconds: 30, gateCwd: dir },
+      ...input,
+      autonomous: { gates: ['test -f done && echo found', 'true'], gateTimeoutSeconds: 30, gateCwd: workspace },
     });
     expect(run.result).toEqual({ status: 'completed', answer: 'Done now.' });
     expect(run.of('GateChecked').map((g) => [g.command, g.passed, g.exitCode, g.attempt])).toEqual([
