@@ -13,7 +13,7 @@ export function checkSandbox(config: RecurConfig): void {
     '--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', ...userns,
     '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64',
     '--proc', '/proc', '--dev', '/dev', 'true',
-  ], { encoding: 'utf8', timeout: 10_000 });
+  ], { encoding: 'utf8', timeout: 10_000, env: process.env });
   if ((probe.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
     throw new StackError('sandbox', 'bubblewrap (bwrap) is not installed, and every kernel runs in its sandbox',
       'apt-get install bubblewrap (recur setup does it when run as root), or set RECUR_SANDBOX=off to run kernels uncontained');
