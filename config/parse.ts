@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { ConfigError } from '../errors';
 import { defaultConfig, defaultScriptedDirs } from './defaults';
+import { parseNetPolicy } from './net-policy';
 import { RANGES, describeRange, inRange, type NumericRange } from './ranges';
 import { SASL_MECHANISMS, externalServiceErrors } from './external';
 import type { ParsedConfig, RecurConfig, SaslMechanism } from './schema';
@@ -113,7 +114,10 @@ function read(kind: Kind, v: string): { value: string | number | boolean | strin
   const n = Number(v);
   if (kind === 'refine-apply') return v === 'auto' || v === 'approve' ? { value: v } : { error: `expected auto or approve, got "${v}"` };
   if (kind === 'on-off') return v === 'on' || v === 'off' ? { value: v } : { error: `expected on or off, got "${v}"` };
-  if (kind === 'net') return v === 'none' ? { value: v } : { error: `expected none (the only network policy this version enforces), got "${v}"` };
+  if (kind === 'net') {
+    const policy = parseNetPolicy(v);
+    return 'error' in policy ? policy : { value: v.trim().toLowerCase() };
+  }
   if (kind === 'port') return Number.isInteger(n) && n >= 1 && n <= 65535 ? { value: n } : { error: `expected a port 1-65535, got "${v}"` };
   return v.trim() !== '' && inRange(kind, n) ? { value: n } : { error: `expected ${describeRange(kind)}, got "${v}"` };
 }
@@ -179,6 +183,8 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
   }
   mergePolicyFile(config, env, warnings, errors);
   errors.push(...outOfRange(config), ...externalServiceErrors(config));
+  const net = parseNetPolicy(config.sandbox.net);
+  if ('error' in net) errors.push(`RECUR_SANDBOX_NET (config sandbox.net): ${net.error}`);
   const ports = Object.entries(config.ports);
   for (const [name, p] of ports) {
     const clash = ports.find(([other, q]) => other < name && q === p);

@@ -97,8 +97,8 @@ export interface RecurConfig {
     maxOpenFiles: number;
     /** Largest file a kernel may write (MiB); past it a write raises OSError (EFBIG). */
     maxFileMiB: number;
-    /** Outbound network: `none`, the only policy this version enforces. */
-    net: 'none';
+    /** Outbound network of a session's kernel by default (config/net-policy.ts): `none`, `full` or `allow:HOST[:PORT],…`. */
+    net: string;
   };
   /**
    * What an agent must not do alone (docs/approvals.md): the policy sessions start with, from

@@ -58,6 +58,7 @@ export const ENVELOPE_LIMITS = {
 
 export const FIELD_LIMITS = {
   ApprovalDecided: { approvalId: ID + 24, by: NAME, reason: 2_000 },
+  NetworkConnection: { host: NAME, address: HASH, policy: 2_000, approvalId: ID + 24, reason: 2_000 },
   ApprovalRequested: { kind: NAME, detail: 2_000, requestedBy: ID, evidence: { items: 20, of: ID + 24 } },
   CellExecuted: {
     requestId: ID, code: INLINE.code, outputs: INLINE.output, outputsBlob: BLOB, errorName: NAME,

@@ -1,5 +1,6 @@
 import { condition, getExternalWorkflowHandle, setHandler } from '@temporalio/workflow';
 import { installApprovalHandlers } from './approvals/approval-handlers';
+import { installNetworkHandlers } from './network-handlers';
 import { resolveRecipient } from './check-family-scope';
 import type { BlobRef } from '../schemas/generated/events';
 import { answersCurrentTask, outcomeMessageId } from './decide-idle-unload';
@@ -44,6 +45,7 @@ export function installHandlers(
   });
 
   installApprovalHandlers(s);
+  installNetworkHandlers(s);
   setHandler(childFinishedSignal, guardSignal(s, (outcome) => childFinished(s, outcome)));
   setHandler(spawnChildUpdate, guardUpdate(s, (req) => spawn(s, req, childWorkflow, acts)));
   setHandler(sendAgentMessageUpdate, guardUpdate(s, ({ to, text, textBlob = null }) => send(s, to, text, textBlob)));

@@ -11,7 +11,9 @@ private ``/tmp`` read-write, and its own directories under the home at their hos
 worker and the kernel name them alike): ZeroMQ's ``ipc`` sockets, the bridge socket, the
 snapshot spool (rw), restore and skills (ro). Nothing else of the home, the repository or
 other sessions exists there. Its network namespace is empty, so ``ipc`` is its only channel to
-the server and the bridge socket its only one to the worker.
+the server, the bridge socket its only one to the worker, and the egress socket beside it (HTTP
+proxy variables point at the kernel's forwarder of it) its only way out, decided per connection
+by the worker.
 
 Run as root, the kernel drops to a uid of its own (derived from the key, so a reloaded kernel
 owns its workspace files again): the kernel counts processes per uid, and a user namespace
@@ -32,6 +34,7 @@ KEY = re.compile(r"^[0-9a-f]{32}$")
 SYSTEM_DIRS = ("/usr", "/etc")
 USR_LINKS = ("bin", "sbin", "lib", "lib64", "lib32")
 UID_RANGE = 1 << 24
+EGRESS_PORT = 3128
 
 
 class SandboxError(RuntimeError):
@@ -80,8 +83,6 @@ def _parents(path):
 def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap"):
     """The bubblewrap command line that runs ``kernel_cmd`` as the policy says."""
     limits = policy["limits"]
-    if policy["net"] != "none":
-        raise SandboxError(f"network policy {policy['net']!r} is not supported by this server")
     argv = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
             "--unshare-cgroup-try"]
     if uid is None:
@@ -111,6 +112,9 @@ def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap"):
         "MPLCONFIGDIR": "/tmp/matplotlib",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         "RECUR_SANDBOX": "on",
+        # The only way out is the egress proxy (recur_kernel._egress), whatever the session's policy.
+        **{k: f"http://127.0.0.1:{EGRESS_PORT}" for k in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")},
+        **{k: "localhost,127.0.0.1,::1" for k in ("NO_PROXY", "no_proxy")},
     }
     for k, v in env.items():
         argv += ["--setenv", k, v]

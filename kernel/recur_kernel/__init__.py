@@ -7,7 +7,7 @@ this package itself. The op contract is in ``kernel/README.md``.
 
 import os
 
-from . import _cells, _session
+from . import _cells, _egress, _session
 from ._errors import ApprovalRefusedError, HostError, HostUnavailableError
 from ._final import final
 from ._harness import Harness, install_finder
@@ -35,6 +35,9 @@ def bind(url, session_id, token, env=None, user_ns=None):
     if env:
         os.environ.update({str(k): str(v) for k, v in env.items()})
     _session.bind_client(url, session_id, token)
+    # Only inside a sandbox: its network namespace has the port to itself.
+    if os.environ.get("RECUR_SANDBOX") == "on" and _egress.socket_beside(url):
+        _egress.start(_egress.socket_beside(url))
     install_finder()
     shell = None
     if user_ns is None:

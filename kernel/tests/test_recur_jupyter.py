@@ -74,11 +74,13 @@ class SandboxArgvTest(unittest.TestCase):
         argv = self.argv()
         self.assertEqual(argv[-2:], ["-f", "/h/run/sb/k/zmq/kernel-1.json"])
 
-    def test_a_network_policy_this_server_cannot_enforce_is_refused(self):
-        from recur_jupyter.sandbox import SandboxError, bwrap_argv
+    def test_no_network_policy_gives_a_route_out_only_the_egress_proxy_variables(self):
+        from recur_jupyter.sandbox import bwrap_argv
 
-        with self.assertRaises(SandboxError):
-            bwrap_argv(["python"], "/c.json", dict(self.POLICY, net="full"), 1)
+        argv = bwrap_argv(["python"], "/c.json", dict(self.POLICY, net="full"), 1)
+        self.assertIn("--unshare-net", argv)
+        env = {argv[i + 1]: argv[i + 2] for i, a in enumerate(argv) if a == "--setenv"}
+        self.assertEqual((env["HTTPS_PROXY"], env["NO_PROXY"]), ("http://127.0.0.1:3128", "localhost,127.0.0.1,::1"))
 
     def test_a_kernel_without_a_recur_policy_name_is_refused(self):
         from recur_jupyter.sandbox import SandboxError, policy_key

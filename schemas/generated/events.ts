@@ -381,6 +381,29 @@ export interface ModelCalled {
   readonly requestBlob: BlobRef | null;
 }
 
+/** What the egress proxy did with a connection. */
+export type NetworkDecision = 'allowed' | 'approved' | 'refused' | 'denied';
+
+/** The session's kernel asked the host's egress proxy for a connection out of its sandbox (docs/sandbox.md). Appended by the session's workflow when the proxy has decided, before any byte goes through; one per connection asked for, opened or refused. */
+export interface NetworkConnection {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'NetworkConnection';
+  /** The destination as the kernel named it (a host name or IPv4 address), lower-cased. Limit: 256 characters. */
+  readonly host: string;
+  /** The destination port. */
+  readonly port: number;
+  /** The address the proxy connected to, as it resolved the host (so a name cannot be re-pointed later); null when refused before resolving. Limit: 64 characters. */
+  readonly address: string | null;
+  /** allowed: the session's network policy names it; approved: an operator allowed it (approvalId); refused: the policy or a local address refuses it outright, or it failed; denied: an operator said no. */
+  readonly decision: NetworkDecision;
+  /** The session's network policy (none, full or allow:…) it was decided under. Limit: 2000 characters. */
+  readonly policy: string;
+  /** The ApprovalRequested that decided it, when an operator was asked. Limit: 1048 characters. */
+  readonly approvalId: string | null;
+  /** Why it was refused or denied, or how the connection failed; empty when opened. Limit: 2000 characters. */
+  readonly reason: string;
+}
+
 /** What happened to the schedule. */
 export type ScheduleChange = 'added' | 'cancelled' | 'finished';
 
@@ -655,6 +678,7 @@ export type RecurEvent =
   | MessageRefused
   | MessageSent
   | ModelCalled
+  | NetworkConnection
   | ScheduleChanged
   | ScheduleFired
   | SessionCompleted
@@ -670,7 +694,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'NetworkConnection', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -693,6 +717,7 @@ export type RecurEventInput =
   | MessageRefused
   | WithDefaults<MessageSent, 'textBlob'>
   | WithDefaults<ModelCalled, 'responseBlob' | 'toolCalls' | 'requestBlob'>
+  | WithDefaults<NetworkConnection, 'address' | 'approvalId'>
   | WithDefaults<ScheduleChanged, 'nextRunAt'>
   | ScheduleFired
   | WithDefaults<SessionCompleted, 'answerBlob'>

@@ -32,6 +32,8 @@ export interface StartSessionRequest {
   goal?: GoalSpec;
   /** Autonomous mode: overnight-sized limits, keep-going, and quality gates run when the agent says it is done. */
   autonomous?: { gates: string[]; gateCwd?: string };
+  /** The tree's outbound network policy (`none`, `full`, `allow:HOST[:PORT],…`); RECUR_SANDBOX_NET without it. */
+  net?: string;
 }
 
 export interface StartSessionReply {

@@ -8,6 +8,7 @@ import type { StartSessionRequest } from './api-types';
 import { badRequest, outOfRange } from './http-error';
 import { INLINE } from '../../schemas/field-limits';
 import { parseAutonomous, parseGoal } from './long-run-input';
+import { parseNetPolicy } from '../../config';
 
 /** Root ids are one path segment; child ids append `/<agent name>` (names may hold `_`). */
 const ROOT_ID = /^[a-z][a-z0-9-]*$/;
@@ -90,9 +91,9 @@ function checkLimits(value: unknown): Partial<SessionLimits> {
 }
 
 /** Validates `POST /v1/sessions`; throws a 400 DaemonHttpError naming the first problem. */
-export function parseStartSession(body: unknown, scriptedDirs: readonly string[]): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous'> {
+export function parseStartSession(body: unknown, scriptedDirs: readonly string[]): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net'> {
   const b = objectBody(body);
-  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous'].includes(k));
+  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net'].includes(k));
   if (unknown.length) throw badRequest(`unknown field(s): ${unknown.join(', ')}`);
   const task = text(b, 'task');
   const model = checkModel(text(b, 'model'), scriptedDirs);
@@ -101,7 +102,13 @@ export function parseStartSession(body: unknown, scriptedDirs: readonly string[]
     if (typeof b.name !== 'string' || !NAME.test(b.name)) throw badRequest('name must be 1-40 of a-z, 0-9 and -, starting with a letter');
     name = b.name;
   }
-  return { task, model, name, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
+  let net: string | undefined;
+  if (b.net !== undefined) {
+    const policy = typeof b.net === 'string' ? parseNetPolicy(b.net) : { error: 'net must be a string' };
+    if ('error' in policy) throw badRequest(`net: ${policy.error}`);
+    net = (b.net as string).trim().toLowerCase();
+  }
+  return { task, model, name, net, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
 }
 
 /** Validates `POST /v1/sessions/:id/messages`. */

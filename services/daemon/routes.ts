@@ -68,7 +68,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         maxTreeSessions: agent.maxTreeSessions,
         messagesPerMinute: agent.messagesPerMinute,
         messageBurst: agent.messageBurst,
-        sandbox: sandboxRecord(deps.config.sandbox),
+        sandbox: { ...sandboxRecord(deps.config.sandbox), ...(req.net !== undefined && { net: req.net }) },
         ...auto.limits,
         ...req.limits,
       },

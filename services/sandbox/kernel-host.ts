@@ -5,6 +5,7 @@ import type { KernelHost, KernelPlace } from '../../activities/kernel/types';
 import type { RecurConfig } from '../../config';
 import { repoRoot } from '../devstack/repo-root';
 import type { HostBridge } from '../host-bridge';
+import type { EgressProxy } from './egress-proxy';
 import { sandboxRecord } from './sandbox-record';
 
 /** The directory of per-session sandbox policies the Jupyter server reads (kernel/recur_jupyter/sandbox.py). */
@@ -19,7 +20,7 @@ export const sandboxKey = (sessionId: string): string => createHash('sha256').up
  * `bridge/` (its socket), `restore/` and `skills/` (read-only to it). Its workspace is
  * `workspaces/<key>`.
  */
-export function createKernelHost(config: RecurConfig, bridge?: HostBridge): KernelHost {
+export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egress?: EgressProxy): KernelHost {
   const root = sandboxRoot(config);
   const dirOf = (sessionId: string) => join(root, sandboxKey(sessionId));
   const place = (sessionId: string): KernelPlace => {
@@ -50,10 +51,15 @@ export function createKernelHost(config: RecurConfig, bridge?: HostBridge): Kern
         chmodSync(d, 0o755);
       }
       writeFileSync(join(dir, 'policy.json'), JSON.stringify(policy, null, 2), { mode: 0o600 });
+      // Beside the bridge socket, where the kernel's forwarder (recur_kernel/_egress.py) looks for it.
+      await egress?.open(sessionId, join(policy.bridge, 'egress'));
       if (!bridge) return { hostUrl: null, token: null };
       const socket = join(policy.bridge, 'sock');
       return { hostUrl: `unix:${socket}`, token: await bridge.openSession(sessionId, socket) };
     },
-    release: async (sessionId) => bridge?.revokeSession(sessionId),
+    async release(sessionId) {
+      await egress?.close(sessionId);
+      await bridge?.revokeSession(sessionId);
+    },
   };
 }

@@ -32,6 +32,7 @@ import { createHarnessClient } from './harness-client';
 import { registerHarnessOps } from './harness-ops';
 import { harnessPromptSection, resolveSpecFrom } from './harness-reads';
 import { registerLongRunOps } from './long-run-ops';
+import { workerEgress } from './egress';
 
 export interface RecurWorker {
   worker: Worker;
@@ -71,8 +72,9 @@ export async function createRecurWorker(
   const ops = obs.bridge(bridge);
   const values = bridgeValues(blobs);
   registerSessionOps(ops, client, resolveSpecFrom(harness), values);
-  const host = createKernelHost(config, ops);
   const approvals = createApprovalGate(client);
+  const egress = workerEgress({ client, approvals, readOwnLog, defaultNet: config.sandbox.net });
+  const host = createKernelHost(config, ops, egress);
   const moduleNames = pythonModuleNames(stackPaths(config).python, `${repoRoot()}/kernel`);
   registerApprovalOps(ops, approvals);
   registerHarnessOps(ops, {
@@ -123,6 +125,7 @@ export async function createRecurWorker(
       if (worker.getState() === 'RUNNING') worker.shutdown();
       kernels.dispose();
       await bridge.close();
+      await egress.closeAll();
       await producer.disconnect();
       await connection.close();
       await nativeConnection.close();

@@ -19,13 +19,14 @@ export function resolveModel(flag: string | undefined, envModel: string | undefi
 
 export async function run(ctx: CommandContext): Promise<number> {
   const [task, ...extra] = ctx.args;
-  if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--detach] [--json]');
+  if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--net none|full|allow:HOST[:PORT],…] [--detach] [--json]');
   const json = ctx.flags.json === true;
   const config = loadConfig();
   const body: StartSessionRequest = {
     task,
     model: resolveModel(ctx.flags.model as string | undefined, config.agent.model ?? undefined, process.cwd()),
     ...(typeof ctx.flags.name === 'string' ? { name: ctx.flags.name } : {}),
+    ...(typeof ctx.flags.net === 'string' ? { net: ctx.flags.net } : {}),
     ...longRunRequest(ctx.flags, process.cwd()),
   };
   const daemon = connectDaemon(config);
