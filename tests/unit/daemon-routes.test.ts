@@ -43,6 +43,15 @@ describe('daemon routes', () => {
     }]);
   });
 
+  it("takes a tree's network policy (net) into its sandbox record, and refuses one that does not parse", async () => {
+    const ok = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', net: 'allow:PyPI.org:443' });
+    expect(ok.status).toBe(201);
+    expect(fake.calls.started.at(-1)?.limits.sandbox).toMatchObject({ mode: 'on', net: 'allow:pypi.org:443' });
+    const bad = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', net: 'allow:host:0' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/^net: "host:0" in "allow:host:0" is not HOST or HOST:PORT/);
+  });
+
   it('applies given limits and a name prefix, and accepts an absolute scripted path', async () => {
     const { status, body } = await call('POST', '/v1/sessions', {
       task: 't', model: `scripted:${script}`, name: 'nightly', limits: { maxTurns: 3, maxTokens: 5000 },
