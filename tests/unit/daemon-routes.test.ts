@@ -49,7 +49,7 @@ describe('daemon routes', () => {
     expect(fake.calls.started.at(-1)?.limits.sandbox).toMatchObject({ mode: 'on', net: 'allow:pypi.org:443' });
     const bad = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', net: 'allow:host:0' });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.message).toMatch(/^net: "host:0" in "allow:host:0" is not HOST or HOST:PORT/);
+    expect(bad.body.error?.message).toMatch(/^net: "host:0" in "allow:host:0" is not HOST or HOST:PORT/);
   });
 
   it('applies given limits and a name prefix, and accepts an absolute scripted path', async () => {
