@@ -136,7 +136,7 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
     }
   }
 
-  async function ensureBound(sessionId: string, create: boolean, env?: Record<string, string>): Promise<Entry> {
+  async function ensureBound(sessionId: string, create: boolean, env?: Record<string, string>, attempt = 1): Promise<Entry> {
     let entry = entries.get(sessionId);
     // Before rebinding, or on a websocket that is not up, check the kernel was not deleted behind us.
     const suspect = entry && (!entry.bound || entry.kernel.connectionStatus !== 'connected');
@@ -160,7 +160,17 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
       const reopen = entry.processEnded && !entry.restartAnnounced;
       entry.processEnded = false;
       entry.restartAnnounced = false;
-      if (reopen) await entry.kernel.reconnect();
+      if (reopen) {
+        const reopened = await entry.kernel.reconnect().then(() => true, () => false);
+        if (!reopened) {
+          // The server reported the kernel dead mid-restart and the library disposed the
+          // connection: the restarted kernel gets a connection of its own.
+          const again = env ?? entry.env;
+          entry.kernel.dispose();
+          if (attempt >= BIND_ATTEMPTS) throw new KernelLostError(sessionId, entry.kernel.id, 'kernel connection closed while the kernel restarted');
+          return ensureBound(sessionId, create, again, attempt + 1);
+        }
+      }
       const { hostUrl, token } = await options.host.prepare(sessionId);
       const info = await bindWithRetry(entry.kernel, {
         sessionId,
