@@ -1,4 +1,4 @@
-import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { RecurError } from '../../errors';
@@ -6,6 +6,7 @@ import { BridgeError, toErrorReply } from './bridge-errors';
 import { parseRpcRequest } from './parse-rpc-request';
 import { readBody } from './read-body';
 import { createSessionTokens } from './session-tokens';
+import { listenOnSocket } from './listen-socket';
 
 /**
  * The endpoint Python in a running cell calls (`POST /rpc`): one Unix socket per session, in a
@@ -43,9 +44,6 @@ export interface HostBridgeOptions {
   /** Key session tokens derive from; the same secret lets a restarted worker honour kernels' tokens. Random when absent. */
   secret?: Buffer;
 }
-
-/** The longest socket path Linux binds (sun_path is 108 bytes, NUL included). */
-const MAX_SOCKET_PATH = 107;
 
 export async function startHostBridge(options: HostBridgeOptions = {}): Promise<HostBridge> {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
@@ -103,29 +101,15 @@ export async function startHostBridge(options: HostBridgeOptions = {}): Promise<
     async openSession(sessionId, socketPath) {
       const token = tokens.register(sessionId);
       if (servers.has(sessionId)) return token;
-      if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
-        throw new RecurError(`host bridge socket path is ${Buffer.byteLength(socketPath)} bytes, over Linux's ${MAX_SOCKET_PATH}: ${socketPath}`, {
-          hint: 'use a shorter RECUR_HOME',
-        });
-      }
       const server = sessionServer(sessionId);
       servers.set(sessionId, { server, socketPath });
       try {
-        rmSync(revokedMark(socketPath), { force: true });
-        rmSync(socketPath, { force: true });
-        await new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(socketPath, () => {
-            server.off('error', reject);
-            resolve();
-          });
-        });
-        // The kernel runs as another uid; the directory, seen by its sandbox alone, is the guard.
-        chmodSync(socketPath, 0o666);
+        await listenOnSocket(server, socketPath, 'host bridge');
       } catch (e) {
         servers.delete(sessionId);
-        throw new RecurError(`host bridge cannot listen on ${socketPath}: ${(e as Error).message}`);
+        throw e;
       }
+      rmSync(revokedMark(socketPath), { force: true });
       return token;
     },
     async revokeSession(sessionId) {

@@ -1,8 +1,7 @@
-import { chmodSync, rmSync } from 'node:fs';
 import { lookup } from 'node:dns/promises';
 import { BlockList, connect, createServer, isIP, type Server, type Socket } from 'node:net';
 import { netAllows, parseNetPolicy, type NetPolicy } from '../../config';
-import { RecurError } from '../../errors';
+import { listenOnSocket } from '../host-bridge/listen-socket';
 import type { ConnectionRecord } from '../../workflows/network-handlers';
 
 /**
@@ -132,18 +131,10 @@ export function createEgressProxy(deps: EgressDeps): EgressProxy {
       const server = createServer((client) => void handle(sessionId, client).catch(() => client.destroy()));
       servers.set(sessionId, server);
       try {
-        rmSync(socketPath, { force: true });
-        await new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(socketPath, () => {
-            server.off('error', reject);
-            resolve();
-          });
-        });
-        chmodSync(socketPath, 0o666);
+        await listenOnSocket(server, socketPath, 'egress proxy');
       } catch (e) {
         servers.delete(sessionId);
-        throw new RecurError(`egress proxy cannot listen on ${socketPath}: ${(e as Error).message}`);
+        throw e;
       }
     },
     close: stop,
