@@ -52,6 +52,8 @@ export interface KernelPlace {
   restore: string;
   /** The session's skills, materialised for it; read-only to the kernel. */
   skills: string;
+  /** The session's workspace: the kernel's working directory and, sandboxed, its one read-write mount of the host. */
+  workspace: string;
 }
 
 /** What the kernel client asks of the host its kernels run on. */

@@ -25,7 +25,8 @@ export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egres
   const dirOf = (sessionId: string) => join(root, sandboxKey(sessionId));
   const place = (sessionId: string): KernelPlace => {
     const dir = dirOf(sessionId);
-    return { name: sandboxKey(sessionId), spool: join(dir, 'spool'), restore: join(dir, 'restore'), skills: join(dir, 'skills') };
+    const name = sandboxKey(sessionId);
+    return { name, spool: join(dir, 'spool'), restore: join(dir, 'restore'), skills: join(dir, 'skills'), workspace: join(config.home, 'workspaces', name) };
   };
   return {
     place,
@@ -34,7 +35,7 @@ export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egres
       const p = place(sessionId);
       const limits = sandboxRecord(config.sandbox);
       const policy = {
-        workspace: join(config.home, 'workspaces', p.name),
+        workspace: p.workspace,
         zmq: join(dir, 'zmq'),
         bridge: join(dir, 'bridge'),
         spool: p.spool,

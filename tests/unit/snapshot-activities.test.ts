@@ -28,7 +28,7 @@ describe('snapshot activities (fake kernel, real blob store)', () => {
   // Failing activities are what several tests expect; the SDK would log each as a warning.
   const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
   const run = <I, O>(fn: (input: I) => Promise<O>, input: I) => env.run(fn, input) as Promise<O>;
-  const places = { place: (s: string) => ({ name: 'k', spool: join(root, 'spool', s), restore: join(root, 'restore', s), skills: join(root, 'skills', s) }) };
+  const places = { place: (s: string) => ({ name: 'k', spool: join(root, 'spool', s), restore: join(root, 'restore', s), skills: join(root, 'skills', s), workspace: join(root, 'workspaces', s) }) };
   const activities = () => createSnapshotActivities({ kernels, blobs, places, limits: LIMITS });
   const spoolFile = (session: string, sha: string) => join(places.place(session).spool, 'sha256', sha.slice(0, 2), sha);
   const writeSpool = (session: string, sha: string, data: string | Buffer) => {
