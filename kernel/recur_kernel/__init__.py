@@ -1,5 +1,6 @@
 """Recur's in-kernel package: binds a kernel to its agent session and gives agent code
-``rlm``, ``agent_message``, ``harness``, ``final``, ``goal`` and ``schedule``, each a thin RPC to the host bridge.
+``rlm``, ``agent_message``, ``harness``, ``final``, ``goal`` and ``schedule``, each a thin RPC to the host bridge,
+and ``files``, which works on the workspace in the kernel itself.
 
 The host's kernel client runs ``bind(...)`` silently at bootstrap; agent code never imports
 this package itself. The op contract is in ``kernel/README.md``.
@@ -9,6 +10,7 @@ import os
 
 from . import _cells, _egress, _session
 from ._errors import ApprovalRefusedError, HostError, HostUnavailableError
+from ._files import Files
 from ._final import final
 from ._harness import Harness, install_finder
 from ._goal import Goal
@@ -22,7 +24,7 @@ __all__ = ["bind", "binding_info", "call", "mark_ready", "resume_info", "Approva
 call = _session.call
 
 # The only names bind() adds to the user's namespace.
-AGENT_API = {"rlm": Rlm(), "agent_message": AgentMessage(), "harness": Harness(), "final": final, "goal": Goal(), "schedule": Schedule()}
+AGENT_API = {"rlm": Rlm(), "agent_message": AgentMessage(), "harness": Harness(), "final": final, "goal": Goal(), "schedule": Schedule(), "files": Files()}
 
 
 
