@@ -4,6 +4,7 @@ import { INLINE, cutChars } from '../schemas/field-limits';
 import { inlineOrBlob, type BlobStore } from './blob-store';
 import { createModel, type Model, type ModelResponse } from './model/index';
 import { buildPrompt } from './prompt/build-prompt';
+import type { ShownContextFile } from './prompt/context-section';
 import { compactFor } from './prompt/compact-for';
 import type { CompactedFields } from './prompt/long-run-notes';
 import type { TranscriptCache } from './transcript-cache';
@@ -47,7 +48,9 @@ export interface CallModelResult {
 
 
 /** A model call as its ModelCalled event records it (all but the turn), for every caller of a model. */
-export async function modelCalledFields(blobs: BlobStore, res: ModelResponse): Promise<Omit<ModelCalled, 'type' | 'turn'>> {
+export async function modelCalledFields(
+  blobs: BlobStore, res: ModelResponse, context: readonly ShownContextFile[] = [],
+): Promise<Omit<ModelCalled, 'type' | 'turn'>> {
   const response = await inlineOrBlob(blobs, res.text, INLINE.response);
   const toolCallId = res.toolCallId ?? null;
   return {
@@ -65,6 +68,7 @@ export async function modelCalledFields(blobs: BlobStore, res: ModelResponse): P
       : [],
     stopReason: res.stopReason,
     requestBlob: null,
+    contextFiles: context.map((c) => c.file),
   };
 }
 
@@ -76,6 +80,8 @@ export function createModelActivities(deps: {
   scriptedDirs: readonly string[];
   /** The session's Continual Harness as prompt text, appended after the (immutable) base prompt. */
   harnessSection?: (sessionId: string) => Promise<string>;
+  /** The session's workspace instruction files (AGENTS.md, CLAUDE.md), read afresh for each call. */
+  contextFiles?: (sessionId: string) => Promise<ShownContextFile[]>;
 }) {
   const models = new Map<string, Model>();
   const modelFor = (spec: string) => {
@@ -91,13 +97,15 @@ export function createModelActivities(deps: {
       const beat = setInterval(() => ctx.heartbeat(), 3_000);
       let res;
       let compacted: CompactedFields | null = null;
+      let context: ShownContextFile[] = [];
       try {
+        if (deps.contextFiles) context = await deps.contextFiles(input.sessionId);
         if (input.compactAtTokens) {
           compacted = await compactFor(modelFor(input.model), events, input.compactAtTokens, {
             agent: input.agent, callIndex: input.compactions ?? 0, signal: ctx.cancellationSignal,
           });
         }
-        const prompt = buildPrompt(events, compacted);
+        const prompt = buildPrompt(events, compacted, context);
         if (deps.harnessSection) prompt.system += await deps.harnessSection(input.sessionId);
         res = await modelFor(input.model).complete({
           ...prompt, tools: 'python', agent: input.agent, callIndex: input.callIndex, signal: ctx.cancellationSignal,
@@ -115,7 +123,7 @@ export function createModelActivities(deps: {
         codeBlob: code?.blob ?? null,
         toolCallId: res.toolCallId ?? null,
         compacted,
-        event: await modelCalledFields(deps.blobs, res),
+        event: await modelCalledFields(deps.blobs, res, context),
       };
     },
   };

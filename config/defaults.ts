@@ -45,6 +45,8 @@ export function defaultConfig(): RecurConfig {
       turnsPerRun: 100,
       snapshotEveryCells: 3,
       compactAtTokens: 120_000,
+      // Room for a thorough AGENTS.md (they run to a few KiB) without letting one crowd out the conversation.
+      contextFileMaxBytes: 32 * 1024,
       // Sized for real fan-out (a map over dozens of items, a few levels deep), not for a runaway loop.
       maxChildren: 64,
       maxTreeSessions: 1000,

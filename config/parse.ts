@@ -57,6 +57,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_REFINE_APPLY', harness, 'refineApply', 'refine-apply'],
   ['RECUR_AUTO_REFINE_TURNS', harness, 'autoRefineTurns', RANGES.autoRefineTurns],
   ['RECUR_COMPACT_AT_TOKENS', agent, 'compactAtTokens', RANGES.compactAtTokens],
+  ['RECUR_CONTEXT_FILE_MAX_BYTES', agent, 'contextFileMaxBytes', RANGES.contextFileMaxBytes],
   ['RECUR_MAX_CHILDREN', agent, 'maxChildren', RANGES.maxChildren],
   ['RECUR_MAX_TREE_SESSIONS', agent, 'maxTreeSessions', RANGES.maxTreeSessions],
   ['RECUR_MESSAGES_PER_MINUTE', agent, 'messagesPerMinute', RANGES.messagesPerMinute],

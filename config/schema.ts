@@ -56,6 +56,8 @@ export interface RecurConfig {
     snapshotEveryCells: number;
     /** Estimated prompt tokens past which older turns are summarised (compaction); keep below the model's context window. */
     compactAtTokens: number;
+    /** Bytes of each workspace instruction file (AGENTS.md, CLAUDE.md) shown in the prompt; past it the file is cut with a note. */
+    contextFileMaxBytes: number;
     /** Children one session may spawn over its life. */
     maxChildren: number;
     /** Sessions one tree may hold over its life, its root included. */

@@ -91,6 +91,7 @@ export const FIELD_LIMITS = {
     // A tool call's arguments are JSON of the (preview) code: at most 6 characters per escaped character.
     toolCalls: { items: 2, of: { fields: { id: NAME, name: NAME, arguments: 6 * INLINE.code + 64 } } },
     stopReason: NAME, requestBlob: BLOB,
+    contextFiles: { items: 2, of: { fields: { path: NAME, sha256: HASH, shown: BLOB } } },
   },
   ScheduleChanged: { scheduleId: NAME, spec: HARD.scheduleSpec, instruction: HARD.instruction },
   ScheduleFired: { scheduleId: NAME, instruction: HARD.instruction },

@@ -4,6 +4,7 @@ import type { StoredEvent } from '../../schemas';
 import { BASE_SYSTEM_PROMPT } from './system-prompt';
 import type { GoalChanged } from '../../schemas/generated/events';
 import { compactedNote, injectedMessage, lastCompaction, withGoal, type CompactedFields } from './long-run-notes';
+import { contextSection, type ShownContextFile } from './context-section';
 
 export interface Prompt {
   system: string;
@@ -28,8 +29,10 @@ function cellResultText(e: Extract<StoredEvent['event'], { type: 'CellExecuted' 
  * Rebuilds the conversation a session's model sees from the session's own log, so nothing but
  * event references passes through the workflow. Pure: the same events give the same prompt.
  * A compaction (logged, or `pending` before it is) shows its summary in place of the turns it covers.
+ * The workspace's instruction files (`context`, read for this call and logged with its ModelCalled)
+ * follow the base prompt.
  */
-export function buildPrompt(events: readonly StoredEvent[], pending: CompactedFields | null = null): Prompt {
+export function buildPrompt(events: readonly StoredEvent[], pending: CompactedFields | null = null, context: readonly ShownContextFile[] = []): Prompt {
   const compaction = pending ?? lastCompaction(events);
   let goal: GoalChanged | null = null;
   const messages: ChatMessage[] = [];
@@ -74,5 +77,5 @@ export function buildPrompt(events: readonly StoredEvent[], pending: CompactedFi
         break;
     }
   }
-  return { system: withGoal(BASE_SYSTEM_PROMPT, goal), messages };
+  return { system: withGoal(BASE_SYSTEM_PROMPT + contextSection(context), goal), messages };
 }

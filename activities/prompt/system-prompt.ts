@@ -11,6 +11,7 @@ Available in the kernel, already imported:
 - agent_message.send(text, to="parent" | "child:<name>" | "sibling:<name>"): message your family (only parent, siblings and children are reachable). agent_message.inbox() returns unread messages; agent_message.recv(timeout=None) waits for one. Messages that arrive between your turns are shown to you at your next turn.
 - final(value): end this session with value as the answer.
 - goal.get() / goal.complete(evidence): the goal you work toward, if the user set one. While it is open, ending a turn does not end the session. Complete it only when it is fully met; an open-ended goal cannot be completed, paused or cleared by you.
+- files.read(path, start=None, end=None) (lines start..end, 1-based, inclusive; a huge file stops with a note), files.write(path, text), files.edit(path, old, new) (old must occur exactly once), files.search(pattern, glob=None) (regex over text files, skipping what .gitignore ignores; returns Match(path, line, text) items), files.tree(depth=2): your workspace, which is the kernel's working directory; paths are relative to it.
 - schedule.add(spec, instruction), schedule.list(), schedule.cancel(id): re-enter this session later ("in 10m", "every 5m", "at <ISO time>", or 5-field UTC cron). Use one instead of waiting in a cell.
 
 Work in small steps, check results, and do not redo work whose result you already have.`;

@@ -351,6 +351,18 @@ export interface ToolCall {
   readonly arguments: string;
 }
 
+/** One workspace instruction file as this call's prompt showed it, after the base prompt. */
+export interface ContextFile {
+  /** The file's path relative to the workspace: `AGENTS.md` or `CLAUDE.md`. Limit: 256 characters. */
+  readonly path: string;
+  /** Lower-case hex SHA-256 of the whole file as it was on disk when the prompt was built. Limit: 64 characters. */
+  readonly sha256: string;
+  /** The whole file's length in bytes. */
+  readonly bytes: number;
+  /** The file's bytes the prompt showed, in the blob store: the whole file (shown.sha256 = sha256) or, past the size limit, its first shown.size bytes, followed in the prompt by a note that it was cut. */
+  readonly shown: BlobRef;
+}
+
 /** A model call returned. Appended by the session's workflow after the model activity succeeds and before any CellRequested for the code it produced; failed calls are not logged here (they end in SessionFailed with kind model_error). */
 export interface ModelCalled {
   /** Event type: the record's short name, also the envelope's `type`. */
@@ -379,6 +391,8 @@ export interface ModelCalled {
   readonly stopReason: string;
   /** The exact request body sent to the provider, when it was recorded. */
   readonly requestBlob: BlobRef | null;
+  /** The workspace's instruction files (AGENTS.md, then CLAUDE.md unless it has the same content) shown after the base prompt, in prompt order. Read from the workspace by the model activity for each call, so an edit shows from the next call on; empty when the workspace has none. */
+  readonly contextFiles: readonly ContextFile[];
 }
 
 /** What the egress proxy did with a connection. */
@@ -716,7 +730,7 @@ export type RecurEventInput =
   | MessageDelivered
   | MessageRefused
   | WithDefaults<MessageSent, 'textBlob'>
-  | WithDefaults<ModelCalled, 'responseBlob' | 'toolCalls' | 'requestBlob'>
+  | WithDefaults<ModelCalled, 'responseBlob' | 'toolCalls' | 'requestBlob' | 'contextFiles'>
   | WithDefaults<NetworkConnection, 'address' | 'approvalId'>
   | WithDefaults<ScheduleChanged, 'nextRunAt'>
   | ScheduleFired

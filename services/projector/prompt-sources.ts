@@ -21,7 +21,8 @@ function feedsPrompt(e: StoredEvent): boolean {
  * Provenance of every prompt in a tree: a model call's prompt is rebuilt from its own session's
  * log before it, i.e. the task, earlier model replies, earlier cell results and the messages
  * delivered via the prompt. Each session's feeding events only grow, so one list per session and
- * a cut-off per call hold it all. Pure.
+ * a cut-off per call hold it all. What the call read from the workspace (AGENTS.md, CLAUDE.md) is
+ * not in the log before it but in the call's own ModelCalled.contextFiles, by hash and blob. Pure.
  */
 export function promptSources(events: readonly StoredEvent[]): PromptSources {
   const feeding = new Map<string, StoredEvent[]>();

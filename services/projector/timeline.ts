@@ -8,7 +8,7 @@ export interface TimelineEntry {
   readonly depth: number;
   /** Milliseconds since the earliest event of the tree. */
   readonly offsetMs: number;
-  /** For a ModelCalled: the events its prompt was rebuilt from, in seq order. */
+  /** For a ModelCalled: the events its prompt was rebuilt from, in seq order (the workspace files it showed are its own `contextFiles`). */
   readonly promptFrom?: readonly StoredEvent[];
   /** Every BlobRef the event carries, by field name (outputsBlob, codeBlob, ...). */
   readonly blobs: ReadonlyArray<{ readonly field: string; readonly ref: BlobRef }>;
@@ -16,13 +16,20 @@ export interface TimelineEntry {
 
 const depthOf = (id: string): number => id.split('/').length;
 
-/** Top-level BlobRef fields of any event, including types added after this code. */
+const isBlobRef = (v: unknown): v is BlobRef =>
+  v !== null && typeof v === 'object' && typeof (v as BlobRef).sha256 === 'string' && typeof (v as BlobRef).size === 'number';
+
+/**
+ * The BlobRefs of any event, including types added after this code: top-level fields, and fields
+ * of records in a top-level array (`contextFiles[0].shown`).
+ */
 export function blobRefs(event: StoredEvent['event']): TimelineEntry['blobs'] {
   return Object.entries(event).flatMap(([field, v]) => {
-    const ref = v as Partial<BlobRef> | null;
-    return ref !== null && typeof ref === 'object' && typeof ref.sha256 === 'string' && typeof ref.size === 'number'
-      ? [{ field, ref: ref as BlobRef }]
-      : [];
+    if (isBlobRef(v)) return [{ field, ref: v }];
+    if (!Array.isArray(v)) return [];
+    return v.flatMap((item: unknown, i) => (item !== null && typeof item === 'object'
+      ? Object.entries(item).filter(([, r]) => isBlobRef(r)).map(([k, r]) => ({ field: `${field}[${i}].${k}`, ref: r as BlobRef }))
+      : []));
   });
 }
 

@@ -4,6 +4,7 @@ import type { RecurConfig } from '../../config';
 import { withRecurErrors } from '../../activities/activity-errors';
 import { createLocalBlobStore } from '../../activities/blob-store';
 import { createModelActivities } from '../../activities/call-model';
+import { readContextFiles } from '../../activities/context-files';
 import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
 import { ServerConnection } from '@jupyterlab/services';
 import { createKernelClient } from '../../activities/kernel/index';
@@ -96,6 +97,7 @@ export async function createRecurWorker(
     }),
     ...createModelActivities({
       transcripts, blobs, env: opts.env ?? process.env, scriptedDirs: config.agent.scriptedDirs, harnessSection: harnessPromptSection(harness),
+      contextFiles: (sessionId) => readContextFiles(host.place(sessionId).workspace, config.agent.contextFileMaxBytes, blobs),
     }),
     ...createRefineActivities({
       readLog: readOwnLog,

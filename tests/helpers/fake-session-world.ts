@@ -121,7 +121,7 @@ export class FakeSessionWorld {
     const code = 'code' in reply ? JSON.stringify(reply.code) : null;
     const event = {
       model: 'fake', provider: 'scripted', tokensIn: 1, tokensOut: 1, costUsd: 0, latencyMs: 0, response: code ?? (reply as { answer: string }).answer,
-      responseBlob: null, toolCalls: [], stopReason: 'end_turn', requestBlob: null,
+      responseBlob: null, toolCalls: [], stopReason: 'end_turn', requestBlob: null, contextFiles: [],
     };
     return { answer: code ? null : (reply as { answer: string }).answer, answerBlob: null, code, codeBlob: null, toolCallId: null, event };
   }

@@ -3,6 +3,7 @@ import { createKernelClient } from '../../../activities/kernel';
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError, StackError } from '../../../errors';
 import type { StoredEvent } from '../../../schemas';
+import type { ContextFile } from '../../../schemas/generated/events';
 import { homeKeyring, jupyterConnection, repoRoot, stackPaths } from '../../devstack';
 import { readLogInOrder } from '../../projector/read-log-in-order';
 import { replayCells, type CellReport } from '../../projector/replay-cells';
@@ -26,17 +27,26 @@ function source(e: StoredEvent): string {
   return ev.type === 'MessageDelivered' ? `message #${e.seq} from ${shortSessionId(ev.from)}` : `${e.type} #${e.seq}`;
 }
 
-/** What the prompt added since the session's previous model call (that call's reply onward), and how much came before. */
-function provenance(from: readonly StoredEvent[]): string {
+/** A workspace file the prompt showed, by hash: `AGENTS.md sha256:1a2b… (812 bytes)`, or how much of it when cut. */
+function contextSource(f: ContextFile): string {
+  const size = f.shown.size < f.bytes ? `${f.shown.size} of ${f.bytes} bytes shown` : `${f.bytes} bytes`;
+  return `${f.path} sha256:${f.sha256.slice(0, 16)} (${size})`;
+}
+
+/**
+ * The workspace files the prompt showed, then what it added since the session's previous model
+ * call (that call's reply onward), and how much came before.
+ */
+function provenance(from: readonly StoredEvent[], context: readonly ContextFile[]): string {
   const last = from.map((e) => e.type).lastIndexOf('ModelCalled');
-  const fresh = from.slice(Math.max(0, last)).map(source);
+  const fresh = [...context.map(contextSource), ...from.slice(Math.max(0, last)).map(source)];
   return `prompt ← ${fresh.join(', ') || 'nothing'}${last > 0 ? ` (+${last} earlier)` : ''}`;
 }
 
 function details(entry: TimelineEntry): string[] {
   const e = entry.event.event;
   const lines: string[] = [];
-  if (entry.promptFrom) lines.push(provenance(entry.promptFrom));
+  if (entry.promptFrom) lines.push(provenance(entry.promptFrom, e.type === 'ModelCalled' ? e.contextFiles : []));
   if (e.type === 'ModelCalled' && e.toolCalls.length > 0 && e.response.trim()) lines.push(`response: ${JSON.stringify(firstLine(e.response))}`);
   for (const { field, ref } of entry.blobs) lines.push(`${field}: blob ${ref.sha256.slice(0, 16)} (${ref.size} bytes)`);
   return lines;
