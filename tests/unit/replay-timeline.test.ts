@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../schemas';
+import type { RecurEventInput, StoredEvent } from '../../schemas';
 import { formatTimeline, timelineJson } from '../../services/cli/commands/replay';
 import { formatEventLine } from '../../services/cli/format-event';
 import { promptSources } from '../../services/projector/prompt-sources';
@@ -64,6 +64,23 @@ describe('replay timeline', () => {
     expect(lines[10]).toMatchObject({ eventId: 'r/7', type: 'ModelCalled', promptFrom: ['r/0', 'r/1', 'r/4', 'r/5'] });
     expect(lines[0]).toEqual(JSON.parse(JSON.stringify(timeline[0].event)));
     expect(lines[0]).not.toHaveProperty('promptFrom');
+  });
+
+  test("a model call's provenance names the workspace files its prompt showed, by hash, and their blobs", () => {
+    const agents = { path: 'AGENTS.md', sha256: 'cd'.repeat(32), bytes: 812, shown: { sha256: 'cd'.repeat(32), size: 812 } };
+    const claude = { path: 'CLAUDE.md', sha256: 'ef'.repeat(32), bytes: 90000, shown: { sha256: '12'.repeat(32), size: 32768 } };
+    const events = chain('c', [
+      [1000, ev.started('root', 0)],
+      [1100, { ...ev.model(1), contextFiles: [agents, claude] } as RecurEventInput],
+    ]).records;
+    const timeline = buildTimeline('c', events);
+    expect(timeline[1].blobs).toEqual([
+      { field: 'contextFiles[0].shown', ref: agents.shown }, { field: 'contextFiles[1].shown', ref: claude.shown },
+    ]);
+    const lines = formatTimeline('c', timeline);
+    expect(lines).toContain(`               prompt ← AGENTS.md sha256:${'cd'.repeat(8)} (812 bytes), CLAUDE.md sha256:${'ef'.repeat(8)} (32768 of 90000 bytes shown), task #0`);
+    expect(JSON.parse(timelineJson(timeline[1]))).toMatchObject({ event: { contextFiles: [agents, claude] }, promptFrom: ['c/0'] });
+    expect(formatTimeline('r', buildTimeline('r', tree()))).toContain('               prompt ← task #0');
   });
 
   test('an event type newer than the CLI still shows its fields and blob refs', () => {

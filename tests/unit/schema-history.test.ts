@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { computeEventHash, decodeEvent, encodeSingleObject, SchemaSet, soeSchema, verifyChain, ZERO_HASH } from '../../schemas';
-import { CHAINED_ENVELOPE, EVENT_SCHEMA } from '../../schemas/registry';
+import { CHAINED_ENVELOPE, EVENT_SCHEMA, EVENT_SCHEMAS_BY_FINGERPRINT } from '../../schemas/registry';
 
 /** SessionStarted as the first wave wrote it, before it recorded the sandbox. */
 const V1 = soeSchema(JSON.parse(readFileSync(join(__dirname, '..', '..', 'schemas', 'history', 'SessionStarted.1.json'), 'utf8')));
@@ -44,5 +44,21 @@ describe('events written with an earlier schema version (schemas/history)', () =
   test('without its earlier schema registered, the same record is an unknown writer schema', () => {
     const currentOnly = new SchemaSet(Object.values(EVENT_SCHEMA));
     expect(() => currentOnly.decode(encodeSingleObject(V1, OLD_FIELDS))).toThrow(/unknown writer schema/);
+  });
+});
+
+/** ModelCalled as the second wave wrote it, before it logged the workspace files a prompt showed. */
+const MODEL_CALLED_V1 = soeSchema(JSON.parse(readFileSync(join(__dirname, '..', '..', 'schemas', 'history', 'ModelCalled.1.json'), 'utf8')));
+
+describe('ModelCalled written before contextFiles', () => {
+  const fields = {
+    turn: 1, model: 'm', provider: 'p', tokensIn: 1, tokensOut: 2, costUsd: 0, latencyMs: 3, response: 'hi', responseBlob: null,
+    toolCalls: [], stopReason: 'end', requestBlob: null,
+  };
+
+  test('decodes with no context files', () => {
+    const bytes = encodeSingleObject(MODEL_CALLED_V1, fields);
+    expect(EVENT_SCHEMAS_BY_FINGERPRINT.decode(bytes).value).toEqual({ ...fields, contextFiles: [] });
+    expect(() => new SchemaSet(Object.values(EVENT_SCHEMA)).decode(bytes)).toThrow(/unknown writer schema/);
   });
 });
