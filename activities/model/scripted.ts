@@ -4,9 +4,14 @@ import { ProviderError, ScriptExhaustedError } from '../../errors';
 import { extractFencedPython } from './extract-code';
 import type { ModelProvider, ModelRequest, ModelResponse } from './types';
 
-/** `{ "agents": { "root": ["reply 1", …], "<child name>": […] } }`: each agent's replies in call order. */
+/**
+ * `{ "agents": { "root": ["reply 1", …], "<child name>": […] } }`: each agent's replies in call order.
+ * `expectSystem` (optional, same keys): for each call in order, texts its system prompt must
+ * contain; a call whose prompt lacks one fails, naming it. It lets a test see what the model saw.
+ */
 export interface Script {
   agents: Record<string, string[]>;
+  expectSystem?: Record<string, string[][]>;
 }
 
 /**
@@ -79,7 +84,12 @@ export function validateScript(json: unknown, source: string): Script {
       throw scriptError(source, `agents.${name} must be an array of strings`);
     }
   }
-  return { agents: agents as Record<string, string[]> };
+  const expectSystem = (json as { expectSystem?: unknown }).expectSystem;
+  const isTexts = (v: unknown) => Array.isArray(v) && v.every((call) => Array.isArray(call) && call.every((t) => typeof t === 'string'));
+  if (expectSystem !== undefined && (typeof expectSystem !== 'object' || expectSystem === null || !Object.values(expectSystem).every(isTexts))) {
+    throw scriptError(source, 'expectSystem must map agent names to arrays (one per call) of arrays of strings');
+  }
+  return { agents: agents as Record<string, string[]>, ...(expectSystem !== undefined && { expectSystem: expectSystem as Record<string, string[][]> }) };
 }
 
 function reply(script: Script, source: string, request: ModelRequest): ModelResponse {
@@ -92,6 +102,11 @@ function reply(script: Script, source: string, request: ModelRequest): ModelResp
   }
   const text = replies[request.callIndex];
   if (text === undefined) throw new ScriptExhaustedError(request.agent, replies.length);
+  const expected = Object.hasOwn(script.expectSystem ?? {}, request.agent) ? script.expectSystem![request.agent][request.callIndex] : undefined;
+  const missing = (expected ?? []).find((t) => !request.system.includes(t));
+  if (missing !== undefined) {
+    throw scriptError(source, `call ${request.callIndex} of agent "${request.agent}": the system prompt does not contain ${JSON.stringify(missing)}`);
+  }
   const prompt = request.system + request.messages.map((m) => m.content + (m.code ?? '')).join('');
   return {
     text,

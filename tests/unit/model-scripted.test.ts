@@ -47,6 +47,15 @@ describe('scripted model', () => {
     expect(res.usage).toEqual({ inputTokens: 11, outputTokens: 5 });
   });
 
+  test('expectSystem fails a call whose system prompt lacks an expected text, naming it', async () => {
+    const checked = createScriptedModel({ agents: { root: ['a', 'b'] }, expectSystem: { root: [['sy'], ['absent']] } }, 'check.json');
+    expect(await checked.complete(call('root', 0))).toMatchObject({ text: 'a' });
+    const err = await checked.complete(call('root', 1)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect(err).toMatchObject({ retryable: false, message: 'scripted: check.json: call 1 of agent "root": the system prompt does not contain "absent"' });
+    expect(() => loadScript(scriptFile('bad-expect.json', '{"agents": {"root": []}, "expectSystem": {"root": ["x"]}}'), [dir])).toThrow(/expectSystem must map agent names/);
+  });
+
   test('running out of replies is a non-retryable ScriptExhaustedError', async () => {
     const err = await model.complete(call('counter', 1)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ScriptExhaustedError);
