@@ -14,6 +14,9 @@ import re
 from ._listing import list_files
 
 READ_MAX_CHARS = 100_000
+# A line longer than this many bytes is cut (a UTF-8 character is at most 4 bytes).
+LINE_MAX_BYTES = 4 * READ_MAX_CHARS
+EDIT_MAX_BYTES = 64 * 1024 * 1024
 SNIFF_BYTES = 8192
 SEARCH_MAX_FILE_BYTES = 2 * 1024 * 1024
 SEARCH_LINE_CHARS = 300
@@ -26,8 +29,8 @@ def _resolve(op, path):
     return os.path.join(os.getcwd(), os.fspath(path))
 
 
-def _open_text(op, path):
-    """The file's bytes, refused when it is missing, a directory or not UTF-8 text."""
+def _text_path(op, path):
+    """The file's full path, refused when it is missing or a directory."""
     full = _resolve(op, path)
     if not os.path.exists(full):
         raise FileNotFoundError(2, f"files.{op}: no such file: {path!r} (relative paths start at {os.getcwd()})", full)
@@ -82,27 +85,27 @@ class Files:
                 raise ValueError(f"files.read: {name} must be a line number >= 1 (1-based), not {v!r}")
         if start is not None and end is not None and end < start:
             raise ValueError(f"files.read: end ({end}) is before start ({start})")
-        full = _open_text("read", path)
+        full = _text_path("read", path)
         first = start or 1
         kept, size, n = [], 0, 0
         with open(full, "rb") as f:
             if _is_binary(f.read(SNIFF_BYTES)):
                 raise _refuse_binary("read", path)
             f.seek(0)
-            for n, raw in enumerate(f, 1):
+            for n, (raw, whole) in enumerate(_bounded_lines(f), 1):
                 if end is not None and n > end:
                     break
                 if n < first:
                     continue
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    raise _refuse_binary("read", path) from None
+                line = _decode_line(raw, whole, path)
                 if kept and size + len(line) > READ_MAX_CHARS:
                     last = first + len(kept) - 1
                     kept.append(f"\n[files.read: stopped after line {last} at {READ_MAX_CHARS} characters; "
                                 f"files.read({os.fspath(path)!r}, start={last + 1}) reads on]")
                     return "".join(kept)
+                if not whole or len(line) > READ_MAX_CHARS:
+                    return (f"{line[:READ_MAX_CHARS]}\n[files.read: line {n} is longer than {READ_MAX_CHARS} characters and is cut here; "
+                            f"files.read({os.fspath(path)!r}, start={n + 1}) reads on]")
                 kept.append(line)
                 size += len(line)
         if start is not None and n < start:
@@ -127,7 +130,9 @@ class Files:
             raise TypeError("files.edit: old and new must be strings")
         if not old:
             raise ValueError("files.edit: old must not be empty")
-        full = _open_text("edit", path)
+        full = _text_path("edit", path)
+        if os.path.getsize(full) > EDIT_MAX_BYTES:
+            raise ValueError(f"files.edit: {path!r} is {os.path.getsize(full)} bytes, over the {EDIT_MAX_BYTES} files.edit works on")
         with open(full, "rb") as f:
             data = f.read()
         try:
@@ -193,6 +198,30 @@ class Files:
 
     def __repr__(self):
         return "<files: read(path, start=None, end=None), write(path, text), edit(path, old, new), search(pattern, glob=None), tree(depth=2)>"
+
+
+def _bounded_lines(f):
+    """``(bytes, whole)`` for each line of a binary file object: at most ``LINE_MAX_BYTES`` of it, and
+    ``whole`` False for a longer line, whose rest is skipped unread into memory."""
+    while True:
+        raw = f.readline(LINE_MAX_BYTES)
+        if not raw:
+            return
+        whole = raw.endswith(b"\n") or len(raw) < LINE_MAX_BYTES
+        rest = raw
+        while not whole and rest and not rest.endswith(b"\n"):
+            rest = f.readline(LINE_MAX_BYTES)
+        yield raw, whole
+
+
+def _decode_line(raw, whole, path):
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        # A cut line may end inside a character; anything else is not UTF-8 text.
+        if not whole and e.end == len(raw) and e.reason == "unexpected end of data":
+            return raw[:e.start].decode("utf-8")
+        raise _refuse_binary("read", path) from None
 
 
 def _text_lines(rel):

@@ -76,6 +76,14 @@ class ReadTest(_Workspace):
         self.assertIn("[files.read: stopped after line 1000 at 100000 characters; files.read('big.txt', start=1001) reads on]", text)
         self.assertEqual(files.read("big.txt", 1001, 1001), line)
 
+    def test_a_line_longer_than_the_bound_is_cut_without_reading_it_whole(self):
+        long_line = "a" + "é" * _files.LINE_MAX_BYTES  # é is 2 bytes: the bytes bound falls inside one
+        self.put("min.js", f"{long_line}\nnext\n".encode("utf-8"))
+        text = files.read("min.js")
+        self.assertEqual(text, "a" + "é" * (_files.READ_MAX_CHARS - 1) + "\n[files.read: line 1 is longer than 100000 characters and is cut here; "
+                               "files.read('min.js', start=2) reads on]")
+        self.assertEqual(files.read("min.js", 2), "next\n")
+
 
 class WriteEditTest(_Workspace):
     def test_write_creates_parents_and_replaces(self):
@@ -100,6 +108,15 @@ class WriteEditTest(_Workspace):
         with self.assertRaisesRegex(ValueError, r"old occurs 2 times in 'm.py', not exactly once; include more surrounding text"):
             files.edit("m.py", "a = 1", "a = 2")
         self.assertEqual(files.read("m.py"), "a = 1\na = 1\n")
+
+    def test_edit_refuses_a_file_over_its_size_bound(self):
+        self.put("huge.txt", "x" * 100)
+        old, _files.EDIT_MAX_BYTES = _files.EDIT_MAX_BYTES, 10
+        try:
+            with self.assertRaisesRegex(ValueError, r"'huge.txt' is 100 bytes, over the 10 files.edit works on"):
+                files.edit("huge.txt", "x", "y")
+        finally:
+            _files.EDIT_MAX_BYTES = old
 
     def test_edit_refuses_missing_binary_and_empty_old(self):
         self.put("blob", b"\x00\x01abc")
