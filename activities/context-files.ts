@@ -34,8 +34,10 @@ async function readOne(realWorkspace: string, name: string, maxBytes: number, bl
     return null;
   }
   try {
-    const stat = await handle.stat();
-    if (!stat.isFile() || !inside(await fs.readlink(`/proc/self/fd/${handle.fd}`), realWorkspace)) return null;
+    if (!(await handle.stat()).isFile()) return null;
+    // Where the opened file really is; without /proc it cannot be told, so it is not shown.
+    const opened = await fs.readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
+    if (opened === null || !inside(opened, realWorkspace)) return null;
     const hash = createHash('sha256');
     const chunk = Buffer.alloc(HASH_CHUNK);
     let head = Buffer.alloc(0);
