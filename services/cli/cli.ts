@@ -3,6 +3,8 @@ import { escapeControlsInJson, stripControls } from '../../activities/control-te
 import { CONFIG_ENV_VARS } from '../../config';
 import { ExitError } from '../../errors';
 import { LONG_RUN_OPTIONS, LONG_RUN_USAGE } from './long-run-flags';
+import { CI_OPTIONS, CI_USAGE, ciRequestedIn } from './ci/ci-flags';
+import { CI_EXIT } from './ci/exit-codes';
 
 export interface CliIo {
   out: (line: string) => void;
@@ -18,6 +20,8 @@ interface Command {
   summary: string;
   usage: string;
   options?: ParseArgsConfig['options'];
+  /** Takes the CI flags: in CI mode even a bad flag exits 3, not 2 (docs/ci.md). */
+  ci?: true;
   load: () => Promise<(ctx: CommandContext) => Promise<number>>;
 }
 
@@ -53,14 +57,16 @@ const COMMANDS: Record<string, Command> = {
   },
   run: {
     summary: 'start a root agent session and stream its events (and its sub-agents\') until it ends',
-    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--detach] [--json] ${LONG_RUN_USAGE}`,
-    options: { model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' }, ...LONG_RUN_OPTIONS },
+    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--detach] [--json] ${LONG_RUN_USAGE} ${CI_USAGE}`,
+    options: { model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' }, ...LONG_RUN_OPTIONS, ...CI_OPTIONS },
+    ci: true,
     load: async () => (await import('./commands/run')).run,
   },
   attach: {
     summary: 'resume streaming a session from where the last Ctrl-C left it, until it ends',
-    usage: 'recur attach <session-id> [--json]',
-    options: { json: { type: 'boolean' } },
+    usage: `recur attach <session-id> [--json] ${CI_USAGE}`,
+    options: { json: { type: 'boolean' }, ...CI_OPTIONS },
+    ci: true,
     load: async () => (await import('./commands/attach')).attach,
   },
   ls: {
@@ -194,7 +200,7 @@ export async function runCli(argv: string[], raw: CliIo = { out: console.log, er
   try {
     parsed = parseArgs({ args: rest, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
   } catch (e) {
-    throw new ExitError(2, `${(e as Error).message}\nusage: ${command.usage}`);
+    throw new ExitError(command.ci && ciRequestedIn(rest) ? CI_EXIT.infrastructure : 2, `${(e as Error).message}\nusage: ${command.usage}`);
   }
   if (parsed.values.help) {
     io.out(`usage: ${command.usage}\n\n${command.summary}`);
