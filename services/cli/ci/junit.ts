@@ -5,7 +5,12 @@ import { sessionsOf, type SessionOutcome } from './tree-outcome';
 
 /** Characters XML 1.0 cannot carry at all (a cell's output may hold any): each becomes U+FFFD. */
 const NOT_XML = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
-const xmlText = (text: string): string => text.replace(NOT_XML, '\uFFFD');
+/**
+ * Text and attribute values for xmlbuilder2. It leaves `&amp;`, `&lt;` and the like as it finds
+ * them (taking them for escapes already made), so output that holds them would read back
+ * changed: every `&` is escaped here first, and xmlbuilder2 escapes the rest.
+ */
+const xmlText = (text: string): string => text.replace(NOT_XML, '\uFFFD').replace(/&/g, '&amp;');
 const seconds = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(3);
 
 function sessionCase(suite: XMLBuilder, s: SessionOutcome): void {

@@ -16,3 +16,6 @@ export function code(text: string): string {
   const ticks = '`'.repeat(longest + 1);
   return `${ticks}${longest > 0 ? ' ' : ''}${text.replace(/\r?\n/g, ' ')}${longest > 0 ? ' ' : ''}${ticks}`;
 }
+
+/** Inline code inside a table cell: GFM splits cells at `|` even within code, unless escaped. */
+export const codeCell = (text: string): string => code(text).replace(/\|/g, '\\|');

@@ -1,6 +1,6 @@
 import type { StoredEvent } from '../../../schemas';
 import { lastGateRound, type CiVerdict } from './exit-codes';
-import { cell, code, fenced } from './markdown';
+import { cell, code, codeCell, fenced } from './markdown';
 import { costSection, diffSection } from './summary-cost-diff';
 import { sessionsOf } from './tree-outcome';
 
@@ -25,7 +25,7 @@ const answerSection: SummarySection = ({ treeId, events }) => {
 const gatesSection: SummarySection = ({ events }) => {
   const runs = sessionsOf(events).flatMap((s) => s.gates.map((g) => ({ ...g, sessionId: s.sessionId })));
   if (runs.length === 0) return null;
-  const rows = runs.map((g) => `| ${cell(g.sessionId)} | ${g.attempt} | ${code(g.command)} | ${g.passed ? 'passed' : 'FAILED'} | ${g.exitCode ?? 'killed'} | ${(g.durationMs / 1000).toFixed(1)}s |`);
+  const rows = runs.map((g) => `| ${cell(g.sessionId)} | ${g.attempt} | ${codeCell(g.command)} | ${g.passed ? 'passed' : 'FAILED'} | ${g.exitCode ?? 'killed'} | ${(g.durationMs / 1000).toFixed(1)}s |`);
   const last = [...new Set(runs.map((g) => g.sessionId))].flatMap((id) => lastGateRound(events, id)).filter((g) => !g.passed);
   const outputs = last.flatMap((g) => [``, `Output of ${code(g.command)} (last run):`, ...fenced(g.output)]);
   return { title: 'Gates', body: ['| session | round | command | result | exit | time |', '|---|---:|---|---|---:|---:|', ...rows, ...outputs] };
