@@ -89,15 +89,21 @@ const COMMANDS: Record<string, Command> = {
   },
   replay: {
     summary: "print a session tree's whole timeline in causal order from the event log alone; --verify re-runs its cells",
-    usage: 'recur replay <session-id> [--json] [--verify]',
-    options: { json: { type: 'boolean' }, verify: { type: 'boolean' } },
+    usage: 'recur replay <session-id> [--json] [--verify] | recur replay --bundle FILE [<session-id>] [--json] [--verify]',
+    options: { json: { type: 'boolean' }, verify: { type: 'boolean' }, bundle: { type: 'string' } },
     load: async () => (await import('./commands/replay')).replay,
   },
   audit: {
-    summary: "verify a session tree's log (gaps, order, edits, hash chain, signatures, tree shape); exit 3 naming the first bad event",
-    usage: 'recur audit verify <session-id> [--pubkey FILE]... [--log FILE] [--json] | recur audit export <session-id> > FILE',
-    options: { json: { type: 'boolean' }, pubkey: { type: 'string', multiple: true }, log: { type: 'string' } },
+    summary: "verify a session tree's log (gaps, order, edits, hash chain, signatures, tree shape), in Kafka or an audit bundle; exit 3 naming the first bad event",
+    usage: 'recur audit verify <session-id> [--pubkey FILE]... [--json] | recur audit verify --bundle FILE [<session-id>] [--pubkey FILE]... [--json]',
+    options: { json: { type: 'boolean' }, pubkey: { type: 'string', multiple: true }, bundle: { type: 'string' } },
     load: async () => (await import('./commands/audit')).audit,
+  },
+  export: {
+    summary: "write a session tree's audit bundle: its records as they are in Kafka, every blob they name and the signing public keys",
+    usage: 'recur export <session-id> --out FILE [--json]',
+    options: { out: { type: 'string', short: 'o' }, json: { type: 'boolean' } },
+    load: async () => (await import('./commands/export')).exportBundle,
   },
   keys: {
     summary: "list the event log's signing keys (* marks the signer), or rotate: a new signer, old public keys kept",
