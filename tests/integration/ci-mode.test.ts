@@ -72,12 +72,17 @@ describe('recur run --ci: exit codes, JUnit and summary from the tree log', () =
     expect(readFileSync(step, 'utf8')).toBe(`earlier step\n${md}`);
   });
 
-  it('a failed run exits 1 and its JUnit report names the failure', async () => {
+  it('a failed run exits 1 and its JUnit report names the failure; recur attach --ci on the ended run says the same', async () => {
     const junit = join(work, 'failed.xml');
     const r = await recur(['run', 'run out of script', '--model', script('exhausted', { root: [py('x = 1')] }), '--ci', '--junit', junit]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/recur: exit 1: \S+ failed \(script_exhausted\)/);
     expect(junitOf(junit).testsuites.testsuite[0].testcase[0].failure).toMatchObject({ type: 'script_exhausted' });
+    const id = /session (\S+) started; CI mode/.exec(r.stderr)![1];
+    const again = join(work, 'attached.xml');
+    const attached = await recur(['attach', id, '--ci', '--junit', again]);
+    expect(attached.code).toBe(1);
+    expect(readFileSync(again, 'utf8')).toBe(readFileSync(junit, 'utf8'));
   });
 
   it('a budget that ends the run exits 2 (CI=true turns CI mode on)', async () => {
@@ -95,6 +100,8 @@ describe('recur run --ci: exit codes, JUnit and summary from the tree log', () =
     expect((await recur(['run', 'x', '--model', model, '--no-ci'], { env: { ...away, CI: 'true' } })).code).toBe(1);
     expect((await recur(['run', 'x', '--bogus', '--ci'], { env: away })).code).toBe(3);
     expect((await recur(['run', 'x', '--bogus'], { env: away })).code).toBe(2);
+    const detached = await recur(['run', 'x', '--model', model, '--detach', '--junit', join(work, 'never.xml'), '--ci'], { env: away });
+    expect([detached.code, detached.stderr]).toEqual([3, expect.stringContaining('--junit and --summary wait for the end')]);
   });
 });
 
