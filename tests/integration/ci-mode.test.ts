@@ -139,5 +139,10 @@ describe('an audit bundle verifies and replays on a machine with no stack', () =
     expect(replayed.stderr).toBe('');
     expect(replayed.lines[0]).toMatch(new RegExp(`^replay of ${id}: 1 session, ${events.length} events`));
     expect(replayed.lines.join('\n')).toContain('outputsBlob: blob');
+
+    // Where a Jupyter server is at hand, --verify re-runs the cells against the bundle's blobs (the big output is one).
+    const rerun = await recur(['replay', '--bundle', file, '--verify']);
+    expect(rerun.lines.slice(-1)[0]).toMatch(/^replayed \d+ cells: [1-9]\d* same, 0 differ, \d+ not replayable \(host call\), \d+ skipped, 0 unchecked$/);
+    expect(rerun.code).toBe(0);
   });
 });

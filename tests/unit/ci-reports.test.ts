@@ -1,6 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { FailureKind, RecurEventInput } from '../../schemas';
 import { CI_EXIT, FAILURE_EXIT, asInfrastructureExit, ciVerdict } from '../../services/cli/ci/exit-codes';
+import { ciEnabled } from '../../services/cli/ci/ci-flags';
 import { renderJunit } from '../../services/cli/ci/junit';
 import { renderSummary } from '../../services/cli/ci/summary';
 import { ExitError, RecurError, StackError } from '../../errors';
@@ -47,6 +48,13 @@ describe('CI exit codes', () => {
     expect(asInfrastructureExit(new StackError('kafka', 'down', 'recur up'))).toMatchObject({ code: 3, message: 'kafka: down\n  → recur up' });
     expect(asInfrastructureExit(new TypeError('x is undefined')).message).toMatch(/^internal error — this is a bug[\s\S]*TypeError: x is undefined/);
     expect(asInfrastructureExit(new RecurError('bad flag'))).toBeInstanceOf(ExitError);
+  });
+});
+
+describe('CI mode switch', () => {
+  it('is on with --ci or CI=true (or 1), off with --no-ci whatever CI says, and another CI value leaves it off rather than failing', () => {
+    expect([ciEnabled({}, {}), ciEnabled({ ci: true }, {}), ciEnabled({}, { CI: 'true' }), ciEnabled({}, { CI: '1' }), ciEnabled({}, { CI: 'TRUE ' })]).toEqual([false, true, true, true, true]);
+    expect([ciEnabled({ 'no-ci': true }, { CI: 'true' }), ciEnabled({ ci: true, 'no-ci': true }, {}), ciEnabled({}, { CI: 'woodpecker' })]).toEqual([false, false, false]);
   });
 });
 
