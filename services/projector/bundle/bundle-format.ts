@@ -36,7 +36,7 @@ export interface Bundle {
 
 /**
  * Writes `bundle` as one gzipped tar: `recur-bundle/manifest.json`, `log.ndjson` (the records as
- * `recur audit export` used to print them: partition, offset, base64 key and value),
+ * log-copy.ts writes them: partition, offset, base64 key and value),
  * `keys/<keyId>.pem` and `blobs/<sha256>`. Staged in a private temporary directory, then packed.
  */
 export async function writeBundle(file: string, bundle: Bundle): Promise<void> {
