@@ -102,7 +102,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
 ];
 
 /** Names of every variable `loadConfig` reads, for `recur --help` and the README. */
-export const CONFIG_ENV_VARS = ['RECUR_HOME', 'RECUR_TOOLS_DIR', 'JAVA_HOME', ...ENV_KEYS.map(([k]) => k)];
+export const CONFIG_ENV_VARS = ['RECUR_HOME', 'RECUR_TOOLS_DIR', 'JAVA_HOME', 'CI', 'GITHUB_STEP_SUMMARY', ...ENV_KEYS.map(([k]) => k)];
 
 /** The value a variable's text stands for, or why it stands for none. */
 function read(kind: Kind, v: string): { value: string | number | boolean | string[] } | { error: string } {
@@ -182,6 +182,7 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
     if ('error' in r) errors.push(`${name}: ${r.error}`);
     else section(config)[key] = r.value;
   }
+  readCiEnv(config, env);
   mergePolicyFile(config, env, warnings, errors);
   errors.push(...outOfRange(config), ...externalServiceErrors(config));
   const net = parseNetPolicy(config.sandbox.net);
@@ -192,6 +193,16 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
     if (clash) errors.push(`ports.${clash[0]} and ports.${name} are both ${p}`);
   }
   return { config, warnings, errors };
+}
+
+/**
+ * The CI's own variables. Any other value of CI (some runners set a name) leaves CI mode off
+ * rather than failing every command; `--ci` turns it on explicitly.
+ */
+function readCiEnv(config: RecurConfig, env: Env): void {
+  const ci = env.CI?.trim().toLowerCase();
+  if (ci === 'true' || ci === '1') config.ci.enabled = true;
+  if (env.GITHUB_STEP_SUMMARY) config.ci.stepSummary = resolve(env.GITHUB_STEP_SUMMARY);
 }
 
 function mergeInto(target: object, patch: unknown, path: string, warnings: string[]): void {

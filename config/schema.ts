@@ -115,6 +115,13 @@ export interface RecurConfig {
     /** Bytes of session logs the worker keeps in memory (MiB); the least recently used sessions are dropped beyond it and re-read from Kafka. */
     transcriptCacheMiB: number;
   };
+  /** `recur run --ci` and `recur attach --ci` (docs/ci.md): read from the CI's own variables, not RECUR_*. */
+  ci: {
+    /** CI mode unless `--no-ci`: on when the environment says `CI=true` (or `1`), as GitHub Actions, GitLab and most runners set it. */
+    enabled: boolean;
+    /** GitHub Actions' job summary file (`GITHUB_STEP_SUMMARY`); a CI run's Markdown summary is appended to it. Null: not set. */
+    stepSummary: string | null;
+  };
   /** Interpreter used to create the Recur venv; the venv itself lives under `home`. */
   python: string;
   java: string;

@@ -3,6 +3,8 @@ import { escapeControlsInJson, stripControls } from '../../activities/control-te
 import { CONFIG_ENV_VARS } from '../../config';
 import { ExitError } from '../../errors';
 import { LONG_RUN_OPTIONS, LONG_RUN_USAGE } from './long-run-flags';
+import { CI_OPTIONS, CI_USAGE, ciRequestedIn } from './ci/ci-flags';
+import { CI_EXIT } from './ci/exit-codes';
 
 export interface CliIo {
   out: (line: string) => void;
@@ -18,6 +20,8 @@ interface Command {
   summary: string;
   usage: string;
   options?: ParseArgsConfig['options'];
+  /** Takes the CI flags: in CI mode even a bad flag exits 3, not 2 (docs/ci.md). */
+  ci?: true;
   load: () => Promise<(ctx: CommandContext) => Promise<number>>;
 }
 
@@ -53,14 +57,16 @@ const COMMANDS: Record<string, Command> = {
   },
   run: {
     summary: 'start a root agent session and stream its events (and its sub-agents\') until it ends',
-    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--detach] [--json] ${LONG_RUN_USAGE}`,
-    options: { model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' }, ...LONG_RUN_OPTIONS },
+    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--detach] [--json] ${LONG_RUN_USAGE} ${CI_USAGE}`,
+    options: { model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' }, ...LONG_RUN_OPTIONS, ...CI_OPTIONS },
+    ci: true,
     load: async () => (await import('./commands/run')).run,
   },
   attach: {
     summary: 'resume streaming a session from where the last Ctrl-C left it, until it ends',
-    usage: 'recur attach <session-id> [--json]',
-    options: { json: { type: 'boolean' } },
+    usage: `recur attach <session-id> [--json] ${CI_USAGE}`,
+    options: { json: { type: 'boolean' }, ...CI_OPTIONS },
+    ci: true,
     load: async () => (await import('./commands/attach')).attach,
   },
   ls: {
@@ -83,15 +89,21 @@ const COMMANDS: Record<string, Command> = {
   },
   replay: {
     summary: "print a session tree's whole timeline in causal order from the event log alone; --verify re-runs its cells",
-    usage: 'recur replay <session-id> [--json] [--verify]',
-    options: { json: { type: 'boolean' }, verify: { type: 'boolean' } },
+    usage: 'recur replay <session-id> [--json] [--verify] | recur replay --bundle FILE [<session-id>] [--json] [--verify]',
+    options: { json: { type: 'boolean' }, verify: { type: 'boolean' }, bundle: { type: 'string' } },
     load: async () => (await import('./commands/replay')).replay,
   },
   audit: {
-    summary: "verify a session tree's log (gaps, order, edits, hash chain, signatures, tree shape); exit 3 naming the first bad event",
-    usage: 'recur audit verify <session-id> [--pubkey FILE]... [--log FILE] [--json] | recur audit export <session-id> > FILE',
-    options: { json: { type: 'boolean' }, pubkey: { type: 'string', multiple: true }, log: { type: 'string' } },
+    summary: "verify a session tree's log (gaps, order, edits, hash chain, signatures, tree shape), in Kafka or an audit bundle; exit 3 naming the first bad event",
+    usage: 'recur audit verify <session-id> [--pubkey FILE]... [--json] | recur audit verify --bundle FILE [<session-id>] [--pubkey FILE]... [--json]',
+    options: { json: { type: 'boolean' }, pubkey: { type: 'string', multiple: true }, bundle: { type: 'string' } },
     load: async () => (await import('./commands/audit')).audit,
+  },
+  export: {
+    summary: "write a session tree's audit bundle: its records as they are in Kafka, every blob they name and the signing public keys",
+    usage: 'recur export <session-id> --out FILE [--json]',
+    options: { out: { type: 'string', short: 'o' }, json: { type: 'boolean' } },
+    load: async () => (await import('./commands/export')).exportBundle,
   },
   keys: {
     summary: "list the event log's signing keys (* marks the signer), or rotate: a new signer, old public keys kept",
@@ -194,7 +206,7 @@ export async function runCli(argv: string[], raw: CliIo = { out: console.log, er
   try {
     parsed = parseArgs({ args: rest, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
   } catch (e) {
-    throw new ExitError(2, `${(e as Error).message}\nusage: ${command.usage}`);
+    throw new ExitError(command.ci && ciRequestedIn(rest) ? CI_EXIT.infrastructure : 2, `${(e as Error).message}\nusage: ${command.usage}`);
   }
   if (parsed.values.help) {
     io.out(`usage: ${command.usage}\n\n${command.summary}`);

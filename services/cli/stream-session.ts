@@ -8,6 +8,8 @@ import { clearCursor, saveCursor } from './cursor-file';
 import { sessionPath, type DaemonClient } from './daemon-client';
 import { eventFrames } from './event-frames';
 import { followSession, type FollowOutcome } from './follow-session';
+import type { CiOptions } from './ci/ci-flags';
+import { finishRun } from './ci/write-reports';
 
 export interface StreamSessionOptions {
   config: RecurConfig;
@@ -15,6 +17,8 @@ export interface StreamSessionOptions {
   sessionId: string;
   cursor: Cursor;
   json: boolean;
+  /** Reports to write and the exit codes to use once the session ends. */
+  ci: CiOptions;
 }
 
 /** A closed session's remaining events come from the bounded log read: a live stream would never end without an end event. */
@@ -26,7 +30,8 @@ async function* closedSessionFrames(daemon: DaemonClient, sessionId: string, cur
 
 /**
  * Prints a session tree's events from `cursor` until the session ends and returns its exit code
- * (0 completed, 1 failed). Ctrl-C detaches: the cursor is saved for `recur attach` and 130 returned.
+ * (0 completed, 1 failed; in CI mode the codes of ci/exit-codes.ts). Ctrl-C detaches: the cursor
+ * is saved for `recur attach` and 130 returned.
  */
 export async function streamSession(ctx: CommandContext, o: StreamSessionOptions, detail?: SessionDetail): Promise<number> {
   const interrupt = new AbortController();
@@ -53,7 +58,7 @@ export async function streamSession(ctx: CommandContext, o: StreamSessionOptions
     case 'ended':
       clearCursor(o.config, o.sessionId);
       if (!o.json) printEnd(ctx, outcome.end);
-      return outcome.code;
+      return finishRun({ ...o, err: ctx.err }, outcome.end, outcome.code);
     case 'detached':
       saveCursor(o.config, o.sessionId, outcome.cursor);
       ctx.err(`detached; ${o.sessionId} keeps running. Re-attach with: ${attach}`);

@@ -7,4 +7,4 @@ export { ensureEventTopicAccess } from './kafka-acls';
 export { repoRoot } from './repo-root';
 export { ownerOnlySecret } from './secret-file';
 export { ownerOnlyUmask } from './owner-only';
-export { ensureLogKey, homeKeyring, homeSigner, logKeyPaths, readPublicKeyFile, rotateLogKey } from './log-keys';
+export { ensureLogKey, homeKeyring, homeSigner, logKeyPaths, publicKeyFromPem, readPublicKeyFile, rotateLogKey } from './log-keys';

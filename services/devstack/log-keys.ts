@@ -85,7 +85,12 @@ export function readPublicKeyFile(file: string): KeyObject {
   } catch (e) {
     throw new StackError('keys', `cannot read public key ${file}: ${(e as Error).message}`);
   }
-  const notOurs = (why: string) => new StackError('keys', `${file} is not an Ed25519 public key (${why})`, 'pass a file from <RECUR_HOME>/keys/public');
+  return publicKeyFromPem(pem, file);
+}
+
+/** The key in `pem` (read from `source`), refused unless it is an Ed25519 public key. */
+export function publicKeyFromPem(pem: string, source: string): KeyObject {
+  const notOurs = (why: string) => new StackError('keys', `${source} is not an Ed25519 public key (${why})`, 'pass a file from <RECUR_HOME>/keys/public');
   if (!pem.includes('-----BEGIN PUBLIC KEY-----')) throw notOurs('no PEM PUBLIC KEY block');
   let key: KeyObject;
   try {

@@ -7,10 +7,12 @@ import type { LogInOrder } from './read-log-in-order';
  * schemas/chain.ts), an event not sealed by a known key (schemas/signature.ts), two different
  * records for one eventId, an undecodable record keyed inside the tree, or a tree that does not
  * hang together (a child its parent never spawned, a child spawned or a session ended twice, a
- * child its parent saw end whose log is missing), or no events at all.
+ * child its parent saw end whose log is missing), or no events at all; in an audit bundle also
+ * a blob an event names that the bundle lacks or holds with other bytes (bundle/verify-bundle.ts).
  */
 export type AuditFault =
-  | ChainFault | SealFault | 'conflict' | 'undecodable' | 'no-spawn' | 'spawned-twice' | 'ended-twice' | 'missing-child' | 'no-events';
+  | ChainFault | SealFault | 'conflict' | 'undecodable' | 'no-spawn' | 'spawned-twice' | 'ended-twice' | 'missing-child' | 'no-events'
+  | 'blob-missing' | 'blob-corrupt';
 
 export interface AuditProblem {
   readonly fault: AuditFault;

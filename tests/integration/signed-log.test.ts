@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -122,24 +122,24 @@ describe('a signed log names what its writers did not write', () => {
     expect(listed.publicKeys.map((k) => k.keyId)).toEqual(expect.arrayContaining([previous, current]));
   });
 
-  test('an auditor with only a public key file and an exported copy verifies it with no Kafka and no Recur home, and finds a forgery in it', async () => {
+  test('an auditor with only a public key file and an exported bundle verifies it with no Kafka and no Recur home, and finds a forgery in it', async () => {
     const run = await h.run({ root: [py('print("audited")'), 'done'] });
     const auditor = mkdtempSync(join(tmpdir(), 'recur-auditor-'));
     const pubkey = join(auditor, 'recur-log.pub.pem');
     const signer = JSON.parse((await cli(['keys', '--json'])).out[0]).signer as string;
     copyFileSync(join(logKeyPaths(stackPaths(h.config).keys).public, `${signer}.pem`), pubkey);
-    const exportTo = async (file: string) => writeFileSync(join(auditor, file), (await cli(['audit', 'export', run.id])).out.join('\n') + '\n');
-    await exportTo('copy.ndjson');
+    const exportTo = async (file: string) => expect((await cli(['export', run.id, '--out', join(auditor, file)])).code).toBe(0);
+    await exportTo('copy.tar.gz');
     // Nowhere to read a key or the log from but the files handed over.
     const away = { RECUR_HOME: join(auditor, 'home'), RECUR_KAFKA_PORT: '1' };
-    const ok = await cli(['audit', 'verify', run.id, '--log', join(auditor, 'copy.ndjson'), '--pubkey', pubkey], away);
+    const ok = await cli(['audit', 'verify', '--bundle', join(auditor, 'copy.tar.gz'), '--pubkey', pubkey], away);
     expect(ok).toMatchObject({ code: 0, message: '' });
-    expect(ok.out[0]).toMatch(new RegExp(`^verified ${run.id}: 1 session, \\d+ events; every chain intact, every event signed by a known key, tree consistent$`));
+    expect(ok.out[0]).toMatch(new RegExp(`^verified ${run.id}: 1 session, \\d+ events; every chain intact, every event signed by a known key, tree consistent, every blob present and intact$`));
 
     const events = await session(run.id);
     const forged = await forgeAfter(events[events.length - 1], { type: 'SessionCompleted', answer: 'a better answer' });
-    await exportTo('copy-2.ndjson');
-    const bad = await cli(['audit', 'verify', run.id, '--log', join(auditor, 'copy-2.ndjson'), '--pubkey', pubkey, '--json'], away);
+    await exportTo('copy-2.tar.gz');
+    const bad = await cli(['audit', 'verify', '--bundle', join(auditor, 'copy-2.tar.gz'), '--pubkey', pubkey, '--json'], away);
     expect(bad.code).toBe(3);
     expect(verdictOf(bad).faults.map((f) => `${f.eventId} ${f.fault}`)).toEqual([`${forged.eventId} unsigned`, `${forged.eventId} ended-twice`]);
   });

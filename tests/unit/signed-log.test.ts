@@ -9,6 +9,9 @@ import { runCli } from '../../services/cli/cli';
 import { ensureLogKey, homeKeyring, homeSigner, logKeyPaths, readPublicKeyFile, rotateLogKey } from '../../services/devstack';
 import type { LogRecord } from '../../services/projector';
 import { logCopyLine, parseLogCopy } from '../../services/projector/log-copy';
+import { readBundle, writeBundle } from '../../services/projector/bundle/bundle-format';
+import { collectBundle } from '../../services/projector/bundle/collect-bundle';
+import { createLocalBlobStore } from '../../activities/blob-store';
 import { inOrderCollector } from '../../services/projector/read-log-in-order';
 import { verifyTree } from '../../services/projector/verify-tree';
 import { EventLogError, ExitError } from '../../errors';
@@ -199,23 +202,28 @@ describe('an auditor with a copy of the log and a public key file', () => {
     const pub = join(dir, 'recur.pub.pem');
     writeFileSync(pub, FIXTURE_KEY.publicPem);
     const g = chain('r', [[1, ev.started('root', 0)], [2, ev.completed('1')]]);
-    const copy = (values: Buffer[]) => {
-      const file = join(dir, `copy-${values.length}.ndjson`);
-      const lines = [...records('r', values), ...records('elsewhere', values)].map((r) => logCopyLine('r', r)).filter((l) => l !== null);
-      writeFileSync(file, lines.join('\n') + '\n');
+    // A bundle that carries no key of its own: only the file handed over can vouch for it.
+    const copy = async (values: Buffer[]) => {
+      const file = join(dir, `copy-${values.length}.tar.gz`);
+      const bundle = await collectBundle({
+        treeId: 'r', topic: 't', records: [...records('r', values), ...records('elsewhere', values)], blobs: createLocalBlobStore(join(dir, 'blobs')),
+        publicKey: () => null, now: new Date(0),
+      });
+      await writeBundle(file, bundle);
       return file;
     };
-    const good = copy(g.values);
-    expect(parseLogCopy(readFileSync(good, 'utf8'), good)).toHaveLength(2);
-    const ok = await cli(['audit', 'verify', 'r', '--log', good, '--pubkey', pub], home);
+    const good = await copy(g.values);
+    expect(readBundle(good).records).toHaveLength(2);
+    const ok = await cli(['audit', 'verify', '--bundle', good, '--pubkey', pub], home);
     expect(ok.code).toBe(0);
-    expect(ok.out[0]).toBe('verified r: 1 session, 2 events; every chain intact, every event signed by a known key, tree consistent');
+    expect(ok.out[0]).toBe('verified r: 1 session, 2 events; every chain intact, every event signed by a known key, tree consistent, every blob present and intact');
+    expect(ok.out).toContain(`  verified with the public key(s) given with --pubkey (${FIXTURE_KEY.keyId})`);
     expect(ok.out).toContain(`  signed by key ${FIXTURE_KEY.keyId}: 2 events`);
 
-    const bad = copy([...g.values, forgedNext(g.records[1], ev.model(9)).value]);
-    const failed = await cli(['audit', 'verify', 'r', '--log', bad, '--pubkey', pub], home);
+    const bad = await copy([...g.values, forgedNext(g.records[1], ev.model(9)).value]);
+    const failed = await cli(['audit', 'verify', '--bundle', bad, '--pubkey', pub], home);
     expect(failed).toMatchObject({ code: 3, message: 'audit of r failed at r/2: unsigned: no signature: no holder of a log key wrote this event' });
-    const noKeys = await cli(['audit', 'verify', 'r', '--log', good], home);
+    const noKeys = await cli(['audit', 'verify', '--bundle', good], home);
     expect(noKeys.message).toBe(`audit of r failed at r/0: unknown-key: signed by key ${FIXTURE_KEY.keyId}, which is none of the 0 public key(s) given`);
   });
 });

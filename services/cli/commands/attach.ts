@@ -5,13 +5,21 @@ import type { CommandContext } from '../cli';
 import { loadCursor } from '../cursor-file';
 import { connectDaemon, sessionPath } from '../daemon-client';
 import { streamSession } from '../stream-session';
+import { ciEnabled, ciOptions, withCiExit } from '../ci/ci-flags';
 
-/** Resumes a session's stream where the last detach left it (from the start when there is no saved cursor). */
-export async function attach(ctx: CommandContext): Promise<number> {
+/**
+ * Resumes a session's stream where the last detach left it (from the start when there is no
+ * saved cursor). With the CI flags it is how a detached CI run is waited for: the same exit
+ * codes and reports as `recur run --ci` (an ended session gives them at once).
+ */
+export const attach = (ctx: CommandContext): Promise<number> => withCiExit(ciEnabled(ctx.flags), () => follow(ctx));
+
+async function follow(ctx: CommandContext): Promise<number> {
   const [sessionId, ...extra] = ctx.args;
   if (!sessionId || extra.length > 0) throw new ExitError(2, 'usage: recur attach <session-id> [--json]');
   const config = loadConfig();
+  const ci = ciOptions(ctx.flags, config);
   const daemon = connectDaemon(config);
   const detail = await daemon.get<SessionDetail>(sessionPath(sessionId));
-  return streamSession(ctx, { config, daemon, sessionId, cursor: loadCursor(config, sessionId), json: ctx.flags.json === true }, detail);
+  return streamSession(ctx, { config, daemon, sessionId, cursor: loadCursor(config, sessionId), json: ctx.flags.json === true, ci }, detail);
 }

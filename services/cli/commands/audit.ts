@@ -1,22 +1,26 @@
-import { readFileSync } from 'node:fs';
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import { keyringOf, type Keyring } from '../../../schemas';
-import { inOrderCollector, readLogInOrder, type LogInOrder } from '../../projector/read-log-in-order';
-import { logCopyLine, parseLogCopy } from '../../projector/log-copy';
-import { scanTopic } from '../../projector/scan-topic';
+import { readBundle } from '../../projector/bundle/bundle-format';
+import { verifyBundle, type BundleVerdict, type KeySource } from '../../projector/bundle/verify-bundle';
+import { readLogInOrder } from '../../projector/read-log-in-order';
 import { verifyTree, type AuditProblem, type TreeVerdict } from '../../projector/verify-tree';
-import { homeKeyring, kafkaClient, readPublicKeyFile, stackPaths } from '../../devstack';
+import { homeKeyring, kafkaClient, publicKeyFromPem, readPublicKeyFile, stackPaths } from '../../devstack';
 import type { CommandContext } from '../cli';
 
-const USAGE = 'usage: recur audit verify <session-id> [--pubkey FILE]... [--log FILE] [--json] | recur audit export <session-id>';
+const USAGE = 'usage: recur audit verify <session-id> [--pubkey FILE]... [--json] | recur audit verify --bundle FILE [<session-id>] [--pubkey FILE]... [--json]';
 
 /** Where a problem is, for people: the event, or the session and offset of an undecodable record. */
 export function problemSite(p: AuditProblem): string {
   return p.eventId ?? p.sessionId ?? '?';
 }
 
-export function formatVerdict(v: TreeVerdict): string[] {
+const KEYS_SAID: Record<KeySource['source'], string> = {
+  given: 'the public key(s) given with --pubkey',
+  bundle: "the bundle's own public key(s): this proves only that the bundle is self-consistent; pass --pubkey with a key you trust",
+};
+
+export function formatVerdict(v: TreeVerdict | BundleVerdict): string[] {
   const copies = [
     v.duplicates > 0 ? `${v.duplicates} retried cop${v.duplicates === 1 ? 'y' : 'ies'} dropped` : '',
     v.resealed > 0 ? `${v.resealed} cop${v.resealed === 1 ? 'y' : 'ies'} re-signed by a rotated key` : '',
@@ -26,12 +30,18 @@ export function formatVerdict(v: TreeVerdict): string[] {
   const heads = v.sessions.map((s) =>
     `  ${s.sessionId.padEnd(width)}  ${String(s.events).padStart(5)} events  head #${s.nextSeq - 1} ${s.headHash.slice(0, 16)}  ${s.ended ?? 'not ended'}`);
   const keys = Object.entries(v.signedBy).map(([id, n]) => `  signed by key ${id}: ${n} event${n === 1 ? '' : 's'}`);
-  if (v.ok) return [`verified ${v.sessionId}: ${counts}; every chain intact, every event signed by a known key, tree consistent`, ...heads, ...keys];
+  const bundle = 'keys' in v
+    ? [`  blobs: ${v.blobs.present} of ${v.blobs.needed} the events name are in the bundle${v.blobs.unreferenced ? ` (${v.blobs.unreferenced} more that none names)` : ''}`,
+      `  verified with ${KEYS_SAID[v.keys.source]} (${v.keys.keyIds.join(', ') || 'none'})`]
+    : [];
+  const blobs = 'keys' in v ? ', every blob present and intact' : '';
+  if (v.ok) return [`verified ${v.sessionId}: ${counts}; every chain intact, every event signed by a known key, tree consistent${blobs}`, ...heads, ...keys, ...bundle];
   return [
     `FAILED ${v.sessionId}: ${v.faults.length} fault${v.faults.length === 1 ? '' : 's'} in ${counts}`,
     ...v.faults.map((p) => `  ${problemSite(p)}  ${p.fault}: ${p.detail}`),
     ...heads,
     ...keys,
+    ...bundle,
   ];
 }
 
@@ -40,46 +50,37 @@ function keysFor(config: RecurConfig, files: readonly string[]): Keyring {
   return files.length > 0 ? keyringOf(files.map(readPublicKeyFile)) : homeKeyring(stackPaths(config).keys);
 }
 
-/** The tree from a copy made by `recur audit export`, or from Kafka. */
-async function readTree(config: RecurConfig, sessionId: string, copy: string | undefined): Promise<LogInOrder> {
-  if (copy === undefined) {
-    return readLogInOrder({ kafka: kafkaClient(config, 'reader', `${config.kafka.clientId}-audit`), topic: config.kafka.topic, sessionId });
-  }
-  let text: string;
-  try {
-    text = readFileSync(copy, 'utf8');
-  } catch (e) {
-    throw new ExitError(2, `cannot read log copy ${copy}: ${(e as Error).message}`);
-  }
-  const collector = inOrderCollector(sessionId);
-  for (const r of parseLogCopy(text, copy)) collector.accept(r);
-  return collector.result();
+/** A bundle's verdict: with the operator's keys when given, else with the bundle's own (and the output says which). Needs no home. */
+async function verifyBundleFile(file: string, treeId: string | undefined, pubkeys: readonly string[]): Promise<BundleVerdict> {
+  const bundle = readBundle(file);
+  const given = pubkeys.length > 0;
+  const keyring = given ? keyringOf(pubkeys.map(readPublicKeyFile)) : keyringOf([...bundle.keys].map(([keyId, pem]) => publicKeyFromPem(pem, `${file}: keys/${keyId}.pem`)));
+  return verifyBundle(bundle, keyring, { source: given ? 'given' : 'bundle', keyIds: [...keyring.keys()] }, treeId);
 }
 
 /**
- * `recur audit verify <id>`: checks the session tree from Kafka (or a copy of it) and public keys
- * alone (no daemon, no Temporal, no private key). Exit 0 when every chain, every seal and the
- * tree's shape are intact, 3 naming the first bad event otherwise.
- * `recur audit export <id>`: prints the tree's records, for an auditor to verify elsewhere.
+ * `recur audit verify <id>`: checks the session tree in Kafka with public keys alone (no daemon,
+ * no Temporal, no private key); `--bundle FILE` checks an audit bundle instead, with no stack
+ * and no home at all, its blobs included. Exit 0 when every chain, every seal, the tree's shape
+ * (and every blob) are intact, 3 naming the first bad event otherwise.
  */
 export async function audit(ctx: CommandContext): Promise<number> {
-  const [sub, sessionId, ...extra] = ctx.args;
-  if ((sub !== 'verify' && sub !== 'export') || !sessionId || extra.length > 0) throw new ExitError(2, USAGE);
-  const config = loadConfig();
-  if (sub === 'export') {
-    const kafka = kafkaClient(config, 'reader', `${config.kafka.clientId}-audit`);
-    await scanTopic({ kafka, topic: config.kafka.topic, onRecord: (r) => {
-      const line = logCopyLine(sessionId, r);
-      if (line !== null) ctx.out(line);
-    } });
-    return 0;
+  const [sub, ...rest] = ctx.args;
+  const bundleFile = typeof ctx.flags.bundle === 'string' ? ctx.flags.bundle : undefined;
+  const [sessionId, ...extra] = rest;
+  if (sub !== 'verify' || extra.length > 0 || (!sessionId && bundleFile === undefined)) throw new ExitError(2, USAGE);
+  const pubkeys = (ctx.flags.pubkey as unknown as string[] | undefined) ?? [];
+  let verdict: TreeVerdict | BundleVerdict;
+  if (bundleFile !== undefined) {
+    verdict = await verifyBundleFile(bundleFile, sessionId, pubkeys);
+  } else {
+    const config = loadConfig();
+    const log = await readLogInOrder({ kafka: kafkaClient(config, 'reader', `${config.kafka.clientId}-audit`), topic: config.kafka.topic, sessionId });
+    verdict = verifyTree(sessionId, log, keysFor(config, pubkeys));
   }
-  const keys = keysFor(config, (ctx.flags.pubkey as unknown as string[] | undefined) ?? []);
-  const copy = typeof ctx.flags.log === 'string' ? ctx.flags.log : undefined;
-  const verdict = verifyTree(sessionId, await readTree(config, sessionId, copy), keys);
   const first = verdict.faults[0];
   if (ctx.flags.json) ctx.out(JSON.stringify({ ...verdict, first: first ?? null }));
   else for (const line of formatVerdict(verdict)) ctx.out(line);
-  if (first) throw new ExitError(3, `audit of ${sessionId} failed at ${problemSite(first)}: ${first.fault}: ${first.detail}`);
+  if (first) throw new ExitError(3, `audit of ${verdict.sessionId} failed at ${problemSite(first)}: ${first.fault}: ${first.detail}`);
   return 0;
 }

@@ -1,11 +1,13 @@
-import { createLocalBlobStore } from '../../../activities/blob-store';
+import { BlobStoreError, createLocalBlobStore, sha256Hex, type BlobStore } from '../../../activities/blob-store';
 import { createKernelClient } from '../../../activities/kernel';
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError, StackError } from '../../../errors';
-import type { StoredEvent } from '../../../schemas';
+import { keyringOf, type Keyring, type StoredEvent } from '../../../schemas';
 import type { ContextFile } from '../../../schemas/generated/events';
-import { homeKeyring, jupyterConnection, repoRoot, stackPaths } from '../../devstack';
-import { readLogInOrder } from '../../projector/read-log-in-order';
+import { homeKeyring, jupyterConnection, publicKeyFromPem, repoRoot, stackPaths } from '../../devstack';
+import { readBundle, type Bundle } from '../../projector/bundle/bundle-format';
+import { bundleLog } from '../../projector/bundle/verify-bundle';
+import { readLogInOrder, type LogInOrder } from '../../projector/read-log-in-order';
 import { replayCells, type CellReport } from '../../projector/replay-cells';
 import { buildTimeline, type TimelineEntry } from '../../projector/timeline';
 import { verifyTree } from '../../projector/verify-tree';
@@ -15,7 +17,7 @@ import type { CommandContext } from '../cli';
 import { firstLine, formatEventLine, formatProblemLine, shortSessionId } from '../format-event';
 import { problemSite } from './audit';
 
-const USAGE = 'usage: recur replay <session-id> [--json] [--verify]';
+const USAGE = 'usage: recur replay <session-id> [--json] [--verify] | recur replay --bundle FILE [<session-id>] [--json] [--verify]';
 /** Width of the `+12.345s` column. */
 const TIME_COLUMN = 10;
 
@@ -85,8 +87,22 @@ function cellReportJson(r: CellReport): string {
   return JSON.stringify({ kind: 'cell', ...rest, ...(r.verdict !== 'same' && { logged, replay: replayed }) });
 }
 
+type BlobReader = Pick<BlobStore, 'get'>;
+
+/** A bundle's blobs, each checked against its name as the local store checks its files. */
+function bundleBlobs(bundle: Bundle): BlobReader {
+  return {
+    get: async (sha256) => {
+      const bytes = bundle.blobs.get(sha256);
+      if (bytes === undefined) throw new BlobStoreError(sha256, 'missing');
+      if (sha256Hex(bytes) !== sha256) throw new BlobStoreError(sha256, 'corrupt');
+      return bytes;
+    },
+  };
+}
+
 /** Runs the tree's cells again in fresh kernels bound to no host; 3 when any cell differs or cannot be checked. */
-async function verifyCells(config: RecurConfig, events: readonly StoredEvent[], ctx: CommandContext): Promise<number> {
+async function verifyCells(config: RecurConfig, events: readonly StoredEvent[], blobs: BlobReader, ctx: CommandContext): Promise<number> {
   let jupyter;
   try {
     jupyter = jupyterConnection(config);
@@ -98,7 +114,7 @@ async function verifyCells(config: RecurConfig, events: readonly StoredEvent[], 
   const onReport = (r: CellReport): void => ctx.out(ctx.flags.json ? cellReportJson(r) : formatCellReport(r));
   let reports: CellReport[];
   try {
-    reports = await replayCells({ kernels, blobs: createLocalBlobStore(stackPaths(config).blobs), onReport }, events);
+    reports = await replayCells({ kernels, blobs, onReport }, events);
   } finally {
     kernels.dispose();
   }
@@ -111,23 +127,48 @@ async function verifyCells(config: RecurConfig, events: readonly StoredEvent[], 
   return 0;
 }
 
-/**
- * `recur replay <id>`: the session tree's timeline from Kafka alone (no daemon, no Temporal), in
- * causal order; with --verify, its cells run again and are compared with what the log says.
- */
-export async function replay(ctx: CommandContext): Promise<number> {
-  const [sessionId, ...extra] = ctx.args;
-  if (!sessionId || extra.length > 0) throw new ExitError(2, USAGE);
+interface ReplaySource {
+  sessionId: string;
+  log: LogInOrder;
+  keys: Keyring;
+  blobs: () => BlobReader;
+  /** Where the events came from, for messages. */
+  from: string;
+}
+
+/** The tree from Kafka and this home's keys and blobs, or from a bundle alone (no stack, no home). */
+async function replaySource(ctx: CommandContext, sessionId: string | undefined): Promise<ReplaySource> {
+  if (typeof ctx.flags.bundle === 'string') {
+    const file = ctx.flags.bundle;
+    const bundle = readBundle(file);
+    const id = sessionId ?? bundle.manifest.treeId;
+    // The bundle's own keys: enough for a replay's warning; an audit names the keys to trust (recur audit verify --bundle --pubkey).
+    const keys = keyringOf([...bundle.keys].map(([keyId, pem]) => publicKeyFromPem(pem, `${file}: keys/${keyId}.pem`)));
+    return { sessionId: id, log: bundleLog(bundle, id), keys, blobs: () => bundleBlobs(bundle), from: file };
+  }
+  if (!sessionId) throw new ExitError(2, USAGE);
   const config = loadConfig();
   const kafka = kafkaClient(config, 'reader', `${config.kafka.clientId}-replay`);
   const log = await readLogInOrder({ kafka, topic: config.kafka.topic, sessionId });
+  return { sessionId, log, keys: homeKeyring(stackPaths(config).keys), blobs: () => createLocalBlobStore(stackPaths(config).blobs), from: config.kafka.topic };
+}
+
+/**
+ * `recur replay <id>`: the session tree's timeline from Kafka alone (no daemon, no Temporal), in
+ * causal order, or from an audit bundle (`--bundle`, no stack at all); with --verify, its cells
+ * run again (in the stack's Jupyter) and are compared with what the log says.
+ */
+export async function replay(ctx: CommandContext): Promise<number> {
+  const [id, ...extra] = ctx.args;
+  if (extra.length > 0) throw new ExitError(2, USAGE);
+  const { sessionId, log, keys, blobs, from } = await replaySource(ctx, id);
   const events = [...log.sessions.values()].flat();
-  if (events.length === 0) throw new ExitError(1, `no events logged for ${sessionId} on ${config.kafka.topic}`);
+  if (events.length === 0) throw new ExitError(1, `no events logged for ${sessionId} in ${from}`);
   for (const u of log.undecodable) ctx.err(formatProblemLine({ kind: 'problem', problem: 'undecodable', ...u }));
-  const verdict = verifyTree(sessionId, log, homeKeyring(stackPaths(config).keys));
+  const verdict = verifyTree(sessionId, log, keys);
   const first = verdict.faults[0];
   if (first) ctx.err(`warning: the log does not verify (${problemSite(first)}: ${first.fault}); see recur audit verify ${sessionId}`);
-  if (ctx.flags.verify) return verifyCells(config, events, ctx);
+  if (ctx.flags.verify) return verifyCells(loadConfig(), events, blobs(), ctx);
   const timeline = buildTimeline(sessionId, events);
   if (ctx.flags.json) for (const entry of timeline) ctx.out(timelineJson(entry));
   else for (const line of formatTimeline(sessionId, timeline)) ctx.out(line);

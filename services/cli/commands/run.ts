@@ -6,6 +6,7 @@ import type { CommandContext } from '../cli';
 import { connectDaemon } from '../daemon-client';
 import { streamSession } from '../stream-session';
 import { longRunRequest } from '../long-run-flags';
+import { ciEnabled, ciOptions, withCiExit } from '../ci/ci-flags';
 
 /**
  * The model for a new session: the flag, else the configured default (RECUR_MODEL). A scripted file is made absolute here,
@@ -17,11 +18,17 @@ export function resolveModel(flag: string | undefined, envModel: string | undefi
   return model.startsWith('scripted:') ? `scripted:${resolve(cwd, model.slice('scripted:'.length))}` : model;
 }
 
-export async function run(ctx: CommandContext): Promise<number> {
+/** In CI mode (--ci, or CI=true) every way the run could not happen or be followed exits 3 (docs/ci.md). */
+export const run = (ctx: CommandContext): Promise<number> => withCiExit(ciEnabled(ctx.flags), () => startAndFollow(ctx));
+
+async function startAndFollow(ctx: CommandContext): Promise<number> {
   const [task, ...extra] = ctx.args;
   if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--net none|full|allow:HOST[:PORT],…] [--detach] [--json]');
   const json = ctx.flags.json === true;
   const config = loadConfig();
+  const ci = ciOptions(ctx.flags, config);
+  // A detached run has no end to report on: `recur attach <id> --junit …` waits for it and writes them.
+  if (ctx.flags.detach && (ci.junit || ci.summary)) throw new ExitError(2, '--junit and --summary wait for the end: drop --detach, or pass them to `recur attach <id>` later');
   const body: StartSessionRequest = {
     task,
     model: resolveModel(ctx.flags.model as string | undefined, config.agent.model ?? undefined, process.cwd()),
@@ -35,6 +42,6 @@ export async function run(ctx: CommandContext): Promise<number> {
     ctx.out(json ? JSON.stringify({ sessionId }) : sessionId);
     return 0;
   }
-  if (!json) ctx.err(`session ${sessionId} started; Ctrl-C detaches (the session keeps running)`);
-  return streamSession(ctx, { config, daemon, sessionId, cursor: {}, json });
+  if (!json) ctx.err(`session ${sessionId} started; ${ci.enabled ? 'CI mode' : 'Ctrl-C detaches (the session keeps running)'}`);
+  return streamSession(ctx, { config, daemon, sessionId, cursor: {}, json, ci });
 }

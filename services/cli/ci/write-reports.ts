@@ -1,0 +1,40 @@
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { RecurError } from '../../../errors';
+import type { StoredEvent } from '../../../schemas';
+import type { DaemonClient } from '../daemon-client';
+import { readTreeLog } from '../tree-log';
+import type { CiOptions } from './ci-flags';
+import { ciVerdict } from './exit-codes';
+import { renderJunit } from './junit';
+import { renderSummary } from './summary';
+
+function write(what: string, file: string, text: string, append = false): void {
+  try {
+    if (append) appendFileSync(file, text);
+    else writeFileSync(file, text);
+  } catch (e) {
+    throw new RecurError(`cannot write the ${what} to ${file}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/**
+ * After the root's end event: reads the whole tree's log, writes the JUnit report and the
+ * summary asked for (and appends the summary to $GITHUB_STEP_SUMMARY in CI mode), and returns
+ * the exit code: the CI code in CI mode, else 0 completed / 1 failed as always.
+ */
+export async function finishRun(
+  o: { daemon: DaemonClient; sessionId: string; ci: CiOptions; err: (line: string) => void },
+  end: StoredEvent,
+  plain: number,
+): Promise<number> {
+  if (!o.ci.enabled && o.ci.junit === null && o.ci.summary === null) return plain;
+  const events = await readTreeLog(o.daemon, o.sessionId);
+  const verdict = ciVerdict(end, events);
+  if (o.ci.junit !== null) write('JUnit report', o.ci.junit, renderJunit(o.sessionId, events));
+  const summary = o.ci.summary !== null || o.ci.stepSummary !== null ? renderSummary({ treeId: o.sessionId, events, verdict }) : '';
+  if (o.ci.summary !== null) write('summary', o.ci.summary, summary);
+  if (o.ci.stepSummary !== null) write('job summary', o.ci.stepSummary, summary, true);
+  if (!o.ci.enabled) return plain;
+  o.err(`recur: exit ${verdict.code}: ${verdict.reason}`);
+  return verdict.code;
+}
