@@ -61,7 +61,7 @@ export function defaultConfig(): RecurConfig {
     sandbox: { mode: 'on', memoryMiB: 4096, maxProcesses: 1024, maxOpenFiles: 4096, maxFileMiB: 16_384, net: 'none' },
     approvals: { ...structuredClone(DEFAULT_APPROVAL_POLICY), policyFile: null },
     worker: { transcriptCacheMiB: 256 },
-    ci: { enabled: false, stepSummary: null },
+    ci: { enabled: false, stepSummary: null, stepOutput: null },
     python: 'python3',
     java: 'java',
   };

@@ -102,7 +102,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
 ];
 
 /** Names of every variable `loadConfig` reads, for `recur --help` and the README. */
-export const CONFIG_ENV_VARS = ['RECUR_HOME', 'RECUR_TOOLS_DIR', 'JAVA_HOME', 'CI', 'GITHUB_STEP_SUMMARY', ...ENV_KEYS.map(([k]) => k)];
+export const CONFIG_ENV_VARS = ['RECUR_HOME', 'RECUR_TOOLS_DIR', 'JAVA_HOME', 'CI', 'GITHUB_STEP_SUMMARY', 'GITHUB_OUTPUT', ...ENV_KEYS.map(([k]) => k)];
 
 /** The value a variable's text stands for, or why it stands for none. */
 function read(kind: Kind, v: string): { value: string | number | boolean | string[] } | { error: string } {
@@ -203,6 +203,7 @@ function readCiEnv(config: RecurConfig, env: Env): void {
   const ci = env.CI?.trim().toLowerCase();
   if (ci === 'true' || ci === '1') config.ci.enabled = true;
   if (env.GITHUB_STEP_SUMMARY) config.ci.stepSummary = resolve(env.GITHUB_STEP_SUMMARY);
+  if (env.GITHUB_OUTPUT) config.ci.stepOutput = resolve(env.GITHUB_OUTPUT);
 }
 
 function mergeInto(target: object, patch: unknown, path: string, warnings: string[]): void {

@@ -121,6 +121,8 @@ export interface RecurConfig {
     enabled: boolean;
     /** GitHub Actions' job summary file (`GITHUB_STEP_SUMMARY`); a CI run's Markdown summary is appended to it. Null: not set. */
     stepSummary: string | null;
+    /** GitHub Actions' step outputs file (`GITHUB_OUTPUT`); a CI run appends `session=<id>` to it as it starts. Null: not set. */
+    stepOutput: string | null;
   };
   /** Interpreter used to create the Recur venv; the venv itself lives under `home`. */
   python: string;

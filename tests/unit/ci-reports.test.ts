@@ -1,7 +1,12 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { FailureKind, RecurEventInput } from '../../schemas';
 import { CI_EXIT, FAILURE_EXIT, asInfrastructureExit, ciVerdict } from '../../services/cli/ci/exit-codes';
-import { ciEnabled } from '../../services/cli/ci/ci-flags';
+import { ciEnabled, ciOptions } from '../../services/cli/ci/ci-flags';
+import { recordSessionOutput } from '../../services/cli/ci/write-reports';
+import { parseConfig } from '../../config';
 import { renderJunit } from '../../services/cli/ci/junit';
 import { renderSummary } from '../../services/cli/ci/summary';
 import { ExitError, RecurError, StackError } from '../../errors';
@@ -55,6 +60,15 @@ describe('CI mode switch', () => {
   it('is on with --ci or CI=true (or 1), off with --no-ci whatever CI says, and another CI value leaves it off rather than failing', () => {
     expect([ciEnabled({}, {}), ciEnabled({ ci: true }, {}), ciEnabled({}, { CI: 'true' }), ciEnabled({}, { CI: '1' }), ciEnabled({}, { CI: 'TRUE ' })]).toEqual([false, true, true, true, true]);
     expect([ciEnabled({ 'no-ci': true }, { CI: 'true' }), ciEnabled({ ci: true, 'no-ci': true }, {}), ciEnabled({}, { CI: 'woodpecker' })]).toEqual([false, false, false]);
+  });
+
+  it("appends the session's id to $GITHUB_OUTPUT in CI mode only, after what earlier steps wrote", () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'recur-ci-')), 'output');
+    writeFileSync(file, 'earlier=1\n');
+    const { config } = parseConfig({ GITHUB_OUTPUT: file });
+    recordSessionOutput(ciOptions({ 'no-ci': true }, config), 'off-session');
+    recordSessionOutput(ciOptions({ ci: true }, config), 'r-1');
+    expect(readFileSync(file, 'utf8')).toBe('earlier=1\nsession=r-1\n');
   });
 });
 

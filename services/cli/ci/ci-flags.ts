@@ -20,6 +20,8 @@ export interface CiOptions {
   summary: string | null;
   /** Where the summary is appended too ($GITHUB_STEP_SUMMARY), in CI mode only. */
   stepSummary: string | null;
+  /** Where the session's id is appended as a step output ($GITHUB_OUTPUT), in CI mode only. */
+  stepOutput: string | null;
 }
 
 /**
@@ -43,7 +45,7 @@ export function ciOptions(flags: CommandContext['flags'], config: RecurConfig): 
     if (typeof v !== 'string' || v === '') throw new ExitError(2, `--${name} needs a file name`);
     return v;
   };
-  return { enabled, junit: file('junit'), summary: file('summary'), stepSummary: enabled ? config.ci.stepSummary : null };
+  return { enabled, junit: file('junit'), summary: file('summary'), stepSummary: enabled ? config.ci.stepSummary : null, stepOutput: enabled ? config.ci.stepOutput : null };
 }
 
 /** Runs a CI-aware command: in CI mode, whatever it throws leaves as exit 3 (asInfrastructureExit). */

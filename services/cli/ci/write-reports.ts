@@ -17,6 +17,11 @@ function write(what: string, file: string, text: string, append = false): void {
   }
 }
 
+/** A later step of the job (an export, an upload) names the session by this output: `steps.<id>.outputs.session`. */
+export function recordSessionOutput(ci: CiOptions, sessionId: string): void {
+  if (ci.stepOutput !== null) write('step output', ci.stepOutput, `session=${sessionId}\n`, true);
+}
+
 /**
  * After the root's end event: reads the whole tree's log, writes the JUnit report and the
  * summary asked for (and appends the summary to $GITHUB_STEP_SUMMARY in CI mode), and returns

@@ -7,6 +7,7 @@ import { connectDaemon } from '../daemon-client';
 import { streamSession } from '../stream-session';
 import { longRunRequest } from '../long-run-flags';
 import { ciEnabled, ciOptions, withCiExit } from '../ci/ci-flags';
+import { recordSessionOutput } from '../ci/write-reports';
 
 /**
  * The model for a new session: the flag, else the configured default (RECUR_MODEL). A scripted file is made absolute here,
@@ -38,6 +39,7 @@ async function startAndFollow(ctx: CommandContext): Promise<number> {
   };
   const daemon = connectDaemon(config);
   const { sessionId } = await daemon.post<StartSessionReply>('/v1/sessions', body);
+  recordSessionOutput(ci, sessionId);
   if (ctx.flags.detach) {
     ctx.out(json ? JSON.stringify({ sessionId }) : sessionId);
     return 0;
