@@ -6,11 +6,11 @@ const CLI = join(repoRoot(), 'dist', 'services', 'cli', 'main.js');
 
 /**
  * Runs the built CLI against the test stack's daemon and worker, as a user would. The CI's own
- * `CI=true` is left out, so a test gets CI mode only by asking (`--ci`, or `env: { CI: 'true' }`).
+ * `CI=true` (and its GitHub files) is left out, so a test gets CI mode only by asking (`--ci`, or `env: { CI: 'true' }`).
  */
 export function recur(args: string[], opts: { onLine?: (line: string, send: (sig: NodeJS.Signals) => void) => void; env?: Record<string, string> } = {}) {
   return new Promise<{ code: number | null; lines: string[]; stderr: string }>((resolve) => {
-    const { CI: _ci, GITHUB_STEP_SUMMARY: _summary, ...env } = process.env;
+    const { CI: _ci, GITHUB_STEP_SUMMARY: _summary, GITHUB_OUTPUT: _output, ...env } = process.env;
     const child = spawn(process.execPath, [CLI, ...args], { env: { ...env, ...opts.env } });
     const lines: string[] = [];
     let stderr = '';
