@@ -3,6 +3,7 @@ import { escapeControlsInJson, stripControls } from '../../activities/control-te
 import { CONFIG_ENV_VARS } from '../../config';
 import { ExitError } from '../../errors';
 import { LONG_RUN_OPTIONS, LONG_RUN_USAGE } from './long-run-flags';
+import { BUDGET_OPTIONS, BUDGET_USAGE } from './budget-flags';
 
 export interface CliIo {
   out: (line: string) => void;
@@ -53,8 +54,11 @@ const COMMANDS: Record<string, Command> = {
   },
   run: {
     summary: 'start a root agent session and stream its events (and its sub-agents\') until it ends',
-    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--detach] [--json] ${LONG_RUN_USAGE}`,
-    options: { model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' }, ...LONG_RUN_OPTIONS },
+    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--detach] [--json] ${LONG_RUN_USAGE} ${BUDGET_USAGE}`,
+    options: {
+      model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' },
+      ...LONG_RUN_OPTIONS, ...BUDGET_OPTIONS,
+    },
     load: async () => (await import('./commands/run')).run,
   },
   attach: {
@@ -86,6 +90,12 @@ const COMMANDS: Record<string, Command> = {
     usage: 'recur replay <session-id> [--json] [--verify]',
     options: { json: { type: 'boolean' }, verify: { type: 'boolean' } },
     load: async () => (await import('./commands/replay')).replay,
+  },
+  cost: {
+    summary: "print a session tree's tokens (in/out), cost and time per agent, from the event log alone",
+    usage: 'recur cost <session-id> [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/cost')).cost,
   },
   audit: {
     summary: "verify a session tree's log (gaps, order, edits, hash chain, signatures, tree shape); exit 3 naming the first bad event",

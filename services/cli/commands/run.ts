@@ -6,6 +6,8 @@ import type { CommandContext } from '../cli';
 import { connectDaemon } from '../daemon-client';
 import { streamSession } from '../stream-session';
 import { longRunRequest } from '../long-run-flags';
+import { budgetLimits } from '../budget-flags';
+import { goalTurnCapText } from '../../../workflows/goals';
 
 /**
  * The model for a new session: the flag, else the configured default (RECUR_MODEL). A scripted file is made absolute here,
@@ -29,8 +31,12 @@ export async function run(ctx: CommandContext): Promise<number> {
     ...(typeof ctx.flags.net === 'string' ? { net: ctx.flags.net } : {}),
     ...longRunRequest(ctx.flags, process.cwd()),
   };
+  const limits = budgetLimits(ctx.flags);
+  if (Object.keys(limits).length > 0) body.limits = limits;
   const daemon = connectDaemon(config);
-  const { sessionId } = await daemon.post<StartSessionReply>('/v1/sessions', body);
+  const { sessionId, maxTurns } = await daemon.post<StartSessionReply>('/v1/sessions', body);
+  // Stated up front: without --autonomous, a goal run's turn cap is the only end short of the goal.
+  if (body.goal && !body.autonomous && !json) ctx.err(goalTurnCapText(maxTurns));
   if (ctx.flags.detach) {
     ctx.out(json ? JSON.stringify({ sessionId }) : sessionId);
     return 0;

@@ -1,0 +1,76 @@
+/*
+ * The tree's budget in the workflow: the root answers asks and reports from every session below
+ * it (an update per model call, so history stays O(steps)); every session asks before and reports
+ * after each of its model calls. Deterministic: workflow time, conditions and one activity only.
+ */
+import { condition, setHandler } from '@temporalio/workflow';
+import type { RecurEventInput } from '../schemas/generated/events';
+import { chargeTreeBudgetUpdate, type TreeBudgetReply } from './messages';
+import type { BudgetStop } from './plan-next-step';
+import type { sessionActivities } from './proxies';
+import type { SessionState } from './session-state';
+import type { Spend, TreeLedger } from './tree-ledger';
+
+type Acts = ReturnType<typeof sessionActivities>;
+
+/** What this session has spent itself; `calls` counts a call made but not yet logged as a turn. */
+export const spendOf = (s: SessionState, calls = 0): Spend => ({ tokens: s.tokens, costUsd: s.long.costUsd, turns: s.turn + calls });
+
+/** The root's answer to an ask: held while calls in flight could together pass a budget. */
+async function admitWhenFits(ledger: TreeLedger, sessionId: string): Promise<TreeBudgetReply> {
+  for (;;) {
+    const a = ledger.admit(sessionId, Date.now());
+    if (!('wait' in a)) return a;
+    const seen = ledger.version;
+    await condition(() => ledger.version !== seen);
+  }
+}
+
+export function installTreeBudgetHandler(s: SessionState): void {
+  const { ledger } = s;
+  if (!ledger) return;
+  setHandler(chargeTreeBudgetUpdate, ({ sessionId, spent, want }) => {
+    ledger.record(sessionId, spent);
+    return want === 'report' ? { ok: true } : admitWhenFits(ledger, sessionId);
+  });
+}
+
+/** Before a model call: the tree's (and any slice's) word on it; a stop names the budget that is spent. */
+export async function askTree(s: SessionState, acts: Acts): Promise<BudgetStop | null> {
+  const spent = spendOf(s);
+  let reply: TreeBudgetReply;
+  if (s.ledger) {
+    s.ledger.record(s.id, spent);
+    reply = await admitWhenFits(s.ledger, s.id);
+  } else {
+    reply = await acts.chargeTreeBudget({ rootId: s.input.rootId, sessionId: s.id, spent, want: 'call', callIndex: s.turn });
+  }
+  return reply.ok ? null : { kind: 'budget', scope: reply.scope, reason: reply.reason };
+}
+
+/** After a model call (made, not yet logged as a turn), or at the session's end (`calls` 0). */
+export async function reportSpend(s: SessionState, acts: Acts, calls: number): Promise<void> {
+  if (s.ledger) {
+    s.ledger.record(s.id, spendOf(s, calls));
+    return;
+  }
+  await acts.chargeTreeBudget({ rootId: s.input.rootId, sessionId: s.id, spent: spendOf(s, calls), want: 'report', callIndex: s.turn });
+}
+
+/** The BudgetSet a session logs right after SessionStarted: the tree's budget at a root, a child's slice; none without either. */
+export function budgetEvents(s: SessionState): RecurEventInput[] {
+  const { slice } = s.input;
+  if (slice) {
+    return [{
+      type: 'BudgetSet', scope: 'slice', tokens: slice.granted.tokens, costUsd: slice.granted.costUsd, seconds: null, turns: null,
+      askedTokens: slice.asked.tokens, askedCostUsd: slice.asked.costUsd, note: slice.capped ?? 'as rlm() asked',
+    }];
+  }
+  const b = s.ledger?.budget;
+  if (!b || (b.tokens === null && b.costUsd === null && b.seconds === null && b.turns === null)) return [];
+  return [{
+    type: 'BudgetSet', scope: 'tree', tokens: b.tokens, costUsd: b.costUsd, seconds: b.seconds, turns: b.turns,
+    askedTokens: null, askedCostUsd: null,
+    note: s.input.autonomous ? 'the run\'s budget flags, else the autonomous defaults (RECUR_AUTONOMOUS_MAX_*)' : 'the run\'s budget flags',
+  }];
+}
