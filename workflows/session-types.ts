@@ -75,6 +75,8 @@ export interface SessionInput {
   approvals?: ApprovalPolicy;
   /** A child's share of the tree's budget (rlm(task, budget_tokens=, budget_usd=)), as its parent asked and the root granted it. */
   slice?: { asked: Slice; granted: Slice; capped: string | null } | null;
+  /** Set on a slice holder and everything below it: its calls count against a slice even where the tree has no budget. */
+  inSlice?: boolean;
   /** Present when this run continues an earlier run of the same session (continue-as-new). */
   carry?: SessionCarry;
 }

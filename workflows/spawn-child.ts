@@ -56,7 +56,7 @@ export async function spawn(s: SessionState, req: SpawnRequest, childWorkflow: C
       args: [{
         sessionId: childId, rootId: input.rootId, parentId: s.id, name, task: req.task, taskBlob, model,
         depth: input.depth + 1, limits: req.maxTurns ? { ...limits, maxTurns: req.maxTurns } : limits, approvals: input.approvals,
-        slice: asked && slot.slice ? { asked, ...slot.slice } : null,
+        slice: asked && slot.slice ? { asked, ...slot.slice } : null, inSlice: !!input.inSlice || !!asked,
       }],
       // A child outlives a parent run that continues-as-new; it reports back by signal, not by result.
       parentClosePolicy: ParentClosePolicy.ABANDON,

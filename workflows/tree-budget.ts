@@ -6,7 +6,7 @@
 import { condition, setHandler } from '@temporalio/workflow';
 import type { RecurEventInput } from '../schemas/generated/events';
 import { chargeTreeBudgetUpdate, type TreeBudgetReply } from './messages';
-import type { BudgetStop } from './plan-next-step';
+import { treeBudgetOf, type BudgetStop } from './plan-next-step';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
 import type { Spend, TreeLedger } from './tree-ledger';
@@ -35,8 +35,19 @@ export function installTreeBudgetHandler(s: SessionState): void {
   });
 }
 
+/**
+ * Whether this session's calls count anywhere: a tree with no budget and no slice above the session
+ * has nothing to check, so its sessions make no round trip to the root per call.
+ */
+function counted(s: SessionState): boolean {
+  if (s.ledger || s.input.inSlice) return true;
+  const b = treeBudgetOf(s.input.limits);
+  return b.tokens !== null || b.costUsd !== null || b.seconds !== null || b.turns !== null;
+}
+
 /** Before a model call: the tree's (and any slice's) word on it; a stop names the budget that is spent. */
 export async function askTree(s: SessionState, acts: Acts): Promise<BudgetStop | null> {
+  if (!counted(s)) return null;
   const spent = spendOf(s);
   let reply: TreeBudgetReply;
   if (s.ledger) {
@@ -50,6 +61,7 @@ export async function askTree(s: SessionState, acts: Acts): Promise<BudgetStop |
 
 /** After a model call (made, not yet logged as a turn), or at the session's end (`calls` 0). */
 export async function reportSpend(s: SessionState, acts: Acts, calls: number): Promise<void> {
+  if (!counted(s)) return;
   if (s.ledger) {
     s.ledger.record(s.id, spendOf(s, calls));
     return;
