@@ -35,8 +35,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   if (Object.keys(limits).length > 0) body.limits = limits;
   const daemon = connectDaemon(config);
   const { sessionId, maxTurns } = await daemon.post<StartSessionReply>('/v1/sessions', body);
-  // Stated up front: without --autonomous, a goal run's turn cap is the only end short of the goal.
-  if (body.goal && !body.autonomous && !json) ctx.err(goalTurnCapText(maxTurns));
+  // Stated up front (on stderr, so --json output stays one object a line): without --autonomous,
+  // a goal run's turn cap is its only end short of the goal.
+  if (body.goal && !body.autonomous) ctx.err(goalTurnCapText(maxTurns));
   if (ctx.flags.detach) {
     ctx.out(json ? JSON.stringify({ sessionId }) : sessionId);
     return 0;
