@@ -51,6 +51,22 @@ test('two children running at once spend one tree budget: they are refused, the 
   expect(spent).toBeLessThanOrEqual(100 + 5 + 5);
 });
 
+test("the root's ledger rides its continue-as-new: a slice granted in one run still holds in the next", async () => {
+  world.tokensPerCall = { in: 3, out: 2 };
+  world.script = {
+    root: [{ code: [{ op: 'spawn', task: 'x', name: 'a', slice: { tokens: 30, costUsd: null } }] }, { code: [{ op: 'take', waitMs: 20_000 }] }, { answer: 'done' }],
+    a: busy(40),
+  };
+  // One turn per run: the child's asks land on later runs of the root than the one that granted its slice.
+  const input = world.input('t', { maxTokens: 10_000, turnsPerRun: 1 });
+  const h = await world.client.workflow.start('agentSessionWorkflow', { taskQueue: TQ, workflowId: input.sessionId, args: [input] });
+  await expect(h.result()).resolves.toMatchObject({ status: 'completed' });
+  expect((await h.describe()).runId).not.toBe(h.firstExecutionRunId);
+  const a = `${input.sessionId}/a`;
+  expect(last(a)).toMatchObject({ type: 'SessionFailed', kind: 'budget', reason: `slice of ${a}: token budget spent: 30 of 30 tokens` });
+  expect(tokens(a)).toBe(30);
+});
+
 test("a child's slice bigger than what remains is capped at what remains, and the cap is logged and told to the kernel", async () => {
   world.tokensPerCall = { in: 5, out: 5 };
   world.script = {
