@@ -30,6 +30,11 @@ export interface Scope {
 
 const usd = (n: number) => `$${n.toFixed(4)}`;
 
+/** Whether session `id` falls under the scope held by `holder`. */
+export const inScope = (holder: string, id: string): boolean => holder === '' || id === holder || id.startsWith(`${holder}/`);
+
+export const describeScope = (scope: Scope): string => (scope.holder === '' ? "the tree's budget" : `the budget slice of ${scope.holder}`);
+
 /** Which of a scope's budgets is spent, in words naming it (spent vs limit); null while all hold. Pure. */
 export function spentReason(scope: Scope, spent: Spend, elapsedMs: number): string | null {
   const { limit } = scope;

@@ -55,11 +55,11 @@ export type ReserveReply = { ok: true; slice?: { granted: Slice; capped: string 
 /** To a tree's root: reserve one of the tree's sessions for `childId`, spawned anywhere below it (update id `reserve:<childId>`). */
 export const reserveTreeSessionUpdate = defineUpdate<ReserveReply, [{ childId: string; slice?: Slice | null }]>('reserveTreeSession');
 
-/** A session's cumulative spend for its tree's root; `call`: it also asks to make a model call. */
+/** A session's cumulative spend for its tree's root; `call`: it also asks to make a model call; `end`: it has ended. */
 export interface TreeSpendReport {
   sessionId: string;
   spent: Spend;
-  want: 'call' | 'report';
+  want: 'call' | 'report' | 'end';
 }
 export type TreeBudgetReply = { ok: true } | { ok: false; scope: 'tree' | 'slice'; reason: string };
 /**

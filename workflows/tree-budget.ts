@@ -30,8 +30,8 @@ export function installTreeBudgetHandler(s: SessionState): void {
   const { ledger } = s;
   if (!ledger) return;
   setHandler(chargeTreeBudgetUpdate, ({ sessionId, spent, want }) => {
-    ledger.record(sessionId, spent);
-    return want === 'report' ? { ok: true } : admitWhenFits(ledger, sessionId);
+    ledger.record(sessionId, spent, want === 'end');
+    return want === 'call' ? admitWhenFits(ledger, sessionId) : { ok: true };
   });
 }
 
@@ -59,14 +59,21 @@ export async function askTree(s: SessionState, acts: Acts): Promise<BudgetStop |
   return reply.ok ? null : { kind: 'budget', scope: reply.scope, reason: reply.reason };
 }
 
-/** After a model call (made, not yet logged as a turn), or at the session's end (`calls` 0). */
-export async function reportSpend(s: SessionState, acts: Acts, calls: number): Promise<void> {
+/**
+ * After a model call (`calls` 1: made, not yet logged as a turn), or at the session's end. Below
+ * the root the report after a call is not awaited: the loop goes on to its cell, and a report
+ * that arrives late or is lost (the run continued as new) is made good by the next cumulative ask.
+ */
+export async function reportSpend(s: SessionState, acts: Acts, when: 'call' | 'end'): Promise<void> {
   if (!counted(s)) return;
+  const spent = spendOf(s, when === 'call' ? 1 : 0);
   if (s.ledger) {
-    s.ledger.record(s.id, spendOf(s, calls));
+    s.ledger.record(s.id, spent, when === 'end');
     return;
   }
-  await acts.chargeTreeBudget({ rootId: s.input.rootId, sessionId: s.id, spent: spendOf(s, calls), want: 'report', callIndex: s.turn });
+  const sent = acts.chargeTreeBudget({ rootId: s.input.rootId, sessionId: s.id, spent, want: when === 'call' ? 'report' : 'end', callIndex: s.turn });
+  if (when === 'end') await sent;
+  else void sent.catch(() => undefined);
 }
 
 /** The BudgetSet a session logs right after SessionStarted: the tree's budget at a root, a child's slice; none without either. */

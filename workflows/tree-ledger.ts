@@ -3,15 +3,15 @@
  * root's workflow and unit tests drive it alike. Every session reports its own cumulative spend
  * (a repeated or late report changes nothing) and asks before each model call.
  */
-import { spentReason, type Scope, type Slice, type Spend, type TreeBudget } from './check-budget';
+import { describeScope, inScope, spentReason, type Scope, type Slice, type Spend, type TreeBudget } from './check-budget';
 
 export type { Slice, Spend, TreeBudget };
 
 export interface LedgerCarry {
   spent: Record<string, Spend>;
   slices: Record<string, Slice>;
-  /** Sessions with a model call granted and not yet reported. */
-  open: string[];
+  /** Sessions with a model call granted and not yet reported, each with its turns when granted. */
+  open: Record<string, number>;
   /** The largest single call reported so far: what a call in flight is assumed to cost. */
   largest: { tokens: number; costUsd: number } | null;
   /** Why the tree must end, once a tree budget is spent. */
@@ -29,7 +29,7 @@ const usd = (n: number) => `$${n.toFixed(4)}`;
 export class TreeLedger {
   private readonly spent: Map<string, Spend>;
   private readonly slices: Map<string, Slice>;
-  private readonly open: Set<string>;
+  private readonly open: Map<string, number>;
   private largest: LedgerCarry['largest'];
   stop: string | null;
   /** Bumped by every change, so a waiting ask can notice one (not carried). */
@@ -38,13 +38,17 @@ export class TreeLedger {
   constructor(readonly budget: TreeBudget, readonly startedAt: number, c?: LedgerCarry) {
     this.spent = new Map(Object.entries(c?.spent ?? {}));
     this.slices = new Map(Object.entries(c?.slices ?? {}));
-    this.open = new Set(c?.open ?? []);
+    this.open = new Map(Object.entries(c?.open ?? {}));
     this.largest = c?.largest ?? null;
     this.stop = c?.stop ?? null;
   }
 
-  /** Takes a session's cumulative spend; its granted call, if any, is now reported. */
-  record(sessionId: string, spend: Spend): void {
+  /**
+   * Takes a session's cumulative spend. Its granted call counts as reported once the spend has a
+   * turn more than when it was granted (a late report of an earlier call leaves it open), or at
+   * the session's `end`.
+   */
+  record(sessionId: string, spend: Spend, end = false): void {
     const was = this.spent.get(sessionId) ?? ZERO;
     const now = { tokens: Math.max(was.tokens, spend.tokens), costUsd: Math.max(was.costUsd, spend.costUsd), turns: Math.max(was.turns, spend.turns) };
     const call = { tokens: now.tokens - was.tokens, costUsd: now.costUsd - was.costUsd };
@@ -52,7 +56,8 @@ export class TreeLedger {
       this.largest = { tokens: Math.max(call.tokens, this.largest?.tokens ?? 0), costUsd: Math.max(call.costUsd, this.largest?.costUsd ?? 0) };
     }
     this.spent.set(sessionId, now);
-    this.open.delete(sessionId);
+    const granted = this.open.get(sessionId);
+    if (end || (granted !== undefined && now.turns > granted)) this.open.delete(sessionId);
     this.version++;
   }
 
@@ -83,10 +88,10 @@ export class TreeLedger {
       return { ok: false, scope: 'tree', reason: spent };
     }
     for (const scope of this.scopes(sessionId)) {
-      const inFlight = [...this.open].filter((id) => id !== sessionId && inScope(scope.holder, id)).length;
-      if (inFlight > 0 && !this.fits(scope, inFlight + 1)) return { wait: `${inFlight} model call(s) in flight could pass ${describe(scope)}` };
+      const inFlight = [...this.open.keys()].filter((id) => id !== sessionId && inScope(scope.holder, id)).length;
+      if (inFlight > 0 && !this.fits(scope, inFlight + 1)) return { wait: `${inFlight} model call(s) in flight could pass ${describeScope(scope)}` };
     }
-    this.open.add(sessionId);
+    this.open.set(sessionId, this.spent.get(sessionId)?.turns ?? 0);
     this.version++;
     return { ok: true };
   }
@@ -117,7 +122,7 @@ export class TreeLedger {
 
   carry(): LedgerCarry {
     return {
-      spent: Object.fromEntries(this.spent), slices: Object.fromEntries(this.slices), open: [...this.open], largest: this.largest, stop: this.stop,
+      spent: Object.fromEntries(this.spent), slices: Object.fromEntries(this.slices), open: Object.fromEntries(this.open), largest: this.largest, stop: this.stop,
     };
   }
 
@@ -141,10 +146,4 @@ export class TreeLedger {
     if (limit.tokens !== null && spent.tokens + calls * this.largest.tokens > limit.tokens) return false;
     return limit.costUsd === null || spent.costUsd + calls * this.largest.costUsd <= limit.costUsd;
   }
-}
-
-const inScope = (holder: string, id: string) => holder === '' || id === holder || id.startsWith(`${holder}/`);
-
-function describe(scope: Scope): string {
-  return scope.holder === '' ? "the tree's budget" : `the budget slice of ${scope.holder}`;
 }

@@ -31,7 +31,7 @@ export async function callModelFor(s: SessionState, acts: Acts) {
   }
   s.tokens += reply.event.tokensIn + reply.event.tokensOut;
   s.long.recordCall(reply.event.tokensIn + reply.event.tokensOut, reply.event.costUsd);
-  await reportSpend(s, acts, 1);
+  await reportSpend(s, acts, 'call');
   return reply;
 }
 

@@ -48,7 +48,7 @@ describe("the tree's ledger (kept by the root)", () => {
     // 200 spent and a call is ~200: up to four in flight fit (200 + 4 × 200 ≤ 1000), a fifth does not.
     for (const id of ['r/a', 'r/b', 'r/c', 'r/d']) expect(l.admit(id, 0)).toEqual({ ok: true });
     expect(l.admit('r/e', 0)).toHaveProperty('wait');
-    l.record('r/a', spend(400));
+    l.record('r/a', spend(400, 0, 2));
     l.record('r/b', spend(200));
     l.record('r/c', spend(200));
     // 800 spent, r/d in flight: r/e waits for it…
@@ -56,6 +56,19 @@ describe("the tree's ledger (kept by the root)", () => {
     l.record('r/d', spend(150));
     // …and, alone, is granted while anything remains: the last call may pass the budget by its own size.
     expect(l.admit('r/e', 0)).toEqual({ ok: true });
+  });
+
+  it("closes a granted call only on a report with a turn more, or the session's end: a late report of an earlier call leaves it open", () => {
+    const l = new TreeLedger({ ...NONE, tokens: 12 }, 0);
+    l.record('r/a', spend(5, 0, 1));
+    expect(l.admit('r/a', 0)).toEqual({ ok: true });
+    l.record('r/a', spend(5, 0, 1));
+    expect(l.admit('r/b', 0)).toHaveProperty('wait');
+    l.record('r/a', spend(6, 0, 2));
+    expect(l.admit('r/b', 0)).toEqual({ ok: true });
+    // r/b's call failed: it reports no new turn, but its end still gives back its room.
+    l.record('r/b', spend(0, 0, 0), true);
+    expect(l.carry().open).toEqual({});
   });
 
   it('grants turns exactly: calls in flight count as turns taken', () => {
