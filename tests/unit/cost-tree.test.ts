@@ -44,7 +44,7 @@ describe('the cost tree (services/projector/cost-tree.ts)', () => {
 
   test('recur cost prints one line per agent, indented by depth, with its own spend and its subtree\'s', () => {
     const lines = formatCostTree(costTree('r1', TREE)!);
-    expect(lines[0]).toBe('cost of r1: 5 calls, 141 in + 74 out tok, $0.6110, 3.0s');
+    expect(lines[0]).toBe('cost of r1: 5 calls, 141 in + 74 out tok, $0.6110, 3.0s (budget 1000 tok)');
     expect(lines[1]).toBe('  r1 [failed (budget)] 1 call, 10 in + 5 out tok, $0.0100, 3.0s (model 0.1s); with sub-agents 5 calls, 141 in + 74 out tok, $0.6110');
     expect(lines[3]).toMatch(/^ {6}r1\/a\/x \[running\] 2 calls, 4 in \+ 6 out tok/);
     expect(lines).toHaveLength(5);

@@ -10,9 +10,15 @@ const USAGE = 'usage: recur cost <session-id> [--json]';
 
 const spent = (s: Spent) => `${s.calls} call${s.calls === 1 ? '' : 's'}, ${s.tokensIn} in + ${s.tokensOut} out tok, $${s.costUsd.toFixed(4)}`;
 
+function budget(b: CostNode['budget']): string {
+  if (!b) return '';
+  const parts = [b.tokens !== null && `${b.tokens} tok`, b.costUsd !== null && `$${b.costUsd}`, b.seconds !== null && `${b.seconds}s`, b.turns !== null && `${b.turns} calls`];
+  return ` (budget ${parts.filter(Boolean).join(', ')})`;
+}
+
 /** One line per agent, indented by depth: its own spend and time, and its subtree's where it has children. */
 export function formatCostTree(root: CostNode): string[] {
-  const lines = [`cost of ${root.sessionId}: ${spent(root.total)}, ${(root.wallMs / 1000).toFixed(1)}s`];
+  const lines = [`cost of ${root.sessionId}: ${spent(root.total)}, ${(root.wallMs / 1000).toFixed(1)}s${budget(root.budget)}`];
   const walk = (n: CostNode, depth: number) => {
     const tree = n.children.length > 0 ? `; with sub-agents ${spent(n.total)}` : '';
     lines.push(`${'  '.repeat(depth)}${shortSessionId(n.sessionId)} [${n.status}] ${spent(n.own)}, ${(n.wallMs / 1000).toFixed(1)}s (model ${(n.own.modelMs / 1000).toFixed(1)}s)${tree}`);
