@@ -71,6 +71,19 @@ describe('tree-wide budgets (real stack; scripted model)', () => {
     expect(text.lines[0]).toMatch(new RegExp(`^cost of ${root}: ${calls.length} calls, `));
   }, 240_000);
 
+  it('recur run --budget-tokens sets the tree budget through the daemon: logged at start, and the run ends on it after a wrap-up', async () => {
+    const file = join(scriptsDir(h.config), 'budget-flag.json');
+    writeFileSync(file, JSON.stringify({ agents: { root: [py('x = 1'), 'Report: one step done.'] } }));
+    const { code, lines } = await recur(['run', 'one step', '--budget-tokens', '1', '--model', `scripted:${file}`, '--json']);
+    expect(code).toBe(1);
+    const events = lines.map((l) => JSON.parse(l));
+    expect(events.map((e) => e.type)).toEqual([
+      'SessionStarted', 'BudgetSet', 'ModelCalled', 'CellRequested', 'CellExecuted', 'ContinuationInjected', 'ModelCalled', 'SessionFailed',
+    ]);
+    expect(events[1].event).toMatchObject({ scope: 'tree', tokens: 1, costUsd: null, seconds: null, turns: null });
+    expect(events.at(-1).event).toMatchObject({ kind: 'budget', reason: expect.stringMatching(/^tree token budget spent: \d+ of 1 tokens; wrapped up$/) });
+  }, 120_000);
+
   it('a goal run without --autonomous says its turn cap at start, logs it, and ends at it with SessionFailed max_turns saying so', async () => {
     const file = join(scriptsDir(h.config), 'goal-cap.json');
     const maxTurns = h.config.agent.maxTurns;
