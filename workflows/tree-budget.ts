@@ -1,7 +1,7 @@
 /*
  * The tree's budget in the workflow: the root answers asks and reports from every session below
- * it (an update per model call, so history stays O(steps)); every session asks before and reports
- * after each of its model calls. Deterministic: workflow time, conditions and one activity only.
+ * it (two updates per model call, so history stays O(steps)); every session asks before and
+ * reports after each of its model calls. Deterministic: workflow time, conditions, one activity.
  */
 import { condition, setHandler } from '@temporalio/workflow';
 import type { RecurEventInput } from '../schemas/generated/events';
