@@ -3,7 +3,8 @@ import type { CallModelInput, CallModelResult } from './call-model';
 import type { AppendEventsInput, AppendEventsResult } from './event-log';
 import type { SnapshotKernelInput, SnapshotKernelResult } from './snapshot/snapshot-activities';
 import type { RunGateInput, RunGateResult } from './run-gate';
-import type { ReserveReply } from '../workflows/messages';
+import type { ReserveReply, TreeBudgetReply, TreeSpendReport } from '../workflows/messages';
+import type { Slice } from '../workflows/tree-ledger';
 
 export interface RunCellInput {
   sessionId: string;
@@ -42,5 +43,6 @@ export interface SessionActivities {
   shutdownKernel(input: { sessionId: string }): Promise<void>;
   snapshotKernel(input: SnapshotKernelInput): Promise<SnapshotKernelResult>;
   runGate(input: RunGateInput): Promise<RunGateResult>;
-  reserveTreeSession(input: { rootId: string; childId: string }): Promise<ReserveReply>;
+  reserveTreeSession(input: { rootId: string; childId: string; slice?: Slice | null }): Promise<ReserveReply>;
+  chargeTreeBudget(input: TreeSpendReport & { rootId: string; callIndex: number }): Promise<TreeBudgetReply>;
 }

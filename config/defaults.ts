@@ -56,7 +56,7 @@ export function defaultConfig(): RecurConfig {
       maxLoadedKernels: 32,
     },
     harness: { globalScope: 'global', refineApply: 'auto', autoRefineTurns: 0 },
-    autonomous: { maxTurns: 2000, maxTokens: 50_000_000, maxCostUsd: 100, maxSeconds: 12 * 3600, gateTimeoutSeconds: 300 },
+    autonomous: { maxTurns: 2000, maxTokens: 50_000_000, maxCostUsd: 100, maxSeconds: 12 * 3600, maxTreeTurns: 20_000, gateTimeoutSeconds: 300 },
     // Sized for real work (a pandas frame of a few GB, a build with parallel jobs), not for a runaway cell.
     sandbox: { mode: 'on', memoryMiB: 4096, maxProcesses: 1024, maxOpenFiles: 4096, maxFileMiB: 16_384, net: 'none' },
     approvals: { ...structuredClone(DEFAULT_APPROVAL_POLICY), policyFile: null },

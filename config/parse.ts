@@ -67,6 +67,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_AUTONOMOUS_MAX_TOKENS', autonomous, 'maxTokens', RANGES.maxTokens],
   ['RECUR_AUTONOMOUS_MAX_COST_USD', autonomous, 'maxCostUsd', RANGES.maxCostUsd],
   ['RECUR_AUTONOMOUS_MAX_SECONDS', autonomous, 'maxSeconds', RANGES.maxSeconds],
+  ['RECUR_AUTONOMOUS_MAX_TREE_TURNS', autonomous, 'maxTreeTurns', RANGES.maxTreeTurns],
   ['RECUR_GATE_TIMEOUT_SECONDS', autonomous, 'gateTimeoutSeconds', RANGES.gateTimeoutSeconds],
   ['RECUR_TRANSCRIPT_CACHE_MIB', worker, 'transcriptCacheMiB', RANGES.transcriptCacheMiB],
   ['RECUR_SANDBOX', sandbox, 'mode', 'on-off'],

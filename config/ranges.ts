@@ -20,6 +20,7 @@ export const RANGES = {
   maxTokens: int(1, 10_000_000_000),
   maxSeconds: int(1, 30 * DAY),
   maxCostUsd: real(0.01, 1_000_000),
+  maxTreeTurns: int(1, 10_000_000),
   cellTimeoutSeconds: int(1, DAY),
   maxDepth: int(0, 8),
   turnsPerRun: int(1, 10_000),

@@ -71,12 +71,18 @@ export interface RecurConfig {
      */
     maxLoadedKernels: number;
   };
-  /** Limits of `recur run --autonomous`, sized for unattended overnight runs; each ends the run with a wrap-up turn. */
+  /**
+   * Limits of `recur run --autonomous`, sized for unattended overnight runs; each ends the run with a
+   * wrap-up turn. maxTurns caps each session; the others are the tree's budget unless the run's
+   * --budget-* flags set it (docs/budgets.md).
+   */
   autonomous: {
     maxTurns: number;
     maxTokens: number;
     maxCostUsd: number;
     maxSeconds: number;
+    /** Model calls the whole tree may make. */
+    maxTreeTurns: number;
     /** Longest one quality-gate command may run. */
     gateTimeoutSeconds: number;
   };

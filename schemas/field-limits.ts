@@ -60,6 +60,7 @@ export const FIELD_LIMITS = {
   ApprovalDecided: { approvalId: ID + 24, by: NAME, reason: 2_000 },
   NetworkConnection: { host: NAME, address: HASH, policy: 2_000, approvalId: ID + 24, reason: 2_000 },
   ApprovalRequested: { kind: NAME, detail: 2_000, requestedBy: ID, evidence: { items: 20, of: ID + 24 } },
+  BudgetSet: { note: 1_000 },
   CellExecuted: {
     requestId: ID, code: INLINE.code, outputs: INLINE.output, outputsBlob: BLOB, errorName: NAME,
     errorValue: INLINE.errorValue, traceback: INLINE.output,

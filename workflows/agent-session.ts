@@ -21,6 +21,7 @@ import { SessionState } from './session-state';
 import type { BlobRef } from '../schemas/generated/events';
 import type { SessionInput, SessionResult } from './session-types';
 import { snapshotKernel } from './snapshot-kernel';
+import { budgetEvents } from './tree-budget';
 import { callModelFor, reachedLimit, wrapUp } from './wrap-up';
 
 type Acts = ReturnType<typeof sessionActivities>;
@@ -37,9 +38,7 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
   installLongRunHandlers(s);
   let ended: Ended;
   let cancelled: unknown;
-  try {
-    ended = await body.run(() => loop(s, acts));
-  } catch (e) {
+  try { ended = await body.run(() => loop(s, acts)); } catch (e) {
     if (e instanceof ContinueAsNew) throw e;
     const fault = s.fault ?? (isCancellation(e) ? null : describeFault(e));
     if (fault === null) cancelled = e;
@@ -59,7 +58,7 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
 
 async function loop(s: SessionState, acts: Acts): Promise<Ended> {
   const { input } = s;
-  if (!input.carry) await s.emit(() => [started(input)]);
+  if (!input.carry) await s.emit(() => [started(input), ...budgetEvents(s)]);
   await logInputGoal(s);
   for (;;) {
     const outcome = s.retained?.idle ? await awaitWork(s, s.retained, acts) : await runTurns(s, acts);
@@ -77,7 +76,7 @@ async function loop(s: SessionState, acts: Acts): Promise<Ended> {
 async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'continue'> {
   const { input } = s;
   for (;;) {
-    const stop = await reachedLimit(s);
+    const stop = await reachedLimit(s, acts);
     if (stop) return wrapUp(s, acts, stop);
     const refused = await awaitSpendApproval(s);
     if (refused) return refused;

@@ -11,6 +11,7 @@ import { childFinishedSignal } from './messages';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
 import type { SessionResult } from './session-types';
+import { reportSpend } from './tree-budget';
 
 /** Longest reason the fallback SessionFailed carries: small enough that it always encodes. */
 export const FALLBACK_REASON_CHARS = 2000;
@@ -90,6 +91,8 @@ export async function finish(
   s.phase = 'done';
   const logged = alreadyLogged !== undefined ? alreadyLogged : retained?.idle ? r : await endTask(s, r, true);
   s.closed = true;
+  // A call granted but never reported (it failed, or the session was cancelled in it) stops holding the tree's room.
+  if (s.input.parentId !== null) await reportSpend(s, acts, 'end').catch(() => undefined);
   // Whatever the parent last saw, a child may still run or be retained: every one is told to end.
   for (const child of s.children.values()) await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);
   if (!retained || retained.unloadedSeq === null) await acts.shutdownKernel({ sessionId: s.id }).catch(() => undefined);

@@ -63,3 +63,7 @@ export function goalContinuationText(g: Goal, now: number): string {
     : 'Audit your work against the objective. If it is fully met, call goal.complete("<evidence>") in Python; otherwise continue working. Treat completion as unproven until you have checked it.';
   return `[goal] Continue working toward the active goal.\nObjective: ${g.objective}\nBudget: ${budgetLine(g, now)}\n${end}`;
 }
+
+/** The turn cap of a goal run without autonomous mode, in the words the CLI and the log use. */
+export const goalTurnCapText = (maxTurns: number): string =>
+  `turn cap: this goal run stops after ${maxTurns} model turns (RECUR_MAX_TURNS) with a wrap-up turn if the goal is not met by then; --autonomous runs use the autonomous limits instead`;

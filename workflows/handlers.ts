@@ -17,6 +17,7 @@ import { sessionStatus } from './session-status';
 import type { ChildOutcome } from './child-types';
 import type { SessionInput } from './session-types';
 import { reserveTreeSession, spawn } from './spawn-child';
+import { installTreeBudgetHandler } from './tree-budget';
 
 /** Longest a single takeMessages call waits in the workflow; the kernel side loops for longer waits. */
 const MAX_TAKE_WAIT_MS = 20_000;
@@ -49,7 +50,8 @@ export function installHandlers(
   setHandler(childFinishedSignal, guardSignal(s, (outcome) => childFinished(s, outcome)));
   setHandler(spawnChildUpdate, guardUpdate(s, (req) => spawn(s, req, childWorkflow, acts)));
   setHandler(sendAgentMessageUpdate, guardUpdate(s, ({ to, text, textBlob = null }) => send(s, to, text, textBlob)));
-  if (s.input.parentId === null) setHandler(reserveTreeSessionUpdate, () => reserveTreeSession(s));
+  if (s.input.parentId === null) setHandler(reserveTreeSessionUpdate, ({ childId, slice }) => reserveTreeSession(s, childId, slice ?? null));
+  installTreeBudgetHandler(s);
 
   setHandler(takeMessagesUpdate, guardUpdate(s, async ({ waitMs, max }) => {
     if (waitMs > 0) await condition(() => s.inbox.length > 0, Math.min(waitMs, MAX_TAKE_WAIT_MS));
@@ -86,6 +88,8 @@ async function childFinished(s: SessionState, outcome: ChildOutcome): Promise<vo
     }] : [];
   }, () => {
     if (!current || !child) return;
+    // A goal's budgets count what the children spent too, as each reports it (its tree's total so far).
+    if (outcome.spent) s.long.recordChildSpend(outcome.spent, child.spent);
     Object.assign(child, { status: outcome.status, answer: outcome.answer, answerBlob, error: outcome.error, spent: outcome.spent ?? child.spent });
     const text = outcome.status === 'completed'
       ? `[answer from ${outcome.name}] ${outcome.answer ?? ''}`

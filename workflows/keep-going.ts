@@ -4,17 +4,21 @@
  */
 import { condition, proxyActivities } from '@temporalio/workflow';
 import type { SessionActivities } from '../activities/session-activities';
-import { goalContinuationText, goalEvent } from './goals';
+import { goalContinuationText, goalEvent, goalTurnCapText } from './goals';
 import { nextWake, takeDue, type DueTick } from './schedules';
 import type { SessionState } from './session-state';
 import type { ContinuationInjected } from '../schemas/generated/events';
 
 const AUTONOMOUS_TEXT = '[autonomous] Keep working: you are running unattended, nobody will answer questions. Pick the next most useful step toward the task and take it.';
 
-/** Logs the goal a session was started with (first run only). */
+/**
+ * Logs the goal a session was started with (first run only). Without autonomous mode the run's
+ * turn cap is its only end short of the goal, so the event says so rather than leave it silent.
+ */
 export async function logInputGoal(s: SessionState): Promise<void> {
   const g = s.long.goal;
-  if (s.long.goalFromInput && g) await s.emit(() => [goalEvent(g, 'set', Date.now())]);
+  const cap = s.input.autonomous ? null : goalTurnCapText(s.input.limits.maxTurns);
+  if (s.long.goalFromInput && g) await s.emit(() => [goalEvent(g, 'set', Date.now(), cap)]);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Goal, LongRunCarry, Schedule } from './long-run-types';
 import type { SessionInput } from './session-types';
 import { newGoal } from './goals';
+import type { Spend } from './approvals/approval-policy';
 
 /**
  * What a session keeps for goals, schedules, autonomous mode and compaction: plain fields,
@@ -40,6 +41,13 @@ export class LongRun {
       this.goal.tokensUsed += tokens;
       this.goal.costUsd += costUsd;
     }
+  }
+
+  /** Counts a child's reported spend (cumulative, `before` its previous report) against the active goal. */
+  recordChildSpend(now: Spend, before: Spend | undefined): void {
+    if (this.goal?.status !== 'active') return;
+    this.goal.tokensUsed += Math.max(now.tokens - (before?.tokens ?? 0), 0);
+    this.goal.costUsd += Math.max(now.costUsd - (before?.costUsd ?? 0), 0);
   }
 
   goalOpen(): boolean {

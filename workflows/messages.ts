@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BlobRef } from '../schemas/generated/events';
 import type { ChildInfo, ChildOutcome } from './child-types';
 import type { InboxMessage } from './session-types';
+import type { Slice, Spend } from './tree-ledger';
 
 /*
  * Signals carry facts another party already decided (a message arrived, a child ended): the
@@ -27,10 +28,13 @@ export interface SpawnRequest {
   spec: string | null;
   /** From the spec: the child's turn limit, when it sets one. */
   maxTurns?: number | null;
+  /** rlm(task, budget_tokens=, budget_usd=): the share of the tree's budget the child's subtree may spend. */
+  slice?: Slice | null;
   requestId: string | null;
 }
 /** `limit`: the refusal is a limit (raised in the kernel as LimitError), not a bad request. */
-export type SpawnReply = { ok: true; childId: string; name: string } | { ok: false; reason: string; limit?: boolean };
+/** `capped`: the budget slice asked for was more than remained; says what the child got instead. */
+export type SpawnReply = { ok: true; childId: string; name: string; capped?: string | null } | { ok: false; reason: string; limit?: boolean };
 export const spawnChildUpdate = defineUpdate<SpawnReply, [SpawnRequest]>('spawnChild');
 
 export type SendReply = { ok: true; messageId: string; to: string } | { ok: false; reason: string; limit?: boolean };
@@ -46,9 +50,23 @@ export interface FinalAnswer {
 }
 export const setFinalUpdate = defineUpdate<void, [FinalAnswer]>('setFinal');
 
-export type ReserveReply = { ok: true } | { ok: false; reason: string };
+/** `slice`: the share of the tree's budget the child got, when the spawn asked for one; `capped` says why it is less than asked. */
+export type ReserveReply = { ok: true; slice?: { granted: Slice; capped: string | null } } | { ok: false; reason: string };
 /** To a tree's root: reserve one of the tree's sessions for `childId`, spawned anywhere below it (update id `reserve:<childId>`). */
-export const reserveTreeSessionUpdate = defineUpdate<ReserveReply, [{ childId: string }]>('reserveTreeSession');
+export const reserveTreeSessionUpdate = defineUpdate<ReserveReply, [{ childId: string; slice?: Slice | null }]>('reserveTreeSession');
+
+/** A session's cumulative spend for its tree's root; `call`: it also asks to make a model call; `end`: it has ended. */
+export interface TreeSpendReport {
+  sessionId: string;
+  spent: Spend;
+  want: 'call' | 'report' | 'end';
+}
+export type TreeBudgetReply = { ok: true } | { ok: false; scope: 'tree' | 'slice'; reason: string };
+/**
+ * To a tree's root, before and after every model call of a session below it. An update, not a
+ * signal: the asker needs the yes or no, and may be held until calls in flight are reported.
+ */
+export const chargeTreeBudgetUpdate = defineUpdate<TreeBudgetReply, [TreeSpendReport]>('chargeTreeBudget');
 
 export type DeleteReply = { ok: true } | { ok: false; reason: string };
 export const deleteChildUpdate = defineUpdate<DeleteReply, [{ name: string }]>('deleteChild');

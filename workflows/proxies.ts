@@ -37,8 +37,14 @@ export function sessionActivities(cellTimeoutSeconds: number) {
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 10, maximumInterval: '5s' },
   });
+  const budget = proxyActivities<Pick<SessionActivities, 'chargeTreeBudget'>>({
+    // The root may hold an ask until calls in flight elsewhere in the tree are reported: as long as a model call.
+    startToCloseTimeout: '20 minutes',
+    retry: { maximumAttempts: 10, maximumInterval: '5s' },
+  });
   return {
     reserveTreeSession: tree.reserveTreeSession,
+    chargeTreeBudget: budget.chargeTreeBudget,
     snapshotKernel: snapshots.snapshotKernel,
     appendEvents: log.appendEvents,
     shutdownKernel: log.shutdownKernel,

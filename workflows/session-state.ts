@@ -9,6 +9,8 @@ import { ApprovalBook } from './approvals/approval-book';
 import { LongRun } from './long-run';
 import type { RateBucket } from './message-rate';
 import { SeenMessages } from './seen-messages';
+import { TreeLedger } from './tree-ledger';
+import { treeBudgetOf } from './plan-next-step';
 
 const GENESIS = '0'.repeat(64);
 
@@ -42,6 +44,8 @@ export class SessionState {
   /** Goal, schedules, keep-going counters. */
   readonly long: LongRun;
   readonly approvals: ApprovalBook;
+  /** Root only: what the whole tree has spent, and its budget. */
+  readonly ledger: TreeLedger | null;
   final: FinalAnswer | null = null;
   /** Set once a sub-agent's first task has ended: it is retained (workflows/retain.ts). */
   retained: RetainState | null;
@@ -72,6 +76,7 @@ export class SessionState {
     this.retained = c?.retained ?? null;
     this.long = new LongRun(input, c?.longRun, this.startedAt);
     this.approvals = new ApprovalBook(c?.approvals);
+    this.ledger = input.parentId === null ? new TreeLedger(treeBudgetOf(input.limits), this.startedAt, c?.ledger) : null;
   }
 
   /**
@@ -128,23 +133,11 @@ export class SessionState {
   }
 
   carry(): SessionCarry {
+    const { nextSeq, headHash, turn, tokens, startedAt, inbox, messagesSent, rate, treeSessions, cellsSinceSnapshot, lastSnapshot, retained } = this;
     return {
-      nextSeq: this.nextSeq,
-      headHash: this.headHash,
-      turn: this.turn,
-      tokens: this.tokens,
-      startedAt: this.startedAt,
-      children: [...this.children.values()],
-      inbox: this.inbox,
-      seen: this.seen.carry(),
-      messagesSent: this.messagesSent,
-      rate: this.rate,
-      treeSessions: this.treeSessions,
-      cellsSinceSnapshot: this.cellsSinceSnapshot,
-      lastSnapshot: this.lastSnapshot,
-      retained: this.retained,
-      longRun: this.long.carry(),
-      approvals: this.approvals.carry(),
+      nextSeq, headHash, turn, tokens, startedAt, children: [...this.children.values()], inbox, seen: this.seen.carry(), messagesSent, rate,
+      treeSessions, cellsSinceSnapshot, lastSnapshot, retained, longRun: this.long.carry(), approvals: this.approvals.carry(),
+      ...(this.ledger && { ledger: this.ledger.carry() }),
     };
   }
 }

@@ -6,6 +6,7 @@ import type { ChildInfo } from './child-types';
 import type { AutonomousSpec, GoalSpec, LongRunCarry } from './long-run-types';
 import type { RateBucket } from './message-rate';
 import type { SeenCarry } from './seen-messages';
+import type { LedgerCarry, Slice } from './tree-ledger';
 
 /*
  * Values that may be large (tasks, answers, messages) reach a workflow as a preview within its
@@ -15,9 +16,9 @@ import type { SeenCarry } from './seen-messages';
 
 export interface SessionLimits {
   maxTurns: number;
-  /** Total model tokens (in + out) this session may use; null for no limit. */
+  /** The tree's token budget (in + out, every session of the tree), counted by its root; null for no limit. */
   maxTokens: number | null;
-  /** Wall-clock limit for the session in seconds, from its start; null for no limit. */
+  /** The tree's wall-clock budget in seconds from the root's start, checked by the root; null for no limit. */
   maxSeconds: number | null;
   cellTimeoutSeconds: number;
   maxDepth: number;
@@ -29,8 +30,10 @@ export interface SessionLimits {
   idleUnloadSeconds: number;
   /** Root sessions run /refine every this many model turns; 0 or unset: never (RECUR_AUTO_REFINE_TURNS). */
   autoRefineTurns?: number;
-  /** Total model cost in US dollars this session may spend; null or absent for no limit. */
+  /** The tree's cost budget in US dollars, counted by its root; null or absent for no limit. */
   maxCostUsd?: number | null;
+  /** Model calls the whole tree may make, counted by its root; null or absent for no limit. */
+  maxTreeTurns?: number | null;
   /** Estimated prompt tokens past which older turns are summarised; null or absent never compacts. */
   compactAtTokens?: number | null;
   /** Children one session may spawn (RECUR_MAX_CHILDREN). */
@@ -70,6 +73,10 @@ export interface SessionInput {
   autonomous?: AutonomousSpec | null;
   /** What needs an operator's yes (RECUR_APPROVAL_POLICY); children inherit it. Absent: the default policy. */
   approvals?: ApprovalPolicy;
+  /** A child's share of the tree's budget (rlm(task, budget_tokens=, budget_usd=)), as its parent asked and the root granted it. */
+  slice?: { asked: Slice; granted: Slice; capped: string | null } | null;
+  /** Set on a slice holder and everything below it: its calls count against a slice even where the tree has no budget. */
+  inSlice?: boolean;
   /** Present when this run continues an earlier run of the same session (continue-as-new). */
   carry?: SessionCarry;
 }
@@ -103,6 +110,8 @@ export interface SessionCarry {
   lastSnapshot: SnapshotPointer | null;
   retained?: RetainState | null;
   longRun?: LongRunCarry;
+  /** Root only: the tree's spend (workflows/tree-ledger.ts). */
+  ledger?: LedgerCarry;
   approvals?: ApprovalCarry;
 }
 

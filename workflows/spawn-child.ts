@@ -13,6 +13,7 @@ import { retask } from './retain';
 import type { SessionState } from './session-state';
 import type { ChildInfo } from './child-types';
 import type { SessionInput } from './session-types';
+import type { Slice } from './tree-ledger';
 
 type ChildWorkflow = (input: SessionInput) => Promise<unknown>;
 
@@ -35,7 +36,8 @@ export async function spawn(s: SessionState, req: SpawnRequest, childWorkflow: C
   const childId = `${s.id}/${name}`;
   const tooLong = checkChildId(childId);
   if (tooLong) return { ok: false, reason: tooLong };
-  const slot = input.parentId === null ? reserveTreeSession(s) : await acts.reserveTreeSession({ rootId: input.rootId, childId });
+  const asked = req.slice ?? null;
+  const slot = input.parentId === null ? reserveTreeSession(s, childId, asked) : await acts.reserveTreeSession({ rootId: input.rootId, childId, slice: asked });
   if (!slot.ok) return refuse(s, name, 'sessions_per_tree', slot.reason);
   const model = req.model ?? input.model;
   const child: ChildInfo = { name, id: childId, task: req.task, taskBlob, model, status: 'running', answer: null, error: null };
@@ -54,6 +56,7 @@ export async function spawn(s: SessionState, req: SpawnRequest, childWorkflow: C
       args: [{
         sessionId: childId, rootId: input.rootId, parentId: s.id, name, task: req.task, taskBlob, model,
         depth: input.depth + 1, limits: req.maxTurns ? { ...limits, maxTurns: req.maxTurns } : limits, approvals: input.approvals,
+        slice: asked && slot.slice ? { asked, ...slot.slice } : null, inSlice: !!input.inSlice || !!asked,
       }],
       // A child outlives a parent run that continues-as-new; it reports back by signal, not by result.
       parentClosePolicy: ParentClosePolicy.ABANDON,
@@ -64,20 +67,20 @@ export async function spawn(s: SessionState, req: SpawnRequest, childWorkflow: C
     await s.emit(() => [{ type: 'SubagentCompleted', childId, status: 'failed', answer: '', error }], () => Object.assign(child, { status: 'failed', error }));
     return { ok: false, reason: error };
   }
-  return { ok: true, childId, name };
+  return { ok: true, childId, name, capped: slot.slice?.capped ?? null };
 }
 
 /**
  * The root's side of the tree's session count: a slot is taken for good (never handed back), so
  * a retried or abandoned reservation can only over-count, never let the tree pass its limit.
  */
-export function reserveTreeSession(s: SessionState): ReserveReply {
+export function reserveTreeSession(s: SessionState, childId: string, slice: Slice | null): ReserveReply {
   const max = s.input.limits.maxTreeSessions;
   if (s.treeSessions >= max) {
     return { ok: false, reason: `sessions-per-tree limit: the tree of ${s.id} holds ${s.treeSessions} sessions, the most one tree may (RECUR_MAX_TREE_SESSIONS=${max})` };
   }
   s.treeSessions++;
-  return { ok: true };
+  return slice ? { ok: true, slice: s.ledger!.grantSlice(childId, slice) } : { ok: true };
 }
 
 async function refuse(s: SessionState, name: string, limit: SpawnLimit, reason: string): Promise<SpawnReply> {

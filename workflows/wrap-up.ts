@@ -5,16 +5,17 @@
 import { isCancellation } from '@temporalio/workflow';
 import { goalBudgetStop, goalEvent } from './goals';
 import { inject } from './keep-going';
-import { checkBudget, type BudgetStop } from './plan-next-step';
+import { checkTurns, type BudgetStop } from './plan-next-step';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
 import type { SessionResult } from './session-types';
+import { askTree, reportSpend } from './tree-budget';
 
 type Acts = ReturnType<typeof sessionActivities>;
 
 const wrapUpText = (why: string) => `[wrap-up] ${why}. This is your last model call: reply with a short final report (what was done, results, what remains). Do not run code.`;
 
-/** One model call with this session's compaction settings; logs a compaction it made, counts tokens and cost. */
+/** One model call with this session's compaction settings; logs a compaction it made, counts tokens and cost, and tells the tree. */
 export async function callModelFor(s: SessionState, acts: Acts) {
   const reply = await acts.callModel({
     sessionId: s.id, agent: s.input.name, model: s.input.model, callIndex: s.turn, throughSeq: s.nextSeq - 1,
@@ -30,31 +31,35 @@ export async function callModelFor(s: SessionState, acts: Acts) {
   }
   s.tokens += reply.event.tokensIn + reply.event.tokensOut;
   s.long.recordCall(reply.event.tokensIn + reply.event.tokensOut, reply.event.costUsd);
+  await reportSpend(s, acts, 'call');
   return reply;
 }
 
-/** The limit that ends the session now, if any: the session's turns, tokens, cost and time, then the goal's budgets. */
-export async function reachedLimit(s: SessionState): Promise<BudgetStop | null> {
-  const now = Date.now();
-  const stop = checkBudget({ turn: s.turn, tokens: s.tokens, elapsedMs: now - s.startedAt }, s.input.limits);
+/** The limit that ends the session now, if any: its own turns, the tree's (or a slice's) budgets, then the goal's budgets. */
+export async function reachedLimit(s: SessionState, acts: Acts): Promise<BudgetStop | null> {
+  const stop = checkTurns(s.turn, s.input.limits.maxTurns) ?? await askTree(s, acts);
   if (stop) return stop;
-  const maxCost = s.input.limits.maxCostUsd;
-  if (maxCost != null && s.long.costUsd >= maxCost) {
-    return { kind: 'budget', reason: `cost limit reached: $${s.long.costUsd.toFixed(4)} of $${maxCost}` };
-  }
+  const now = Date.now();
   const g = s.long.goal;
   const spent = g && s.long.goalOpen() ? goalBudgetStop(g, now) : null;
   if (!g || !spent) return null;
   await s.emit(() => [goalEvent({ ...g, status: 'budget_limited' }, 'budget_limited', now, spent)], () => (g.status = 'budget_limited'));
-  return { kind: 'budget', reason: spent };
+  return { kind: 'budget', scope: 'session', reason: spent };
+}
+
+/** Whether a stop gets a wrap-up call: the root at a tree budget, or a long run (goal, autonomous) at its own limit. */
+function wrapsUp(s: SessionState, stop: BudgetStop): boolean {
+  if (stop.scope === 'tree') return s.ledger !== null;
+  return stop.scope === 'session' && (!!s.input.autonomous || !!s.long.goal);
 }
 
 /**
- * Ends a long run at a limit, never silently: with a goal or in autonomous mode the agent gets one
- * more model call told to wrap up (its code is not run); the session then fails with the limit's kind.
+ * Ends a run at a limit, never silently: the agent may get one more model call told to wrap up
+ * (its code is not run; see wrapsUp); the session then fails with the limit's kind. A session
+ * below the root stopped by the tree's budget ends at once: the one wrap-up is the root's.
  */
 export async function wrapUp(s: SessionState, acts: Acts, stop: BudgetStop): Promise<SessionResult> {
-  if (!s.input.autonomous && !s.long.goal) return { status: 'failed', ...stop };
+  if (!wrapsUp(s, stop)) return { status: 'failed', kind: stop.kind, reason: stop.reason };
   await inject(s, 'wrap_up', wrapUpText(stop.reason));
   try {
     const reply = await callModelFor(s, acts);

@@ -33,6 +33,8 @@ export class AnthropicStream implements WireStream {
   private readonly blocks: Block[] = [];
   private inputTokens = 0;
   private outputTokens = 0;
+  /** Whether message_start or message_delta carried any usage. */
+  private usageSeen = false;
   private stopReason: string | null = null;
   private model?: string;
   private stopped = false;
@@ -78,7 +80,7 @@ export class AnthropicStream implements WireStream {
       calls: blocks.flatMap((b) =>
         b.kind === 'tool' ? [{ id: b.id, code: codeFromToolArguments(this.provider, b.json || JSON.stringify(b.input ?? {})) }] : [],
       ),
-      usage: { inputTokens: this.inputTokens, outputTokens: this.outputTokens },
+      usage: this.usageSeen ? { inputTokens: this.inputTokens, outputTokens: this.outputTokens } : null,
       stopReason: STOP[this.stopReason ?? ''] ?? 'other',
       rawStopReason: this.stopReason,
       model: this.model,
@@ -91,6 +93,7 @@ export class AnthropicStream implements WireStream {
    */
   private addUsage(usage: AnthropicUsage | undefined): void {
     if (!usage) return;
+    this.usageSeen = true;
     if (usage.input_tokens != null) {
       this.inputTokens = usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
     }

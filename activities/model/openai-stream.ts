@@ -32,7 +32,7 @@ export class OpenAIStream implements WireStream {
   private text = '';
   private readonly calls: { id: string; args: string }[] = [];
   private finishReason: string | null = null;
-  private usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  private usage: Usage | null = null;
   private model?: string;
   private done = false;
 

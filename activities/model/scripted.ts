@@ -1,6 +1,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { ProviderError, ScriptExhaustedError } from '../../errors';
+import { estimateUsage } from './estimate-usage';
 import { extractFencedPython } from './extract-code';
 import type { ModelProvider, ModelRequest, ModelResponse } from './types';
 
@@ -107,11 +108,11 @@ function reply(script: Script, source: string, request: ModelRequest): ModelResp
   if (missing !== undefined) {
     throw scriptError(source, `call ${request.callIndex} of agent "${request.agent}": the system prompt does not contain ${JSON.stringify(missing)}`);
   }
-  const prompt = request.system + request.messages.map((m) => m.content + (m.code ?? '')).join('');
   return {
     text,
     code: extractFencedPython(text),
-    usage: { inputTokens: roughTokens(prompt), outputTokens: roughTokens(text) },
+    usage: estimateUsage(request, text),
+    usageReported: false,
     costUsd: 0,
     latencyMs: 0,
     attempts: 0,
@@ -120,11 +121,6 @@ function reply(script: Script, source: string, request: ModelRequest): ModelResp
     stopReason: 'end',
     rawStopReason: null,
   };
-}
-
-/** About four characters a token, as for English text: enough to exercise token budgets. */
-function roughTokens(text: string): number {
-  return Math.ceil(text.length / 4);
 }
 
 function scriptError(source: string, problem: string, cause?: unknown): ProviderError {

@@ -1,3 +1,4 @@
+import { estimateUsage } from './estimate-usage';
 import { extractFencedPython } from './extract-code';
 import { costUsd, LIST_PRICES, type PriceTable } from './pricing';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryInfo, type RetryPolicy } from './retry';
@@ -20,7 +21,8 @@ export interface Draft {
   text: string;
   /** Native `python` calls in order; their code runs as one cell. */
   calls: { id: string; code: string }[];
-  usage: Usage;
+  /** What the provider reported; null when the stream carried no usage at all. */
+  usage: Usage | null;
   stopReason: StopReason;
   rawStopReason: string | null;
   /** The model the server says answered (may carry a snapshot date). */
@@ -61,12 +63,14 @@ export async function streamingCall(
   );
   const native = draft.calls.length > 0;
   const pricing = { ...LIST_PRICES, ...options.pricing };
+  const usage = draft.usage ?? estimateUsage(request, draft.text + draft.calls.map((c) => c.code).join(''));
   return {
     text: draft.text,
     code: native ? draft.calls.map((c) => c.code).join('\n\n') : extractFencedPython(draft.text),
     ...(native && { toolCallId: draft.calls[0].id }),
-    usage: draft.usage,
-    costUsd: costUsd(provider, request.model, draft.usage, pricing) || costUsd(provider, draft.model ?? '', draft.usage, pricing),
+    usage,
+    usageReported: draft.usage !== null,
+    costUsd: costUsd(provider, request.model, usage, pricing) || costUsd(provider, draft.model ?? '', usage, pricing),
     latencyMs: Date.now() - started,
     attempts,
     model: draft.model ?? request.model,

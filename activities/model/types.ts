@@ -54,6 +54,8 @@ export interface ModelResponse {
   /** Set only for a native tool call; the tool result must echo it. */
   toolCallId?: string;
   usage: Usage;
+  /** False when the provider reported no usage and `usage` is estimated from the text (the scripted model always). */
+  usageReported: boolean;
   /** 0 for models without a known price; always present. */
   costUsd: number;
   /** Wall time of the whole call, retries included. */

@@ -5,6 +5,7 @@ Waiting is a loop of bounded long polls, so a long wait never pins one HTTP requ
 """
 
 import asyncio
+import sys
 
 from . import _session
 
@@ -35,14 +36,26 @@ class RlmHandle:
 
 
 class Rlm:
-    """Callable ``rlm(task, name=None, model=None, spec=None)`` plus ``rlm.list()`` and ``rlm.delete(name)``."""
+    """Callable ``rlm(task, name=None, model=None, spec=None, budget_tokens=None, budget_usd=None)``
+    plus ``rlm.list()`` and ``rlm.delete(name)``.
 
-    def __call__(self, task, name=None, model=None, spec=None):
+    ``budget_tokens`` / ``budget_usd`` give the sub-agent (and everything it spawns) a slice of the
+    tree's budget. A slice larger than what remains is capped at what remains, and a note says so.
+    """
+
+    def __call__(self, task, name=None, model=None, spec=None, budget_tokens=None, budget_usd=None):
         if not isinstance(task, str) or not task.strip():
             raise ValueError("rlm(task): task must be a non-empty string")
+        for key, value in (("budget_tokens", budget_tokens), ("budget_usd", budget_usd)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0):
+                raise ValueError(f"rlm({key}=...): must be a positive number, got {value!r}")
         reply = _session.call(
-            "rlm.spawn", {"task": task, "name": name, "model": model, "spec": spec}
+            "rlm.spawn",
+            {"task": task, "name": name, "model": model, "spec": spec,
+             "budget_tokens": budget_tokens, "budget_usd": budget_usd},
         )
+        if reply.get("capped"):
+            print(f"[rlm {reply['name']}] {reply['capped']}", file=sys.stderr)
         return RlmHandle(reply["id"], reply["name"])
 
     def list(self):
@@ -54,4 +67,5 @@ class Rlm:
         return _session.call("rlm.delete", {"name": name})
 
     def __repr__(self):
-        return "<rlm: rlm(task, name=None, model=None, spec=None) -> handle; rlm.list(); rlm.delete(name)>"
+        return ("<rlm: rlm(task, name=None, model=None, spec=None, budget_tokens=None, budget_usd=None) -> handle; "
+                "rlm.list(); rlm.delete(name)>")

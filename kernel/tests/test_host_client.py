@@ -1,5 +1,7 @@
 """Run with: python3 -m unittest discover -s kernel/tests (stdlib only, no Jupyter)."""
 
+import contextlib
+import io
 import json
 import os
 import socketserver
@@ -130,6 +132,29 @@ class ApiTest(unittest.TestCase):
             _session.call = lambda op, args=None, timeout=None: {"done": False}
             with self.assertRaises(TimeoutError):
                 _rlm.RlmHandle("c1", "n").result(timeout=0)
+        finally:
+            _session.call = original
+
+    def test_rlm_sends_a_budget_slice_refuses_a_bad_one_and_says_when_it_was_capped(self):
+        sent = []
+        original = _session.call
+
+        def fake(op, args=None, timeout=None):
+            sent.append((op, args))
+            return {"id": "r/a", "name": "a", "capped": "the slice was capped at what remains: 500 tokens asked, 300 remain"}
+
+        _session.call = fake
+        try:
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                handle = _rlm.Rlm()("t", name="a", budget_tokens=500, budget_usd=0.5)
+            self.assertEqual(handle.id, "r/a")
+            self.assertEqual((sent[0][1]["budget_tokens"], sent[0][1]["budget_usd"]), (500, 0.5))
+            self.assertIn("[rlm a] the slice was capped at what remains", err.getvalue())
+            for bad in ({"budget_tokens": 0}, {"budget_usd": -1}, {"budget_tokens": True}, {"budget_usd": "1"}):
+                with self.assertRaises(ValueError):
+                    _rlm.Rlm()("t", **bad)
+            self.assertEqual(len(sent), 1)
         finally:
             _session.call = original
 

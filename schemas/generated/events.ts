@@ -41,6 +41,31 @@ export interface ApprovalRequested {
   readonly evidence: readonly string[];
 }
 
+/** Whose budget this is. */
+export type BudgetScope = 'tree' | 'slice';
+
+/** The budget a session's subtree runs under, logged once by its workflow right after SessionStarted (first run only): at a root, the tree's budget (counted by the root across every session of the tree, checked before every model call); at a child spawned with rlm(task, budget_tokens=, budget_usd=), its slice of that budget. Absent when the session has neither. */
+export interface BudgetSet {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'BudgetSet';
+  /** tree: the whole tree's budget, logged by the root; slice: this child's share, covering it and every session below it. */
+  readonly scope: BudgetScope;
+  /** Model tokens (in + out, compactions included) the scope may use; null for no limit. */
+  readonly tokens: number | null;
+  /** Model cost in US dollars the scope may spend; null for no limit. */
+  readonly costUsd: number | null;
+  /** Wall-clock seconds from the root's start; null for no limit (always null for a slice). */
+  readonly seconds: number | null;
+  /** Model calls the tree may make in all; null for no limit (always null for a slice). */
+  readonly turns: number | null;
+  /** A slice's tokens as rlm() asked for them, before capping at what remained; null when not asked or for the tree. */
+  readonly askedTokens: number | null;
+  /** A slice's dollars as rlm() asked for them, before capping at what remained; null when not asked or for the tree. */
+  readonly askedCostUsd: number | null;
+  /** Where the budget came from, and for a capped slice why it is less than asked. Limit: 1000 characters. */
+  readonly note: string;
+}
+
 /** How a cell ended. */
 export type CellStatus = 'ok' | 'error' | 'timeout' | 'interrupted';
 
@@ -678,6 +703,7 @@ export interface Envelope {
 export type RecurEvent =
   | ApprovalDecided
   | ApprovalRequested
+  | BudgetSet
   | CellExecuted
   | CellRequested
   | Compacted
@@ -708,7 +734,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'NetworkConnection', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'NetworkConnection', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -717,6 +743,7 @@ type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P
 export type RecurEventInput =
   | ApprovalDecided
   | ApprovalRequested
+  | WithDefaults<BudgetSet, 'tokens' | 'costUsd' | 'seconds' | 'turns' | 'askedTokens' | 'askedCostUsd' | 'note'>
   | WithDefaults<CellExecuted, 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>
   | WithDefaults<CellRequested, 'codeBlob' | 'toolCallId'>
   | Compacted

@@ -5,6 +5,7 @@ import { ExitError } from '../../errors';
 import { LONG_RUN_OPTIONS, LONG_RUN_USAGE } from './long-run-flags';
 import { CI_OPTIONS, CI_USAGE, ciRequestedIn } from './ci/ci-flags';
 import { CI_EXIT } from './ci/exit-codes';
+import { BUDGET_OPTIONS, BUDGET_USAGE } from './budget-flags';
 
 export interface CliIo {
   out: (line: string) => void;
@@ -57,8 +58,11 @@ const COMMANDS: Record<string, Command> = {
   },
   run: {
     summary: 'start a root agent session and stream its events (and its sub-agents\') until it ends',
-    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--detach] [--json] ${LONG_RUN_USAGE} ${CI_USAGE}`,
-    options: { model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' }, ...LONG_RUN_OPTIONS, ...CI_OPTIONS },
+    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--detach] [--json] ${LONG_RUN_USAGE} ${BUDGET_USAGE} ${CI_USAGE}`,
+    options: {
+      model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' },
+      ...LONG_RUN_OPTIONS, ...BUDGET_OPTIONS, ...CI_OPTIONS,
+    },
     ci: true,
     load: async () => (await import('./commands/run')).run,
   },
@@ -92,6 +96,12 @@ const COMMANDS: Record<string, Command> = {
     usage: 'recur replay <session-id> [--json] [--verify] | recur replay --bundle FILE [<session-id>] [--json] [--verify]',
     options: { json: { type: 'boolean' }, verify: { type: 'boolean' }, bundle: { type: 'string' } },
     load: async () => (await import('./commands/replay')).replay,
+  },
+  cost: {
+    summary: "print a session tree's tokens (in/out), cost and time per agent, from the event log alone",
+    usage: 'recur cost <session-id> [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/cost')).cost,
   },
   audit: {
     summary: "verify a session tree's log (gaps, order, edits, hash chain, signatures, tree shape), in Kafka or an audit bundle; exit 3 naming the first bad event",

@@ -54,6 +54,10 @@ function facts(e: RecurEvent): string {
       return `${e.kind}: ${firstLine(e.reason)}`;
     case 'GoalChanged':
       return `${e.change} → ${e.status}${e.openEnded ? ' (open-ended)' : ''} ${e.tokensUsed} tok: ${quoted(e.reason ?? e.objective)}`;
+    case 'BudgetSet': {
+      const parts = [e.tokens !== null && `${e.tokens} tok`, e.costUsd !== null && `$${e.costUsd}`, e.seconds !== null && `${e.seconds}s`, e.turns !== null && `${e.turns} turns`];
+      return `${e.scope} budget ${parts.filter(Boolean).join(', ') || 'unlimited'}: ${firstLine(e.note)}`;
+    }
     case 'ContinuationInjected':
       return `#${e.count} ${e.reason}`;
     case 'ScheduleChanged':

@@ -38,6 +38,8 @@ export interface StartSessionRequest {
 
 export interface StartSessionReply {
   sessionId: string;
+  /** The root's turn cap, so a caller can state it (a goal run without autonomous mode ends there). */
+  maxTurns: number;
 }
 
 /** Temporal's execution status of the session's latest run, lower-cased (`running`, `completed`, ...). */

@@ -44,13 +44,13 @@ export function parseAutonomous(value: unknown): StartSessionRequest['autonomous
   return { gates: gates as string[], ...(a.gateCwd !== undefined && { gateCwd: a.gateCwd as string }) };
 }
 
-/** The autonomous spec and the overnight-sized limits it brings (request limits still win). */
+/** The autonomous spec and the overnight-sized limits it brings (request limits, e.g. --budget-*, still win). */
 export function autonomousInput(req: StartSessionRequest['autonomous'], config: RecurConfig): { autonomous: AutonomousSpec | null; limits: Partial<SessionLimits> } {
   if (!req) return { autonomous: null, limits: {} };
   const a = config.autonomous;
   return {
     autonomous: { gates: req.gates, gateTimeoutSeconds: a.gateTimeoutSeconds, gateCwd: req.gateCwd ?? null },
-    limits: { maxTurns: a.maxTurns, maxTokens: a.maxTokens, maxSeconds: a.maxSeconds, maxCostUsd: a.maxCostUsd },
+    limits: { maxTurns: a.maxTurns, maxTokens: a.maxTokens, maxSeconds: a.maxSeconds, maxCostUsd: a.maxCostUsd, maxTreeTurns: a.maxTreeTurns },
   };
 }
 

@@ -21,10 +21,10 @@ export const MAX_TEXT_CHARS = INLINE.task;
 type RequestLimit = Exclude<keyof SessionLimits, 'sandbox'>;
 const LIMIT_KEYS: ReadonlyArray<RequestLimit> = [
   'maxTurns', 'maxTokens', 'maxSeconds', 'maxCostUsd', 'cellTimeoutSeconds', 'maxDepth', 'turnsPerRun', 'snapshotEveryCells',
-  'idleUnloadSeconds', 'autoRefineTurns', 'compactAtTokens',
+  'idleUnloadSeconds', 'autoRefineTurns', 'compactAtTokens', 'maxTreeTurns',
 ];
 /** Limits where null means "no limit". */
-const NULLABLE: ReadonlyArray<RequestLimit> = ['maxTokens', 'maxSeconds', 'maxCostUsd', 'compactAtTokens'];
+const NULLABLE: ReadonlyArray<RequestLimit> = ['maxTokens', 'maxSeconds', 'maxCostUsd', 'compactAtTokens', 'maxTreeTurns'];
 
 /** A fresh root session id: `<prefix><base36 ms time><6 hex>`, sortable by start and unguessable enough to never collide. */
 export function newRootSessionId(name?: string, now = Date.now()): string {

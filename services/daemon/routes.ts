@@ -77,7 +77,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
       ...(auto.autonomous && { autonomous: auto.autonomous }),
     };
     await deps.sessions.start(input);
-    return ok({ sessionId } satisfies StartSessionReply, 201);
+    return ok({ sessionId, maxTurns: input.limits.maxTurns } satisfies StartSessionReply, 201);
   }
 
   async function sessionRoute(method: string, id: string, action: string | undefined, req: ApiRequest): Promise<ApiReply> {

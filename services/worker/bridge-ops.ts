@@ -7,6 +7,7 @@ import {
 import { BridgeError, type BridgeHandler, type HostBridge } from '../host-bridge';
 import type { SubagentValue } from '../../workflows/harness/harness-types';
 import type { InboxMessage } from '../../workflows/session-types';
+import type { Slice } from '../../workflows/tree-ledger';
 import { HARD, INLINE } from '../../schemas/field-limits';
 import { withinLimit, type BridgeValues } from './bridge-values';
 
@@ -24,6 +25,19 @@ const MAX_WAIT_S = 30;
 const refusal = (r: { reason: string; limit?: boolean }): Error => (r.limit ? new BridgeError(429, r.reason, 'LimitError') : new ScopeError(r.reason));
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** rlm(task, budget_tokens=, budget_usd=): a slice asks for positive numbers; none asked is no slice. */
+function sliceOf(args: Record<string, unknown>): Slice | null {
+  const one = (key: string): number | null => {
+    const v = args[key];
+    if (v === undefined || v === null) return null;
+    if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new ScopeError(`rlm(${key}=...): must be a positive number, got ${JSON.stringify(v)}`);
+    return v;
+  };
+  const tokens = one('budget_tokens');
+  const costUsd = one('budget_usd');
+  return tokens === null && costUsd === null ? null : { tokens: tokens === null ? null : Math.floor(tokens), costUsd };
+}
 const waitMs = (v: unknown) => Math.min(Math.max(Number(v) || 0, 0), MAX_WAIT_S) * 1000;
 
 /**
@@ -78,12 +92,12 @@ export function registerSessionOps(host: HostBridge, client: Client, resolveSpec
     const reply = await session(sessionId).executeUpdate(spawnChildUpdate, {
       args: [{
         task: preview, taskBlob: blob, name, model: model ?? spec?.model ?? null, spec: specName,
-        maxTurns: spec?.maxTurns ?? null, requestId: rid ?? null,
+        maxTurns: spec?.maxTurns ?? null, requestId: rid ?? null, slice: sliceOf(args),
       }],
       ...once('spawn', rid),
     });
     if (!reply.ok) throw refusal(reply);
-    return { id: reply.childId, name: reply.name };
+    return { id: reply.childId, name: reply.name, capped: reply.capped ?? null };
   });
 
   bridge.handle('rlm.status', async (sessionId, args) => ({ status: (await child(sessionId, args.id)).status }));

@@ -9,7 +9,8 @@ export const startFakeOpenAIServer: () => Promise<FakeSseServer> = startFakeSseS
 
 export interface OpenAIStreamOptions {
   model?: string;
-  usage?: { prompt: number; completion: number };
+  /** null: a server that ignores `stream_options.include_usage` and sends no usage chunk. */
+  usage?: { prompt: number; completion: number } | null;
   /** How many deltas the text (or the tool arguments) is cut into. */
   pieces?: number;
 }
@@ -45,11 +46,11 @@ function sse(opts: OpenAIStreamOptions, deltas: object[], finishReason: string):
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     usage: null,
   });
-  const usage = opts.usage ?? { prompt: 12, completion: 7 };
+  const usage = opts.usage === undefined ? { prompt: 12, completion: 7 } : opts.usage;
   const chunks = [
     ...deltas.map((d) => chunk(d, null)),
     chunk({}, finishReason),
-    {
+    ...(usage === null ? [] : [{
       ...base,
       choices: [],
       usage: {
@@ -59,7 +60,7 @@ function sse(opts: OpenAIStreamOptions, deltas: object[], finishReason: string):
         prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
         completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 },
       },
-    },
+    }]),
   ];
   return { type: 'sse', frames: [...chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`), 'data: [DONE]\n\n'] };
 }

@@ -15,6 +15,7 @@ import { recordHarnessEditsUpdate } from '../../workflows/harness/harness-messag
 import { goalUpdate, scheduleUpdate } from '../../workflows/long-run-messages';
 import { sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate } from '../../workflows/messages';
 import type { SessionInput, SessionLimits } from '../../workflows/session-types';
+import type { Slice } from '../../workflows/tree-ledger';
 
 /**
  * Session workflows on a real Temporal dev server (TestWorkflowEnvironment) with fake activities:
@@ -23,7 +24,7 @@ import type { SessionInput, SessionLimits } from '../../workflows/session-types'
  * Tests inject failures into the log: `failAppend` decides per event whether its append fails.
  */
 export type Op =
-  | { op: 'spawn'; task: string; name?: string }
+  | { op: 'spawn'; task: string; name?: string; slice?: Slice }
   | { op: 'send'; to: string; text: string }
   | { op: 'take'; waitMs?: number }
   | { op: 'final'; answer: string }
@@ -40,6 +41,8 @@ export class FakeSessionWorld {
   failAppend: (e: RecurEventInput, sessionId: string) => boolean = () => false;
   /** The model's replies are replaced by this when set (a malformed activity result). */
   corruptModel = false;
+  /** Tokens in and out each model call reports. */
+  tokensPerCall = { in: 1, out: 1 };
   readonly logs = new Map<string, StoredEvent[]>();
   readonly shutdowns: string[] = [];
   /** What each cell's host calls returned (or the error they raised), by session. */
@@ -81,6 +84,7 @@ export class FakeSessionWorld {
     this.script = {};
     this.failAppend = () => false;
     this.corruptModel = false;
+    this.tokensPerCall = { in: 1, out: 1 };
   }
 
   input(task: string, limits: Partial<SessionLimits> = {}): SessionInput {
@@ -120,7 +124,7 @@ export class FakeSessionWorld {
     if (!reply) throw ApplicationFailure.nonRetryable(`no scripted reply ${i.callIndex} for ${i.agent}`, 'ScriptExhaustedError');
     const code = 'code' in reply ? JSON.stringify(reply.code) : null;
     const event = {
-      model: 'fake', provider: 'scripted', tokensIn: 1, tokensOut: 1, costUsd: 0, latencyMs: 0, response: code ?? (reply as { answer: string }).answer,
+      model: 'fake', provider: 'scripted', tokensIn: this.tokensPerCall.in, tokensOut: this.tokensPerCall.out, costUsd: 0, latencyMs: 0, response: code ?? (reply as { answer: string }).answer,
       responseBlob: null, toolCalls: [], stopReason: 'end_turn', requestBlob: null, contextFiles: [],
     };
     return { answer: code ? null : (reply as { answer: string }).answer, answerBlob: null, code, codeBlob: null, toolCallId: null, event };
@@ -149,7 +153,7 @@ export class FakeSessionWorld {
   private hostCall(h: ReturnType<Client['workflow']['getHandle']>, op: Op): Promise<unknown> {
     switch (op.op) {
       case 'spawn':
-        return h.executeUpdate(spawnChildUpdate, { args: [{ task: op.task, name: op.name ?? null, model: null, spec: null, requestId: null }] });
+        return h.executeUpdate(spawnChildUpdate, { args: [{ task: op.task, name: op.name ?? null, model: null, spec: null, requestId: null, slice: op.slice ?? null }] });
       case 'send':
         return h.executeUpdate(sendAgentMessageUpdate, { args: [{ to: op.to, text: op.text }] });
       case 'take':

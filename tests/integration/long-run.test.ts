@@ -36,7 +36,7 @@ describe('goals, keep-going, schedules, autonomous limits and compaction (real s
       'ModelCalled', 'CellRequested', 'GoalChanged', 'CellExecuted', 'ModelCalled', 'SessionCompleted',
     ]);
     expect(run.of('GoalChanged').map((g) => [g.change, g.status, g.reason])).toEqual([
-      ['set', 'active', null], ['completed', 'complete', 'x == 42, printed and checked'],
+      ['set', 'active', expect.stringMatching(/^turn cap: this goal run stops after \d+ model turns/)], ['completed', 'complete', 'x == 42, printed and checked'],
     ]);
     expect(run.of('ContinuationInjected').map((c) => [c.reason, c.count])).toEqual([['goal', 1], ['goal', 2]]);
     expect(run.of('ContinuationInjected')[0].text).toContain('compute 6*7 and check it');
@@ -112,12 +112,13 @@ describe('goals, keep-going, schedules, autonomous limits and compaction (real s
       autonomous: { gates: [], gateTimeoutSeconds: 30, gateCwd: null },
     });
     expect(run.result).toMatchObject({ status: 'failed', kind: 'budget' });
+    // maxTokens is the tree's budget: logged at the start, then counted across the tree by the root.
     expect(run.types()).toEqual([
-      'SessionStarted', 'ModelCalled', 'ContinuationInjected', 'ContinuationInjected', 'ModelCalled', 'SessionFailed',
+      'SessionStarted', 'BudgetSet', 'ModelCalled', 'ContinuationInjected', 'ContinuationInjected', 'ModelCalled', 'SessionFailed',
     ]);
     expect(run.of('ContinuationInjected').map((c) => c.reason)).toEqual(['autonomous', 'wrap_up']);
     expect(run.of('ContinuationInjected')[1].text).toMatch(/token budget spent/);
-    expect(run.of('SessionFailed')[0]).toMatchObject({ kind: 'budget', reason: expect.stringMatching(/token budget spent.*wrapped up/) });
+    expect(run.of('SessionFailed')[0]).toMatchObject({ kind: 'budget', reason: expect.stringMatching(/^tree token budget spent.*wrapped up/) });
   });
 
   it('runs quality gates when an autonomous agent says it is done: a failed gate is an event and sends it back to work', async () => {

@@ -61,6 +61,13 @@ describe('event line formatting', () => {
 describe('long-run event lines', () => {
   const line = (event: RecurEventInput): string => formatEventLine(sampleSession('r1', [event]).records[0] as StoredEvent);
 
+  it("says a tree's budget and a child's slice, with only the measures set", () => {
+    expect(line({ type: 'BudgetSet', scope: 'tree', tokens: 8000, costUsd: 2.5, seconds: null, turns: 100, note: "the run's budget flags" }))
+      .toBe('r1 #0 BudgetSet  tree budget 8000 tok, $2.5, 100 turns: the run\'s budget flags');
+    expect(line({ type: 'BudgetSet', scope: 'slice', tokens: 190, askedTokens: 1000, note: 'the slice was capped at what remains' }))
+      .toBe('r1 #0 BudgetSet  slice budget 190 tok: the slice was capped at what remains');
+  });
+
   it('says what happened to a goal, a schedule, a gate and the context in one line each', () => {
     expect(line({
       type: 'GoalChanged', change: 'refused', objective: 'beat 3.28', openEnded: true, status: 'active',

@@ -46,6 +46,7 @@ describe('Anthropic messages provider', () => {
       text: 'Hello from Claude ✓',
       code: null,
       usage: { inputTokens: 2_000_000, outputTokens: 100_000 },
+      usageReported: true,
       model: 'claude-sonnet-4-5-20250929',
       provider: 'anthropic',
       stopReason: 'end',

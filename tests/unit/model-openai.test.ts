@@ -42,6 +42,7 @@ describe('OpenAI chat completions provider', () => {
       text: 'Hello, wörld 🎉 done',
       code: null,
       usage: { inputTokens: 1_000_000, outputTokens: 500_000 },
+      usageReported: true,
       model: 'gpt-4o-mini-2024-07-18',
       provider: 'openai',
       stopReason: 'end',
@@ -51,6 +52,15 @@ describe('OpenAI chat completions provider', () => {
     expect(res.toolCallId).toBeUndefined();
     // gpt-4o-mini list price: $0.15 in, $0.60 out per million.
     expect(res.costUsd).toBeCloseTo(0.15 + 0.3, 10);
+  });
+
+  test('a server that sends no usage chunk gets its usage estimated from the text, and says it is estimated', async () => {
+    server.enqueue(openaiText('x'.repeat(40), { usage: null }));
+    const req = request();
+    const res = await provider().complete(req);
+    const promptChars = req.system.length + req.messages.reduce((n, m) => n + m.content.length + (m.code?.length ?? 0), 0);
+    expect(res).toMatchObject({ usageReported: false, usage: { inputTokens: Math.ceil(promptChars / 4), outputTokens: 10 } });
+    expect(res.costUsd).toBeGreaterThan(0);
   });
 
   test('bytes split mid-line and mid-character still parse', async () => {

@@ -8,6 +8,8 @@ import { streamSession } from '../stream-session';
 import { longRunRequest } from '../long-run-flags';
 import { ciEnabled, ciOptions, withCiExit } from '../ci/ci-flags';
 import { recordSessionOutput } from '../ci/write-reports';
+import { budgetLimits } from '../budget-flags';
+import { goalTurnCapText } from '../../../workflows/goals';
 
 /**
  * The model for a new session: the flag, else the configured default (RECUR_MODEL). A scripted file is made absolute here,
@@ -37,8 +39,13 @@ async function startAndFollow(ctx: CommandContext): Promise<number> {
     ...(typeof ctx.flags.net === 'string' ? { net: ctx.flags.net } : {}),
     ...longRunRequest(ctx.flags, process.cwd()),
   };
+  const limits = budgetLimits(ctx.flags);
+  if (Object.keys(limits).length > 0) body.limits = limits;
   const daemon = connectDaemon(config);
-  const { sessionId } = await daemon.post<StartSessionReply>('/v1/sessions', body);
+  const { sessionId, maxTurns } = await daemon.post<StartSessionReply>('/v1/sessions', body);
+  // Stated up front (on stderr, so --json output stays one object a line): without --autonomous,
+  // a goal run's turn cap is its only end short of the goal.
+  if (body.goal && !body.autonomous) ctx.err(goalTurnCapText(maxTurns));
   recordSessionOutput(ci, sessionId);
   if (ctx.flags.detach) {
     ctx.out(json ? JSON.stringify({ sessionId }) : sessionId);
