@@ -69,6 +69,7 @@ export async function modelCalledFields(
     stopReason: res.stopReason,
     requestBlob: null,
     contextFiles: context.map((c) => c.file),
+    usageSource: res.usageReported ? 'reported' : 'estimated',
   };
 }
 

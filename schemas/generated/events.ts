@@ -388,6 +388,9 @@ export interface ContextFile {
   readonly shown: BlobRef;
 }
 
+/** Where a call's token counts came from. */
+export type UsageSource = 'reported' | 'estimated';
+
 /** A model call returned. Appended by the session's workflow after the model activity succeeds and before any CellRequested for the code it produced; failed calls are not logged here (they end in SessionFailed with kind model_error). */
 export interface ModelCalled {
   /** Event type: the record's short name, also the envelope's `type`. */
@@ -418,6 +421,8 @@ export interface ModelCalled {
   readonly requestBlob: BlobRef | null;
   /** The workspace's instruction files (AGENTS.md, then CLAUDE.md unless it has the same content) shown after the base prompt, in prompt order. Read from the workspace by the model activity for each call, so an edit shows from the next call on; empty when the workspace has none. */
   readonly contextFiles: readonly ContextFile[];
+  /** reported: tokensIn and tokensOut are the provider's own usage; estimated: it reported none (the scripted model, a stream without a usage chunk), so they are about four characters a token over the prompt and the reply; null in events written before this was recorded. */
+  readonly usageSource: UsageSource | null;
 }
 
 /** What the egress proxy did with a connection. */
@@ -757,7 +762,7 @@ export type RecurEventInput =
   | MessageDelivered
   | MessageRefused
   | WithDefaults<MessageSent, 'textBlob'>
-  | WithDefaults<ModelCalled, 'responseBlob' | 'toolCalls' | 'requestBlob' | 'contextFiles'>
+  | WithDefaults<ModelCalled, 'responseBlob' | 'toolCalls' | 'requestBlob' | 'contextFiles' | 'usageSource'>
   | WithDefaults<NetworkConnection, 'address' | 'approvalId'>
   | WithDefaults<ScheduleChanged, 'nextRunAt'>
   | ScheduleFired

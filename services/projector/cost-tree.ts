@@ -13,6 +13,8 @@ export interface Spent {
   calls: number;
   /** Summed model-call latency. */
   modelMs: number;
+  /** Calls whose tokens are an estimate: the provider reported no usage (ModelCalled.usageSource). */
+  estimatedCalls: number;
 }
 
 export interface CostNode {
@@ -32,7 +34,7 @@ export interface CostNode {
   children: CostNode[];
 }
 
-const zero = (): Spent => ({ tokensIn: 0, tokensOut: 0, costUsd: 0, calls: 0, modelMs: 0 });
+const zero = (): Spent => ({ tokensIn: 0, tokensOut: 0, costUsd: 0, calls: 0, modelMs: 0, estimatedCalls: 0 });
 
 function add(into: Spent, s: Spent): void {
   into.tokensIn += s.tokensIn;
@@ -40,6 +42,7 @@ function add(into: Spent, s: Spent): void {
   into.costUsd += s.costUsd;
   into.calls += s.calls;
   into.modelMs += s.modelMs;
+  into.estimatedCalls += s.estimatedCalls;
 }
 
 /** The cost tree rooted at `rootId`, from its events in any order; a session the log never started is left out. */
@@ -63,10 +66,10 @@ export function costTree(rootId: string, events: readonly StoredEvent[]): CostNo
         Object.assign(n, { name: ev.name, model: ev.model });
         break;
       case 'ModelCalled':
-        add(n.own, { tokensIn: ev.tokensIn, tokensOut: ev.tokensOut, costUsd: ev.costUsd, calls: 1, modelMs: ev.latencyMs });
+        add(n.own, { tokensIn: ev.tokensIn, tokensOut: ev.tokensOut, costUsd: ev.costUsd, calls: 1, modelMs: ev.latencyMs, estimatedCalls: ev.usageSource === 'estimated' ? 1 : 0 });
         break;
       case 'Compacted':
-        add(n.own, { tokensIn: ev.tokensIn, tokensOut: ev.tokensOut, costUsd: ev.costUsd, calls: 0, modelMs: 0 });
+        add(n.own, { tokensIn: ev.tokensIn, tokensOut: ev.tokensOut, costUsd: ev.costUsd, calls: 0, modelMs: 0, estimatedCalls: 0 });
         break;
       case 'BudgetSet':
         n.budget = { tokens: ev.tokens, costUsd: ev.costUsd, seconds: ev.seconds, turns: ev.turns };

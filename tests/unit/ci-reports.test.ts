@@ -119,7 +119,7 @@ describe('Markdown summary', () => {
     expect(md).toContain('## Answer\n\n````text\nfixed it\n```\n<script>x</script>\n````');
     expect(md).toContain('| r | 1 | `npm test` | FAILED | 1 | 1.5s |\n| r | 2 | `npm test` | passed | 0 | 1.5s |');
     expect(md).not.toContain('(last run)'); // the last round passed: no failing output to show
-    expect(md).toMatch(/## Cost\n\n\| session \|[^\n]*\n[^\n]*\n\| r \| 0 \| 0 \| 0 \| 0\.0000 \|\n\| &nbsp;&nbsp;r\/fix \| 1 \| 10 \| 5 \| 0\.0000 \|\n\| \*\*tree\*\* \| 1 \| \| 15 \(in \+ out\) \|/);
+    expect(md).toMatch(/## Cost\n\n\| session \|[^\n]*\n[^\n]*\n\| r \| completed \| 0 \| 0 \| 0 \| 0\.0000 \| 0\.3 \|\n\| &nbsp;&nbsp;r\/fix \| completed \| 1 \| 10 \| 5 \| 0\.0000 \| 0\.1 \|\n\| \*\*tree\*\* \| \| 1 \| 10 \| 5 \| 0\.0000 \| 0\.3 \|/);
     expect(md).toContain('## Changes\n\nNo workspace changes were logged.');
     expect(md).toContain('recur audit verify --bundle r.tar.gz --pubkey <keyId>.pem\nrecur replay --bundle r.tar.gz');
     expect(md).toMatch(/Signed by key `[0-9a-f]{32}`\./);

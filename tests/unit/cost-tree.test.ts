@@ -7,8 +7,8 @@ import { sampleSession } from './event-samples';
 const started = (name: string, depth: number): RecurEventInput => ({
   type: 'SessionStarted', task: 't', name, model: 'scripted', depth, maxDepth: 2, maxTurns: 10, cellTimeoutSeconds: 60,
 });
-const called = (tokensIn: number, tokensOut: number, costUsd: number, latencyMs = 100): RecurEventInput => ({
-  type: 'ModelCalled', turn: 1, model: 'm', provider: 'p', tokensIn, tokensOut, costUsd, latencyMs, response: 'r', stopReason: 'end_turn', toolCalls: [],
+const called = (tokensIn: number, tokensOut: number, costUsd: number, latencyMs = 100, usageSource: 'reported' | 'estimated' = 'reported'): RecurEventInput => ({
+  type: 'ModelCalled', turn: 1, model: 'm', provider: 'p', tokensIn, tokensOut, costUsd, latencyMs, response: 'r', stopReason: 'end_turn', toolCalls: [], usageSource,
 });
 const log = (id: string, events: RecurEventInput[]) => sampleSession(id, events).records as StoredEvent[];
 
@@ -18,7 +18,7 @@ const TREE = [
   ...log('r1/a', [started('a', 1), called(100, 50, 0.1), {
     type: 'Compacted', fromSeq: 0, toSeq: 1, droppedTurns: 1, droppedChars: 10, summary: 's', tokensBefore: 9, tokensAfter: 3, tokensIn: 7, tokensOut: 3, costUsd: 0.001,
   }, { type: 'SessionCompleted', answer: 'x' }]),
-  ...log('r1/a/x', [started('x', 2), called(1, 2, 0.5, 250), called(3, 4, 0, 250)]),
+  ...log('r1/a/x', [started('x', 2), called(1, 2, 0.5, 250, 'estimated'), called(3, 4, 0, 250)]),
   ...log('r1/b', [started('b', 1), called(20, 10, 0)]),
 ];
 
@@ -28,7 +28,7 @@ describe('the cost tree (services/projector/cost-tree.ts)', () => {
     expect(tree).toMatchObject({
       sessionId: 'r1', status: 'failed (budget)', budget: { tokens: 1000 }, wallMs: 3000,
       own: { tokensIn: 10, tokensOut: 5, costUsd: 0.01, calls: 1, modelMs: 100 },
-      total: { tokensIn: 141, tokensOut: 74, calls: 5 },
+      total: { tokensIn: 141, tokensOut: 74, calls: 5, estimatedCalls: 1 },
     });
     expect(tree.total.costUsd).toBeCloseTo(0.611, 10);
     const [a, b] = tree.children;
@@ -44,9 +44,9 @@ describe('the cost tree (services/projector/cost-tree.ts)', () => {
 
   test('recur cost prints one line per agent, indented by depth, with its own spend and its subtree\'s', () => {
     const lines = formatCostTree(costTree('r1', TREE)!);
-    expect(lines[0]).toBe('cost of r1: 5 calls, 141 in + 74 out tok, $0.6110, 3.0s (budget 1000 tok)');
-    expect(lines[1]).toBe('  r1 [failed (budget)] 1 call, 10 in + 5 out tok, $0.0100, 3.0s (model 0.1s); with sub-agents 5 calls, 141 in + 74 out tok, $0.6110');
-    expect(lines[3]).toMatch(/^ {6}r1\/a\/x \[running\] 2 calls, 4 in \+ 6 out tok/);
+    expect(lines[0]).toBe('cost of r1: 5 calls, 141 in + 74 out tok (1 estimated), $0.6110, 3.0s (budget 1000 tok)');
+    expect(lines[1]).toBe('  r1 [failed (budget)] 1 call, 10 in + 5 out tok, $0.0100, 3.0s (model 0.1s); with sub-agents 5 calls, 141 in + 74 out tok (1 estimated), $0.6110');
+    expect(lines[3]).toMatch(/^ {6}r1\/a\/x \[running\] 2 calls, 4 in \+ 6 out tok \(1 estimated\)/);
     expect(lines).toHaveLength(5);
   });
 });

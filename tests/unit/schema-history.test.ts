@@ -47,18 +47,18 @@ describe('events written with an earlier schema version (schemas/history)', () =
   });
 });
 
-/** ModelCalled as the second wave wrote it, before it logged the workspace files a prompt showed. */
+/** ModelCalled as the second wave wrote it, before it logged the workspace files a prompt showed and where its token counts came from. */
 const MODEL_CALLED_V1 = soeSchema(JSON.parse(readFileSync(join(__dirname, '..', '..', 'schemas', 'history', 'ModelCalled.1.json'), 'utf8')));
 
-describe('ModelCalled written before contextFiles', () => {
+describe('ModelCalled written before contextFiles and usageSource', () => {
   const fields = {
     turn: 1, model: 'm', provider: 'p', tokensIn: 1, tokensOut: 2, costUsd: 0, latencyMs: 3, response: 'hi', responseBlob: null,
     toolCalls: [], stopReason: 'end', requestBlob: null,
   };
 
-  test('decodes with no context files', () => {
+  test('decodes with no context files and no usage source', () => {
     const bytes = encodeSingleObject(MODEL_CALLED_V1, fields);
-    expect(EVENT_SCHEMAS_BY_FINGERPRINT.decode(bytes).value).toEqual({ ...fields, contextFiles: [] });
+    expect(EVENT_SCHEMAS_BY_FINGERPRINT.decode(bytes).value).toEqual({ ...fields, contextFiles: [], usageSource: null });
     expect(() => new SchemaSet(Object.values(EVENT_SCHEMA)).decode(bytes)).toThrow(/unknown writer schema/);
   });
 });

@@ -1,4 +1,5 @@
 import type { StoredEvent } from '../../../schemas';
+import { costTree, type CostNode } from '../../projector/cost-tree';
 import { cell } from './markdown';
 
 /**
@@ -7,30 +8,24 @@ import { cell } from './markdown';
  * cost projection and the WorkspaceChanged diff stat plug in here and nowhere else.
  */
 
-/** Tokens and cost per session, summed from its ModelCalled events, indented by depth. */
-export function costSection(events: readonly StoredEvent[]): string[] {
-  const rows = new Map<string, { turns: number; tokensIn: number; tokensOut: number; usd: number }>();
-  for (const e of events) {
-    const row = rows.get(e.sessionId) ?? { turns: 0, tokensIn: 0, tokensOut: 0, usd: 0 };
-    rows.set(e.sessionId, row);
-    if (e.event.type !== 'ModelCalled') continue;
-    row.turns++;
-    row.tokensIn += e.event.tokensIn;
-    row.tokensOut += e.event.tokensOut;
-    row.usd += e.event.costUsd;
-  }
-  const ids = [...rows.keys()].sort();
-  const total = [...rows.values()].reduce((t, r) => ({ turns: t.turns + r.turns, tokens: t.tokens + r.tokensIn + r.tokensOut, usd: t.usd + r.usd }), { turns: 0, tokens: 0, usd: 0 });
-  const depth0 = Math.min(...ids.map((id) => id.split('/').length));
+/** The tree's spend per agent (services/projector/cost-tree.ts), indented by depth, with the tree's total last. */
+export function costSection(treeId: string, events: readonly StoredEvent[]): string[] {
+  const root = costTree(treeId, events);
+  if (!root) return ['No session of this tree was logged.'];
+  const rows: string[] = [];
+  const walk = (n: CostNode, depth: number) => {
+    const o = n.own;
+    const estimated = o.estimatedCalls > 0 ? ` (${o.estimatedCalls} estimated)` : '';
+    rows.push(`| ${'&nbsp;&nbsp;'.repeat(depth)}${cell(n.sessionId)} | ${cell(n.status)} | ${o.calls} | ${o.tokensIn} | ${o.tokensOut}${estimated} | ${o.costUsd.toFixed(4)} | ${(n.wallMs / 1000).toFixed(1)} |`);
+    for (const c of n.children) walk(c, depth + 1);
+  };
+  walk(root, 0);
+  const t = root.total;
   return [
-    '| session | turns | tokens in | tokens out | cost (USD) |',
-    '|---|---:|---:|---:|---:|',
-    ...ids.map((id) => {
-      const r = rows.get(id)!;
-      const indent = '&nbsp;&nbsp;'.repeat(id.split('/').length - depth0);
-      return `| ${indent}${cell(id)} | ${r.turns} | ${r.tokensIn} | ${r.tokensOut} | ${r.usd.toFixed(4)} |`;
-    }),
-    `| **tree** | ${total.turns} | | ${total.tokens} (in + out) | ${total.usd.toFixed(4)} |`,
+    '| session | status | model calls | tokens in | tokens out | cost (USD) | wall time (s) |',
+    '|---|---|---:|---:|---:|---:|---:|',
+    ...rows,
+    `| **tree** | | ${t.calls} | ${t.tokensIn} | ${t.tokensOut} | ${t.costUsd.toFixed(4)} | ${(root.wallMs / 1000).toFixed(1)} |`,
   ];
 }
 

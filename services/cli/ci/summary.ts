@@ -31,7 +31,7 @@ const gatesSection: SummarySection = ({ events }) => {
   return { title: 'Gates', body: ['| session | round | command | result | exit | time |', '|---|---:|---|---|---:|---:|', ...rows, ...outputs] };
 };
 
-const costTreeSection: SummarySection = ({ events }) => ({ title: 'Cost', body: costSection(events) });
+const costTreeSection: SummarySection = ({ treeId, events }) => ({ title: 'Cost', body: costSection(treeId, events) });
 const diffStatSection: SummarySection = ({ events }) => ({ title: 'Changes', body: diffSection(events) });
 
 const replaySection: SummarySection = ({ treeId, events }) => {

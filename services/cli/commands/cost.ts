@@ -8,7 +8,8 @@ import { shortSessionId } from '../format-event';
 
 const USAGE = 'usage: recur cost <session-id> [--json]';
 
-const spent = (s: Spent) => `${s.calls} call${s.calls === 1 ? '' : 's'}, ${s.tokensIn} in + ${s.tokensOut} out tok, $${s.costUsd.toFixed(4)}`;
+const estimated = (s: Spent) => (s.estimatedCalls === 0 ? '' : ` (${s.estimatedCalls === s.calls ? 'all' : s.estimatedCalls} estimated)`);
+const spent = (s: Spent) => `${s.calls} call${s.calls === 1 ? '' : 's'}, ${s.tokensIn} in + ${s.tokensOut} out tok${estimated(s)}, $${s.costUsd.toFixed(4)}`;
 
 function budget(b: CostNode['budget']): string {
   if (!b) return '';
