@@ -1,13 +1,18 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../services/devstack';
 
 const CLI = join(repoRoot(), 'dist', 'services', 'cli', 'main.js');
 
-/** Runs the built CLI against the test stack's daemon and worker, as a user would. */
+/**
+ * Runs the built CLI against the test stack's daemon and worker, as a user would, from a fresh
+ * directory: `recur run` binds the one it is called from, never the checkout.
+ */
 export function recur(args: string[], opts: { onLine?: (line: string, send: (sig: NodeJS.Signals) => void) => void } = {}) {
   return new Promise<{ code: number | null; lines: string[]; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: process.env });
+    const child = spawn(process.execPath, [CLI, ...args], { env: process.env, cwd: mkdtempSync(join(tmpdir(), 'recur-cli-')) });
     const lines: string[] = [];
     let stderr = '';
     let buf = '';

@@ -22,12 +22,15 @@ export async function run(ctx: CommandContext): Promise<number> {
   if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--net none|full|allow:HOST[:PORT],…] [--detach] [--json]');
   const json = ctx.flags.json === true;
   const config = loadConfig();
+  // The tree works where it was started unless told otherwise; its gates run there too.
+  const cwd = resolve(process.cwd(), typeof ctx.flags.cwd === 'string' ? ctx.flags.cwd : '.');
   const body: StartSessionRequest = {
     task,
     model: resolveModel(ctx.flags.model as string | undefined, config.agent.model ?? undefined, process.cwd()),
     ...(typeof ctx.flags.name === 'string' ? { name: ctx.flags.name } : {}),
     ...(typeof ctx.flags.net === 'string' ? { net: ctx.flags.net } : {}),
-    ...longRunRequest(ctx.flags, process.cwd()),
+    cwd,
+    ...longRunRequest(ctx.flags, cwd),
   };
   const daemon = connectDaemon(config);
   const { sessionId } = await daemon.post<StartSessionReply>('/v1/sessions', body);
