@@ -43,4 +43,6 @@ export interface SessionActivities {
   snapshotKernel(input: SnapshotKernelInput): Promise<SnapshotKernelResult>;
   runGate(input: RunGateInput): Promise<RunGateResult>;
   reserveTreeSession(input: { rootId: string; childId: string }): Promise<ReserveReply>;
+  /** A git worktree of the parent's workspace for a child, recorded as the child's workspace (docs/workspace.md). */
+  prepareWorktree(input: { rootId: string; parentId: string; childId: string }): Promise<{ ok: true; workspace: string } | { ok: false; reason: string }>;
 }

@@ -35,6 +35,12 @@ export async function spawn(s: SessionState, req: SpawnRequest, childWorkflow: C
   const childId = `${s.id}/${name}`;
   const tooLong = checkChildId(childId);
   if (tooLong) return { ok: false, reason: tooLong };
+  let workspace = input.workspace;
+  if (req.workspace === 'worktree') {
+    const made = await acts.prepareWorktree({ rootId: input.rootId, parentId: s.id, childId });
+    if (!made.ok) return { ok: false, reason: made.reason };
+    workspace = made.workspace;
+  }
   const slot = input.parentId === null ? reserveTreeSession(s) : await acts.reserveTreeSession({ rootId: input.rootId, childId });
   if (!slot.ok) return refuse(s, name, 'sessions_per_tree', slot.reason);
   const model = req.model ?? input.model;
@@ -53,7 +59,7 @@ export async function spawn(s: SessionState, req: SpawnRequest, childWorkflow: C
       workflowId: childId,
       args: [{
         sessionId: childId, rootId: input.rootId, parentId: s.id, name, task: req.task, taskBlob, model,
-        depth: input.depth + 1, limits: req.maxTurns ? { ...limits, maxTurns: req.maxTurns } : limits, approvals: input.approvals,
+        depth: input.depth + 1, ...(workspace !== undefined && { workspace }), limits: req.maxTurns ? { ...limits, maxTurns: req.maxTurns } : limits, approvals: input.approvals,
       }],
       // A child outlives a parent run that continues-as-new; it reports back by signal, not by result.
       parentClosePolicy: ParentClosePolicy.ABANDON,

@@ -23,6 +23,8 @@ export type MergeOutcome =
   | { status: 'merged' | 'unchanged'; files: string[]; base: string; result: string }
   | { status: 'conflict'; files: string[]; base: string; result: null };
 
+export type Worktrees = ReturnType<typeof createWorktrees>;
+
 /**
  * Sub-agents' own git worktrees (docs/workspace.md). `dirFor(rootId, childId)` is where a child's
  * worktree goes: under the home, grouped by tree, so the tree's end removes them all.

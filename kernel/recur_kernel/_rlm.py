@@ -26,6 +26,16 @@ class RlmHandle:
             return reply.get("value")
         raise TimeoutError(f"sub-agent {self.name!r} not finished after {timeout} s")
 
+    def merge(self):
+        """Apply this sub-agent's change to this session's workspace: all of it, or nothing.
+
+        Only for a sub-agent started with ``rlm(task, workspace="worktree")``. Returns
+        ``{"status": "merged" | "unchanged", "files": [...]}``; when the two changed the same
+        lines it raises ``MergeConflictError`` naming the files, and the workspace is as it was.
+        Each merge brings what the sub-agent changed since the last one.
+        """
+        return _session.call("rlm.merge", {"id": self.id})
+
     def __await__(self):
         loop = asyncio.get_running_loop()
         return loop.run_in_executor(None, self.result).__await__()
@@ -35,13 +45,20 @@ class RlmHandle:
 
 
 class Rlm:
-    """Callable ``rlm(task, name=None, model=None, spec=None)`` plus ``rlm.list()`` and ``rlm.delete(name)``."""
+    """Callable ``rlm(task, name=None, model=None, spec=None, workspace="shared")`` plus ``rlm.list()`` and ``rlm.delete(name)``.
 
-    def __call__(self, task, name=None, model=None, spec=None):
+    ``workspace="shared"`` (the default): the sub-agent works in this session's workspace.
+    ``workspace="worktree"``: in a git worktree of its own, made from this workspace as it is now;
+    its changes reach this workspace only through ``h.merge()``.
+    """
+
+    def __call__(self, task, name=None, model=None, spec=None, workspace="shared"):
         if not isinstance(task, str) or not task.strip():
             raise ValueError("rlm(task): task must be a non-empty string")
+        if workspace not in ("shared", "worktree"):
+            raise ValueError(f'rlm(workspace=...): "shared" or "worktree", not {workspace!r}')
         reply = _session.call(
-            "rlm.spawn", {"task": task, "name": name, "model": model, "spec": spec}
+            "rlm.spawn", {"task": task, "name": name, "model": model, "spec": spec, "workspace": workspace}
         )
         return RlmHandle(reply["id"], reply["name"])
 
@@ -54,4 +71,4 @@ class Rlm:
         return _session.call("rlm.delete", {"name": name})
 
     def __repr__(self):
-        return "<rlm: rlm(task, name=None, model=None, spec=None) -> handle; rlm.list(); rlm.delete(name)>"
+        return "<rlm: rlm(task, name=None, model=None, spec=None, workspace=\"shared\"|\"worktree\") -> handle (h.merge() for a worktree); rlm.list(); rlm.delete(name)>"

@@ -8,6 +8,8 @@ import type { HostBridge } from '../host-bridge';
 import type { EgressProxy } from './egress-proxy';
 import { sandboxRecord } from './sandbox-record';
 import { createWorkspaces, type Workspaces } from './workspace-binding';
+import { createWorktrees, type Worktrees } from '../../activities/workspace/worktree';
+import { sessionParent } from '../../schemas/session-ids';
 
 /** The directory of per-session sandbox policies the Jupyter server reads (kernel/recur_jupyter/sandbox.py). */
 export const sandboxRoot = (config: RecurConfig): string => join(config.home, 'run', 'sb');
@@ -25,10 +27,17 @@ export const sessionWorkspaces = (config: RecurConfig): Workspaces =>
  * `bridge/` (its socket), `restore/` and `skills/` (read-only to it). Its workspace is what
  * `workspace.json` there (or an ancestor's) names, else the root's `workspaces/<key>` (docs/workspace.md).
  */
-export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egress?: EgressProxy): KernelHost & { workspaces: Workspaces } {
+/** Sub-agents' worktrees: `worktrees/<root key>/<child key>`, so the root's end finds and removes its tree's. */
+function sessionWorktrees(config: RecurConfig, workspaces: Workspaces): Worktrees {
+  const treeDir = (rootId: string) => join(config.home, 'worktrees', sandboxKey(rootId));
+  return createWorktrees(workspaces, (rootId, childId) => join(treeDir(rootId), sandboxKey(childId)), treeDir);
+}
+
+export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egress?: EgressProxy): KernelHost & { workspaces: Workspaces; worktrees: Worktrees } {
   const root = sandboxRoot(config);
   const dirOf = (sessionId: string) => join(root, sandboxKey(sessionId));
   const workspaces = sessionWorkspaces(config);
+  const worktrees = sessionWorktrees(config, workspaces);
   const place = (sessionId: string): KernelPlace => {
     const dir = dirOf(sessionId);
     const name = sandboxKey(sessionId);
@@ -37,6 +46,7 @@ export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egres
   return {
     place,
     workspaces,
+    worktrees,
     async prepare(sessionId) {
       const dir = dirOf(sessionId);
       const p = place(sessionId);
@@ -71,6 +81,8 @@ export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egres
     async release(sessionId) {
       await egress?.close(sessionId);
       await bridge?.revokeSession(sessionId);
+      // The tree is over: its sub-agents' worktrees go (their changes are merged or dropped by now).
+      if (sessionParent(sessionId) === null) await worktrees.removeTree(sessionId);
     },
   };
 }
