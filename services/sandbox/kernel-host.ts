@@ -21,18 +21,18 @@ export const sandboxKey = (sessionId: string): string => createHash('sha256').up
 export const sessionWorkspaces = (config: RecurConfig): Workspaces =>
   createWorkspaces(config.home, (sessionId) => join(sandboxRoot(config), sandboxKey(sessionId)), sandboxKey);
 
-/**
- * Each session's place on this host: `run/sb/<key>/` holds its policy (the worker's, never
- * mounted), and the directories its sandbox mounts: `zmq/` and `spool/` (the kernel's),
- * `bridge/` (its socket), `restore/` and `skills/` (read-only to it). Its workspace is what
- * `workspace.json` there (or an ancestor's) names, else the root's `workspaces/<key>` (docs/workspace.md).
- */
 /** Sub-agents' worktrees: `worktrees/<root key>/<child key>`, so the root's end finds and removes its tree's. */
 function sessionWorktrees(config: RecurConfig, workspaces: Workspaces): Worktrees {
   const treeDir = (rootId: string) => join(config.home, 'worktrees', sandboxKey(rootId));
   return createWorktrees(workspaces, (rootId, childId) => join(treeDir(rootId), sandboxKey(childId)), treeDir);
 }
 
+/**
+ * Each session's place on this host: `run/sb/<key>/` holds its policy (the worker's, never
+ * mounted), and the directories its sandbox mounts: `zmq/` and `spool/` (the kernel's),
+ * `bridge/` (its socket), `restore/` and `skills/` (read-only to it). Its workspace is what
+ * `workspace.json` there (or an ancestor's) names, else the root's `workspaces/<key>` (docs/workspace.md).
+ */
 export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egress?: EgressProxy): KernelHost & { workspaces: Workspaces; worktrees: Worktrees } {
   const root = sandboxRoot(config);
   const dirOf = (sessionId: string) => join(root, sandboxKey(sessionId));

@@ -42,7 +42,19 @@ open("new.txt", "w").write("created\\n")`),
     except OSError as e:
         print("BLOCKED", type(e).__name__)
 import subprocess
-print("GIT", subprocess.run(["git", "status", "--porcelain"], capture_output=True, text=True).stdout.split())`),
+print("GIT", subprocess.run(["git", "status", "--porcelain"], capture_output=True, text=True).stdout.split())
+# Links out of the workspace lead nowhere inside, and the next kernel's ACL walk does not follow them.
+os.symlink(${JSON.stringify(sibling)}, "out")
+os.symlink(${JSON.stringify(sibling)} + "/secret.txt", "secret-link")
+for path in ("out/secret.txt", "secret-link"):
+    try:
+        print("ESCAPED", open(path).read())
+    except OSError as e:
+        print("BLOCKED", type(e).__name__)`),
+        py(`peer = rlm("share", name="peer")
+print("PEER", peer.result())
+open("peer.txt", "a").write("and the parent\\n")
+print("BOTH", open("new.txt").read().split(), open("peer.txt").read().split())`),
         py(`h = rlm("add b", name="wt", workspace="worktree")
 print("CHILD", h.result())
 print("MERGED", h.merge())`),
@@ -60,6 +72,11 @@ print(open("a.txt").read())
 open("b.txt", "w").write("from the child\\n")
 final(os.getcwd())`)],
       wt2: [py('open("c.txt", "w").write("child\\n")\nfinal("clashed")')],
+      // A child sharing the workspace: another uid, the same group; each edits what the other made.
+      peer: [py(`import os
+open("new.txt", "a").write("peer\\n")
+open("peer.txt", "w").write("peer made\\n")
+final(os.getcwd())`)],
     }, 'work in the repository');
     // What the daemon does for `recur run --cwd`: the binding is recorded before the workflow starts.
     sessionWorkspaces(h.config).record(input.sessionId, { dir: repo, group: repo, shared: [] });
@@ -71,19 +88,26 @@ final(os.getcwd())`)],
     if (process.getuid?.() === 0) expect(Number(/UID (\d+)/.exec(out[0])?.[1])).toBeGreaterThanOrEqual(2 ** 30);
     expect(out[0]).toContain('READ original');
     expect(out[1]).not.toContain('ESCAPED');
-    expect(out[1].match(/BLOCKED/g)).toHaveLength(2);
+    expect(out[1].match(/BLOCKED/g)).toHaveLength(4);
     // git works inside the sandbox on a repository owned by someone else than the kernel's uid.
     expect(out[1]).toMatch(/GIT \[.*'a\.txt'.*'new\.txt'/);
-    expect(out[2]).toContain("MERGED {'status': 'merged', 'files': ['b.txt']}");
-    expect(out[3]).toMatch(/CONFLICT MergeConflictError rlm.merge: merging wt2 conflicts in c\.txt; nothing was applied/);
+    expect(out[2]).toContain(`PEER ${repo}`);
+    expect(out[2]).toContain("BOTH ['created', 'peer'] ['peer', 'made', 'and', 'the', 'parent']");
+    expect(out[3]).toContain("MERGED {'status': 'merged', 'files': ['b.txt']}");
+    expect(out[4]).toMatch(/CONFLICT MergeConflictError rlm.merge: merging wt2 conflicts in c\.txt; nothing was applied/);
 
     expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('edited\n');
-    expect(readFileSync(join(repo, 'new.txt'), 'utf8')).toBe('created\n');
+    expect(readFileSync(join(repo, 'new.txt'), 'utf8')).toBe('created\npeer\n');
     expect(readFileSync(join(repo, 'b.txt'), 'utf8')).toBe('from the child\n');
     expect(readFileSync(join(repo, 'c.txt'), 'utf8')).toBe('parent\n');
-    // The kernel ran as a uid of its own; what it made is the workspace owner's once it stopped.
+    // The kernel ran as a uid of its own; what it made is the workspace owner's once it stopped
+    // (the children's kernels stop as their workflows end, after the root's).
+    for (const name of ['peer', 'wt', 'wt2']) await h.result(`${run.id}/${name}`);
     const owner = statSync(repo).uid;
-    for (const f of ['a.txt', 'new.txt', 'b.txt', 'c.txt']) expect([f, statSync(join(repo, f)).uid]).toEqual([f, owner]);
+    for (const f of ['a.txt', 'new.txt', 'peer.txt', 'b.txt', 'c.txt']) expect([f, statSync(join(repo, f)).uid]).toEqual([f, owner]);
+    // Nothing outside DIR was opened or handed over through the links the agent left.
+    expect(execFileSync('getfacl', ['-cp', sibling, join(sibling, 'secret.txt')], { encoding: 'utf8' })).not.toMatch(/group:\d+:/);
+    expect(statSync(join(sibling, 'secret.txt')).uid).toBe(statSync(sibling).uid);
     writeFileSync(join(repo, 'new.txt'), 'the operator edits it\n');
     // Never committed into the user's branch; the worktrees went with the tree.
     expect(sh(repo, 'rev-list', '--count', 'HEAD')).toBe('1');
