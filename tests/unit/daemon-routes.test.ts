@@ -37,7 +37,7 @@ describe('daemon routes', () => {
     const { agent } = srv.config;
     expect(fake.calls.started).toEqual([{
       sessionId: body.sessionId, rootId: body.sessionId, parentId: null, name: 'root', task: 'add 2 and 2',
-      model: 'openai/gpt-4o', depth: 0, workspace: join(srv.config.home, 'workspaces', sandboxKey(body.sessionId)),
+      model: 'openai/gpt-4o', depth: 0, workspace: join(srv.config.home, 'workspaces', sandboxKey(body.sessionId as string)),
       limits: { maxTurns: agent.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: agent.cellTimeoutSeconds, maxDepth: agent.maxDepth, turnsPerRun: agent.turnsPerRun, snapshotEveryCells: agent.snapshotEveryCells, idleUnloadSeconds: agent.idleUnloadSeconds, autoRefineTurns: 0, compactAtTokens: agent.compactAtTokens,
         maxChildren: agent.maxChildren, maxTreeSessions: agent.maxTreeSessions, messagesPerMinute: agent.messagesPerMinute, messageBurst: agent.messageBurst,
         sandbox: { mode: 'on', memoryBytes: 4 * 2 ** 30, processes: 1024, openFiles: 4096, fileBytes: 16 * 2 ** 30, net: 'none' } },
@@ -50,7 +50,7 @@ describe('daemon routes', () => {
     const ok = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', cwd: dir });
     expect(ok.status).toBe(201);
     expect(fake.calls.started.at(-1)?.workspace).toBe(dir);
-    expect(createKernelHost(srv.config).place(`${ok.body.sessionId}/child`).workspace).toBe(dir);
+    expect(createKernelHost(srv.config).place(`${ok.body.sessionId as string}/child`).workspace).toBe(dir);
     for (const [cwd, message] of [['rel/dir', 'cwd must be an absolute path, got "rel/dir"'], [join(dir, 'nope'), `cwd ${join(dir, 'nope')} does not exist`], [srv.config.home, 'inside the Recur home']]) {
       const bad = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', cwd });
       expect(bad.status).toBe(400);
