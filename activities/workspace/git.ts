@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -47,9 +47,15 @@ export async function snapshotCommit(dir: string, parent: string | null, message
   const scratch = mkdtempSync(join(tmpdir(), 'recur-index-'));
   try {
     const index = join(scratch, 'index');
-    // Starting from the real index saves hashing every unchanged file again.
+    // Starting from the real index saves hashing every unchanged file again. Its mtime goes with it
+    // (rounded down): git rehashes an entry not older than its index ("racy git"), and a copy made
+    // later would let a same-size rewrite within that second pass as unchanged.
     const real = await gitOut(dir, ['rev-parse', '--path-format=absolute', '--git-path', 'index']);
-    if (existsSync(real)) copyFileSync(real, index);
+    if (existsSync(real)) {
+      copyFileSync(real, index);
+      const { atime, mtime } = statSync(real);
+      utimesSync(index, atime, mtime);
+    }
     const env = { GIT_INDEX_FILE: index };
     await gitOut(dir, ['add', '-A', '--', '.'], { env });
     const tree = await gitOut(dir, ['write-tree'], { env });

@@ -210,7 +210,7 @@ class SandboxedKernelManager(AsyncIOLoopKernelManager):
 
     sandbox_root = Unicode(help="Directory of per-session sandbox policies (the worker writes them)").tag(config=True)
     sandbox = Bool(True, help="Wrap each kernel in bubblewrap; off runs it bare (RECUR_SANDBOX=off)").tag(config=True)
-    uid_base = Integer(1 << 30, help="Kernels started by root run as uid_base + a hash of their session").tag(config=True)
+    uid_base = Integer(1 << 30, help="Kernels started by root run as uid_base + a hash of their session, in group uid_base + a hash of their tree's workspace").tag(config=True)
 
     async def _async_pre_start_kernel(self, **kw):
         key = policy_key(kw.get("env"))
