@@ -19,7 +19,7 @@ export function resolveModel(flag: string | undefined, envModel: string | undefi
 
 export async function run(ctx: CommandContext): Promise<number> {
   const [task, ...extra] = ctx.args;
-  if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--net none|full|allow:HOST[:PORT],…] [--detach] [--json]');
+  if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--detach] [--json]');
   const json = ctx.flags.json === true;
   const config = loadConfig();
   // The tree works where it was started unless told otherwise; its gates run there too.
