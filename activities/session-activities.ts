@@ -45,4 +45,6 @@ export interface SessionActivities {
   runGate(input: RunGateInput): Promise<RunGateResult>;
   reserveTreeSession(input: { rootId: string; childId: string; slice?: Slice | null }): Promise<ReserveReply>;
   chargeTreeBudget(input: TreeSpendReport & { rootId: string; callIndex: number }): Promise<TreeBudgetReply>;
+  /** A git worktree of the parent's workspace for a child, recorded as the child's workspace (docs/workspace.md). */
+  prepareWorktree(input: { rootId: string; parentId: string; childId: string }): Promise<{ ok: true; workspace: string } | { ok: false; reason: string }>;
 }

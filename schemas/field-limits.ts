@@ -106,6 +106,7 @@ export const FIELD_LIMITS = {
   SubagentSpawned: { childId: ID, name: NAME, task: INLINE.task, taskBlob: BLOB, model: NAME, spec: NAME, requestId: ID },
   SubagentTasked: { childId: ID, name: NAME, task: INLINE.task, taskBlob: BLOB, messageId: ID, requestId: ID },
   TaskEnded: { answer: INLINE.answer, reason: REASON },
+  WorkspaceMerged: { childId: ID, files: { items: 200, of: 512 }, base: HASH, result: HASH },
 } as const satisfies Record<EventType, LimitTable>;
 
 /** Cuts at most `max` UTF-16 units without splitting a surrogate pair. */

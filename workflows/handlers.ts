@@ -7,7 +7,7 @@ import { answersCurrentTask, outcomeMessageId } from './decide-idle-unload';
 import { guardSignal, guardUpdate } from './guard-handler';
 import { recordHarnessEditsUpdate } from './harness/harness-messages';
 import {
-  childFinishedSignal, deleteChildUpdate, deliverMessageSignal, getChildrenQuery, getStatusQuery, reserveTreeSessionUpdate,
+  childFinishedSignal, deleteChildUpdate, deliverMessageSignal, getChildrenQuery, getStatusQuery, recordMergeUpdate, reserveTreeSessionUpdate,
   sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate, unloadIdleSignal, type SendReply,
 } from './messages';
 import { spendMessage } from './message-rate';
@@ -56,6 +56,10 @@ export function installHandlers(
   setHandler(takeMessagesUpdate, guardUpdate(s, async ({ waitMs, max }) => {
     if (waitMs > 0) await condition(() => s.inbox.length > 0, Math.min(waitMs, MAX_TAKE_WAIT_MS));
     return s.deliver('kernel', max ?? undefined);
+  }));
+
+  setHandler(recordMergeUpdate, guardUpdate(s, async (m) => {
+    await s.emit(() => [{ type: 'WorkspaceMerged', ...m }]);
   }));
 
   setHandler(recordHarnessEditsUpdate, guardUpdate(s, async ({ op, editIds }) => {

@@ -31,11 +31,17 @@ export interface SpawnRequest {
   /** rlm(task, budget_tokens=, budget_usd=): the share of the tree's budget the child's subtree may spend. */
   slice?: Slice | null;
   requestId: string | null;
+  /** 'worktree': the child works in a git worktree of its own, merged back by the parent (docs/workspace.md). Absent: the parent's workspace. */
+  workspace?: 'worktree' | null;
 }
 /** `limit`: the refusal is a limit (raised in the kernel as LimitError), not a bad request. */
 /** `capped`: the budget slice asked for was more than remained; says what the child got instead. */
 export type SpawnReply = { ok: true; childId: string; name: string; capped?: string | null } | { ok: false; reason: string; limit?: boolean };
 export const spawnChildUpdate = defineUpdate<SpawnReply, [SpawnRequest]>('spawnChild');
+
+/** What the worker's merge of a child's worktree did (h.merge()), to be logged as WorkspaceMerged. */
+export interface MergeRecord { childId: string; status: 'merged' | 'unchanged' | 'conflict'; files: string[]; base: string; result: string | null }
+export const recordMergeUpdate = defineUpdate<void, [MergeRecord]>('recordMerge');
 
 export type SendReply = { ok: true; messageId: string; to: string } | { ok: false; reason: string; limit?: boolean };
 export const sendAgentMessageUpdate = defineUpdate<SendReply, [{ to: string; text: string; textBlob?: BlobRef | null }]>('sendAgentMessage');

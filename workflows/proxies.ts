@@ -42,7 +42,13 @@ export function sessionActivities(cellTimeoutSeconds: number) {
     startToCloseTimeout: '20 minutes',
     retry: { maximumAttempts: 10, maximumInterval: '5s' },
   });
+  const worktrees = proxyActivities<Pick<SessionActivities, 'prepareWorktree'>>({
+    // A checkout of the whole repository; repeating it keeps the first one's worktree.
+    startToCloseTimeout: '10 minutes',
+    retry: { maximumAttempts: 3 },
+  });
   return {
+    prepareWorktree: worktrees.prepareWorktree,
     reserveTreeSession: tree.reserveTreeSession,
     chargeTreeBudget: budget.chargeTreeBudget,
     snapshotKernel: snapshots.snapshotKernel,

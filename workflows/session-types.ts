@@ -66,6 +66,12 @@ export interface SessionInput {
   /** `provider/model` or `scripted:<file>`. */
   model: string;
   depth: number;
+  /**
+   * The session's workspace as its host resolved it when the session was made (docs/workspace.md):
+   * the root's `--cwd` or its directory under the home; a child's parent's, or its own worktree.
+   * Absent in inputs from before it was recorded. The host's record stays what the kernel is bound to.
+   */
+  workspace?: string;
   limits: SessionLimits;
   /** A goal the session starts with (`recur run --goal`); it keeps the session going until met. */
   goal?: GoalSpec | null;

@@ -36,6 +36,12 @@ export async function spawn(s: SessionState, req: SpawnRequest, childWorkflow: C
   const childId = `${s.id}/${name}`;
   const tooLong = checkChildId(childId);
   if (tooLong) return { ok: false, reason: tooLong };
+  let workspace = input.workspace;
+  if (req.workspace === 'worktree') {
+    const made = await acts.prepareWorktree({ rootId: input.rootId, parentId: s.id, childId });
+    if (!made.ok) return { ok: false, reason: made.reason };
+    workspace = made.workspace;
+  }
   const asked = req.slice ?? null;
   const slot = input.parentId === null ? reserveTreeSession(s, childId, asked) : await acts.reserveTreeSession({ rootId: input.rootId, childId, slice: asked });
   if (!slot.ok) return refuse(s, name, 'sessions_per_tree', slot.reason);
@@ -55,7 +61,7 @@ export async function spawn(s: SessionState, req: SpawnRequest, childWorkflow: C
       workflowId: childId,
       args: [{
         sessionId: childId, rootId: input.rootId, parentId: s.id, name, task: req.task, taskBlob, model,
-        depth: input.depth + 1, limits: req.maxTurns ? { ...limits, maxTurns: req.maxTurns } : limits, approvals: input.approvals,
+        depth: input.depth + 1, ...(workspace !== undefined && { workspace }), limits: req.maxTurns ? { ...limits, maxTurns: req.maxTurns } : limits, approvals: input.approvals,
         slice: asked && slot.slice ? { asked, ...slot.slice } : null, inSlice: !!input.inSlice || !!asked,
       }],
       // A child outlives a parent run that continues-as-new; it reports back by signal, not by result.

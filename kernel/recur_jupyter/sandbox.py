@@ -15,9 +15,12 @@ the server, the bridge socket its only one to the worker, and the egress socket 
 proxy variables point at the kernel's forwarder of it) its only way out, decided per connection
 by the worker.
 
-Run as root, the kernel drops to a uid of its own (derived from the key, so a reloaded kernel
-owns its workspace files again): the kernel counts processes per uid, and a user namespace
-would map the sandbox back to host root, whose processes are never counted.
+Run as root, the kernel drops to a uid of its own (derived from the key): the kernel counts
+processes per uid, and a user namespace would map the sandbox back to host root, whose processes
+are never counted. Its group is derived from the tree's workspace, and that group gets read-write
+access to the workspace through POSIX ACLs (access and default entries), so sessions sharing a
+workspace edit each other's files and nothing else gains access; what a kernel created is handed
+back to the workspace's owner when it stops (docs/workspace.md).
 """
 
 import hashlib
@@ -25,6 +28,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 from jupyter_client.ioloop import AsyncIOLoopKernelManager
@@ -65,6 +69,16 @@ def sandbox_uid(key, base):
     return base + int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % UID_RANGE
 
 
+def workspace_gid(policy, base):
+    """One group per tree workspace: every kernel bound under it shares the ACL entry that grants access."""
+    return sandbox_uid(policy.get("group", policy["workspace"]), base)
+
+
+def writable(policy):
+    """The host directories a kernel may change: its workspace and what it shares (a worktree's repository)."""
+    return [policy["workspace"], *policy.get("shared", [])]
+
+
 def _python_dirs():
     """The interpreter's own tree and the venv's: both read-only, at their host paths."""
     dirs = {os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}
@@ -80,7 +94,7 @@ def _parents(path):
     return out
 
 
-def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap"):
+def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap", gid=None):
     """The bubblewrap command line that runs ``kernel_cmd`` as the policy says."""
     limits = policy["limits"]
     argv = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
@@ -94,8 +108,10 @@ def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap"):
         if os.path.islink(f"/{name}") or os.path.isdir(f"/usr/{name}"):
             argv += ["--symlink", f"usr/{name}", f"/{name}"]
     argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
-    binds = [("--ro-bind", d) for d in _python_dirs()]
-    binds += [("--ro-bind", policy["kernelPackage"]), ("--bind", policy["workspace"]), ("--bind", policy["zmq"]),
+    # The workspace first: any of the rest that lies inside it (a checkout of Recur itself) is mounted over it, read-only as ever.
+    binds = [("--bind", d) for d in writable(policy)]
+    binds += [("--ro-bind", d) for d in _python_dirs()]
+    binds += [("--ro-bind", policy["kernelPackage"]), ("--bind", policy["zmq"]),
               ("--ro-bind", policy["bridge"]), ("--bind", policy["spool"]), ("--ro-bind", policy["restore"]),
               ("--ro-bind", policy["skills"])]
     for flag, path in binds:
@@ -112,6 +128,10 @@ def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap"):
         "MPLCONFIGDIR": "/tmp/matplotlib",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         "RECUR_SANDBOX": "on",
+        # The workspace belongs to someone else than the kernel's uid: git would refuse it as of dubious ownership.
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "safe.directory",
+        "GIT_CONFIG_VALUE_0": "*",
         # The only way out is the egress proxy (recur_kernel._egress), whatever the session's policy.
         **{k: f"http://127.0.0.1:{EGRESS_PORT}" for k in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")},
         **{k: "localhost,127.0.0.1,::1" for k in ("NO_PROXY", "no_proxy")},
@@ -131,7 +151,7 @@ def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap"):
         "--",
     ]
     if uid is not None:
-        argv += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+        argv += ["setpriv", f"--reuid={uid}", f"--regid={uid if gid is None else gid}", "--clear-groups",
                  "--inh-caps=-all", "--bounding-set=-all", "--"]
     inside = kernel_connection_file(connection_file, policy)
     return argv + [inside if a == connection_file else a for a in kernel_cmd]
@@ -141,14 +161,48 @@ def kernel_connection_file(connection_file, policy):
     return os.path.join(policy["zmq"], os.path.basename(connection_file))
 
 
-def prepare_dirs(policy, uid):
-    """The kernel's writable directories belong to it; the rest stay the worker's."""
-    for field in ("workspace", "zmq", "spool"):
+def prepare_dirs(policy, uid, gid):
+    """The kernel's own directories belong to it; its workspace stays its owner's, opened to the kernel's group."""
+    os.makedirs(policy["workspace"], mode=0o700, exist_ok=True)
+    for field in ("zmq", "spool"):
         os.makedirs(policy[field], mode=0o700, exist_ok=True)
         if uid is not None:
-            os.chown(policy[field], uid, uid)
-    # bwrap enters the workspace before setpriv, as a root with no DAC override: traverse only.
-    os.chmod(policy["workspace"], 0o711)
+            os.chown(policy[field], uid, gid)
+    if uid is not None:
+        grant_group(writable(policy), gid)
+
+
+def grant_group(paths, gid, setfacl="setfacl"):
+    """rwX for ``gid`` on each tree, and the same as a default entry so what anyone creates there inherits it.
+
+    A physical walk: a link inside the tree (the kernel may have made it) is not followed out of it.
+    """
+    entry = f"g:{gid}:rwX"
+    try:
+        done = subprocess.run([setfacl, "-R", "-P", "-m", f"{entry},d:{entry}", "--", *paths],
+                              capture_output=True, text=True, check=False)
+    except FileNotFoundError as e:
+        raise SandboxError("setfacl is not installed (apt-get install acl; recur setup does it as root), "
+                           "and a kernel run as root reaches its workspace through an ACL") from e
+    if done.returncode != 0:
+        raise SandboxError(f"cannot open the workspace to the kernel's group ({' '.join(paths)}): {done.stderr.strip()}")
+
+
+def hand_back(paths, uid):
+    """What the kernel's uid owns in its trees goes to each tree's owner; the group ACL keeps it shared."""
+    for root in paths:
+        try:
+            owner = os.stat(root)
+        except OSError:
+            continue
+        for top, dirs, files in os.walk(root):
+            for name in [*dirs, *files]:
+                path = os.path.join(top, name)
+                try:
+                    if os.lstat(path).st_uid == uid:
+                        os.lchown(path, owner.st_uid, owner.st_gid)
+                except OSError:
+                    pass
 
 
 class SandboxedKernelManager(AsyncIOLoopKernelManager):
@@ -156,24 +210,25 @@ class SandboxedKernelManager(AsyncIOLoopKernelManager):
 
     sandbox_root = Unicode(help="Directory of per-session sandbox policies (the worker writes them)").tag(config=True)
     sandbox = Bool(True, help="Wrap each kernel in bubblewrap; off runs it bare (RECUR_SANDBOX=off)").tag(config=True)
-    uid_base = Integer(1 << 30, help="Kernels started by root run as uid_base + a hash of their session").tag(config=True)
+    uid_base = Integer(1 << 30, help="Kernels started by root run as uid_base + a hash of their session, in group uid_base + a hash of their tree's workspace").tag(config=True)
 
     async def _async_pre_start_kernel(self, **kw):
         key = policy_key(kw.get("env"))
         self._recur_policy = load_policy(self.sandbox_root, key)
         self._recur_uid = sandbox_uid(key, self.uid_base) if self.sandbox and os.geteuid() == 0 else None
+        self._recur_gid = workspace_gid(self._recur_policy, self.uid_base) if self._recur_uid is not None else None
         if self.sandbox:
             # The ipc transport crosses the network namespace; sockets go where only this kernel's sandbox sees them.
             self.transport = "ipc"
             self.ip = os.path.join(self._recur_policy["zmq"], "k")
         kw["cwd"] = self._recur_policy["workspace"]
-        prepare_dirs(self._recur_policy, self._recur_uid)
+        prepare_dirs(self._recur_policy, self._recur_uid, self._recur_gid)
         cmd, kw = await super()._async_pre_start_kernel(**kw)
         if not self.sandbox:
             return cmd, kw
         if self._recur_uid is not None:
             # Written 0600 by the server; the kernel reads it as its own uid.
-            os.chown(self.connection_file, self._recur_uid, self._recur_uid)
+            os.chown(self.connection_file, self._recur_uid, self._recur_gid)
         # ipykernel exits when its parent looks like init, which in a PID namespace it is.
         kw["env"] = {k: v for k, v in kw.get("env", {}).items() if k != "JPY_PARENT_PID"}
         if self.kernel_spec is not None:
@@ -182,4 +237,9 @@ class SandboxedKernelManager(AsyncIOLoopKernelManager):
         bwrap = shutil.which("bwrap")
         if bwrap is None:
             raise SandboxError("bubblewrap (bwrap) is not installed: apt-get install bubblewrap, or set RECUR_SANDBOX=off")
-        return bwrap_argv(cmd, self.connection_file, self._recur_policy, self._recur_uid, bwrap), kw
+        return bwrap_argv(cmd, self.connection_file, self._recur_policy, self._recur_uid, bwrap, self._recur_gid), kw
+
+    async def _async_cleanup_resources(self, restart=False):
+        await super()._async_cleanup_resources(restart=restart)
+        if getattr(self, "_recur_uid", None) is not None:
+            hand_back(writable(self._recur_policy), self._recur_uid)

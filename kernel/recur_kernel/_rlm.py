@@ -27,6 +27,16 @@ class RlmHandle:
             return reply.get("value")
         raise TimeoutError(f"sub-agent {self.name!r} not finished after {timeout} s")
 
+    def merge(self):
+        """Apply this sub-agent's change to this session's workspace: all of it, or nothing.
+
+        Only for a sub-agent started with ``rlm(task, workspace="worktree")``. Returns
+        ``{"status": "merged" | "unchanged", "files": [...]}``; when the two changed the same
+        lines it raises ``MergeConflictError`` naming the files, and the workspace is as it was.
+        Each merge brings what the sub-agent changed since the last one.
+        """
+        return _session.call("rlm.merge", {"id": self.id})
+
     def __await__(self):
         loop = asyncio.get_running_loop()
         return loop.run_in_executor(None, self.result).__await__()
@@ -36,23 +46,29 @@ class RlmHandle:
 
 
 class Rlm:
-    """Callable ``rlm(task, name=None, model=None, spec=None, budget_tokens=None, budget_usd=None)``
+    """Callable ``rlm(task, name=None, model=None, spec=None, budget_tokens=None, budget_usd=None, workspace="shared")``
     plus ``rlm.list()`` and ``rlm.delete(name)``.
 
     ``budget_tokens`` / ``budget_usd`` give the sub-agent (and everything it spawns) a slice of the
     tree's budget. A slice larger than what remains is capped at what remains, and a note says so.
+
+    ``workspace="shared"`` (the default): the sub-agent works in this session's workspace.
+    ``workspace="worktree"``: in a git worktree of its own, made from this workspace as it is now;
+    its changes reach this workspace only through ``h.merge()``.
     """
 
-    def __call__(self, task, name=None, model=None, spec=None, budget_tokens=None, budget_usd=None):
+    def __call__(self, task, name=None, model=None, spec=None, budget_tokens=None, budget_usd=None, workspace="shared"):
         if not isinstance(task, str) or not task.strip():
             raise ValueError("rlm(task): task must be a non-empty string")
         for key, value in (("budget_tokens", budget_tokens), ("budget_usd", budget_usd)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0):
                 raise ValueError(f"rlm({key}=...): must be a positive number, got {value!r}")
+        if workspace not in ("shared", "worktree"):
+            raise ValueError(f'rlm(workspace=...): "shared" or "worktree", not {workspace!r}')
         reply = _session.call(
             "rlm.spawn",
             {"task": task, "name": name, "model": model, "spec": spec,
-             "budget_tokens": budget_tokens, "budget_usd": budget_usd},
+             "budget_tokens": budget_tokens, "budget_usd": budget_usd, "workspace": workspace},
         )
         if reply.get("capped"):
             print(f"[rlm {reply['name']}] {reply['capped']}", file=sys.stderr)
@@ -67,5 +83,5 @@ class Rlm:
         return _session.call("rlm.delete", {"name": name})
 
     def __repr__(self):
-        return ("<rlm: rlm(task, name=None, model=None, spec=None, budget_tokens=None, budget_usd=None) -> handle; "
-                "rlm.list(); rlm.delete(name)>")
+        return ("<rlm: rlm(task, name=None, model=None, spec=None, budget_tokens=None, budget_usd=None, "
+                "workspace=\"shared\"|\"worktree\") -> handle (h.merge() for a worktree); rlm.list(); rlm.delete(name)>")

@@ -157,6 +157,22 @@ class ApiTest(unittest.TestCase):
             self.assertEqual(len(sent), 1)
         finally:
             _session.call = original
+    def test_a_worktree_child_is_asked_for_and_merged_by_its_handle(self):
+        calls = []
+        original = _session.call
+        _session.call = lambda op, args=None, timeout=None: calls.append((op, args)) or {"id": "r/w", "name": "w", "status": "merged", "files": []}
+        try:
+            h = _rlm.Rlm()("t", name="w", workspace="worktree")
+            self.assertEqual(h.merge()["status"], "merged")
+            with self.assertRaises(ValueError):
+                _rlm.Rlm()("t", workspace="elsewhere")
+        finally:
+            _session.call = original
+        self.assertEqual(calls, [
+            ("rlm.spawn", {"task": "t", "name": "w", "model": None, "spec": None,
+                           "budget_tokens": None, "budget_usd": None, "workspace": "worktree"}),
+            ("rlm.merge", {"id": "r/w"}),
+        ])
 
 
 class HostRestartTest(unittest.TestCase):

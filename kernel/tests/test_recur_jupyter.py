@@ -89,3 +89,61 @@ class SandboxArgvTest(unittest.TestCase):
         for env in ({}, {"JPY_SESSION_NAME": "/x/../../etc"}, {"JPY_SESSION_NAME": "/x/notes.ipynb"}):
             with self.assertRaises(SandboxError):
                 policy_key(env)
+
+
+class WorkspaceAccessTest(unittest.TestCase):
+    """A root-run kernel's uid, its workspace group and the ACL that opens the workspace (docs/workspace.md)."""
+
+    POLICY = dict(SandboxArgvTest.POLICY, workspace="/src/repo", group="/src/repo", shared=["/src/repo/.git"])
+
+    def test_the_group_follows_the_tree_workspace_and_the_uid_the_session(self):
+        from recur_jupyter.sandbox import sandbox_uid, workspace_gid
+
+        child = dict(self.POLICY, workspace="/h/worktrees/c")
+        self.assertEqual(workspace_gid(self.POLICY, 1 << 30), workspace_gid(child, 1 << 30))
+        self.assertNotEqual(workspace_gid(self.POLICY, 1 << 30), workspace_gid(dict(self.POLICY, group="/src/other"), 1 << 30))
+        self.assertNotEqual(sandbox_uid("a" * 32, 1 << 30), sandbox_uid("b" * 32, 1 << 30))
+
+    def test_the_workspace_and_what_it_shares_are_writable_and_mounted_before_the_rest(self):
+        from recur_jupyter.sandbox import bwrap_argv
+
+        argv = bwrap_argv(["python"], "/c.json", self.POLICY, 7, gid=9)
+        binds = [(argv[i], argv[i + 1]) for i, a in enumerate(argv) if a in ("--bind", "--ro-bind")]
+        self.assertLess(binds.index(("--bind", "/src/repo")), binds.index(("--bind", "/src/repo/.git")))
+        self.assertLess(binds.index(("--bind", "/src/repo/.git")), binds.index(("--ro-bind", "/repo/kernel/recur_kernel")))
+        self.assertEqual(argv[argv.index("setpriv") + 1:argv.index("setpriv") + 3], ["--reuid=7", "--regid=9"])
+        self.assertEqual(argv[argv.index("--chdir") + 1], "/src/repo")
+
+    def test_the_group_gets_rwx_on_the_tree_and_what_is_created_in_it_and_the_owner_gets_files_back(self):
+        import os
+        import shutil
+        import subprocess
+        import tempfile
+        from recur_jupyter.sandbox import SandboxError, grant_group, hand_back
+
+        if shutil.which("setfacl") is None or os.geteuid() != 0:
+            self.skipTest("needs setfacl and root")
+        root = tempfile.mkdtemp()
+        try:
+            os.makedirs(os.path.join(root, "d"))
+            with open(os.path.join(root, "d", "f"), "w") as f:
+                f.write("x")
+            outside = tempfile.mkdtemp()
+            os.symlink(outside, os.path.join(root, "link"))
+            grant_group([root], 4242)
+            acl = lambda p: subprocess.run(["getfacl", "-cp", p], capture_output=True, text=True).stdout
+            self.assertIn("group:4242:rw-", acl(os.path.join(root, "d", "f")))
+            self.assertIn("default:group:4242:rwx", acl(os.path.join(root, "d")))
+            self.assertNotIn("4242", acl(outside))
+            new = os.path.join(root, "d", "made-later")
+            open(new, "w").close()
+            # Inherited from the default entry, masked to the file's mode: effective read-write.
+            self.assertRegex(acl(new), r"group:4242:rw[-x](\s+#effective:rw-)?\n")
+            os.chown(new, 5151, 4242)
+            hand_back([root], 5151)
+            self.assertEqual(os.stat(new).st_uid, 0)
+            with self.assertRaises(SandboxError):
+                grant_group([os.path.join(root, "missing")], 4242)
+        finally:
+            shutil.rmtree(root)
+            shutil.rmtree(outside)

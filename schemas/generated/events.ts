@@ -672,6 +672,25 @@ export interface TaskEnded {
   readonly reason: string | null;
 }
 
+/** What a merge did. */
+export type MergeStatus = 'merged' | 'unchanged' | 'conflict';
+
+/** A session merged a sub-agent's own git worktree into its workspace (h.merge()), or tried to and met conflicts. Appended to the merging session's log by its workflow once the worker has applied the change (or found it conflicts, which changes nothing); see docs/workspace.md. */
+export interface WorkspaceMerged {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'WorkspaceMerged';
+  /** The sub-agent whose worktree was merged. Limit: 1024 characters. */
+  readonly childId: string;
+  /** merged: the child's change since its base is in the workspace now; unchanged: it had none; conflict: the workspace and the child changed the same lines, and nothing was applied. */
+  readonly status: MergeStatus;
+  /** merged: the paths the merge changed (added, modified, deleted), relative to the workspace; conflict: the paths that conflict. At most 200 paths (the kernel is told every one). Limit: 512 characters. */
+  readonly files: readonly string[];
+  /** The commit the child's change was measured from: a snapshot of the workspace when the child started, or of the child at its last merge. Limit: 64 characters. */
+  readonly base: string;
+  /** The git tree the workspace matches after the merge; null on conflict. Limit: 64 characters. */
+  readonly result: string | null;
+}
+
 /** One entry of a session's event log: the Kafka value of every record on the event topic, in Avro single-object encoding, keyed by sessionId. Written only by the appendEvents activity on behalf of the session's workflow, which signs every event it writes. A session's events form a gap-free sequence 0..N in one partition; readers drop duplicates by eventId. Hash rule: hash = lower-case hex SHA-256 of (the 32 bytes of prevHash) followed by (the single-object encoding, in envelope version 1 (schemas/envelope/v1.avsc), of this envelope's fields other than keyId and signature, with hash set to the empty string). The chain covers the content; keyId and signature seal it from outside, so records written before signing chain exactly as before. Signature rule: signature = hex Ed25519 signature by key keyId over the ASCII bytes `recur-event-log-v1` followed by the 32 bytes of hash. */
 export interface Envelope {
   /** Deterministic id `<sessionId>/<seq>`; the deduplication key. Limit: 1048 characters. */
@@ -735,11 +754,12 @@ export type RecurEvent =
   | SubagentCompleted
   | SubagentSpawned
   | SubagentTasked
-  | TaskEnded;
+  | TaskEnded
+  | WorkspaceMerged;
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'NetworkConnection', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'NetworkConnection', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceMerged'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -775,4 +795,5 @@ export type RecurEventInput =
   | WithDefaults<SubagentCompleted, 'answerBlob' | 'error'>
   | WithDefaults<SubagentSpawned, 'taskBlob' | 'spec' | 'requestId'>
   | WithDefaults<SubagentTasked, 'taskBlob' | 'requestId'>
-  | WithDefaults<TaskEnded, 'answer' | 'reason'>;
+  | WithDefaults<TaskEnded, 'answer' | 'reason'>
+  | WithDefaults<WorkspaceMerged, 'result'>;

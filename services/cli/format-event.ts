@@ -72,6 +72,8 @@ function facts(e: RecurEvent): string {
       return `${e.kind} waits for an operator (recur approve|deny <id>): ${quoted(e.detail)}`;
     case 'ApprovalDecided':
       return `${e.approvalId} ${e.decision} by ${e.by}${e.reason ? `: ${firstLine(e.reason)}` : ''}`;
+    case 'WorkspaceMerged':
+      return `${e.childId} ${e.status}${e.files.length ? `: ${e.files.slice(0, 5).join(', ')}${e.files.length > 5 ? ` +${e.files.length - 5} more` : ''}` : ''}`;
     default:
       return genericFacts(e as unknown as Record<string, unknown>); // a type newer than this CLI
   }

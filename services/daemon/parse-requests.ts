@@ -9,6 +9,7 @@ import { badRequest, outOfRange } from './http-error';
 import { INLINE } from '../../schemas/field-limits';
 import { parseAutonomous, parseGoal } from './long-run-input';
 import { parseNetPolicy } from '../../config';
+import { parseWorkspace } from './workspace-input';
 
 /** Root ids are one path segment; child ids append `/<agent name>` (names may hold `_`). */
 const ROOT_ID = /^[a-z][a-z0-9-]*$/;
@@ -91,9 +92,9 @@ function checkLimits(value: unknown): Partial<SessionLimits> {
 }
 
 /** Validates `POST /v1/sessions`; throws a 400 DaemonHttpError naming the first problem. */
-export function parseStartSession(body: unknown, scriptedDirs: readonly string[]): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net'> {
+export function parseStartSession(body: unknown, scriptedDirs: readonly string[], home: string): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net' | 'cwd'> {
   const b = objectBody(body);
-  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net'].includes(k));
+  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net', 'cwd'].includes(k));
   if (unknown.length) throw badRequest(`unknown field(s): ${unknown.join(', ')}`);
   const task = text(b, 'task');
   const model = checkModel(text(b, 'model'), scriptedDirs);
@@ -108,7 +109,8 @@ export function parseStartSession(body: unknown, scriptedDirs: readonly string[]
     if ('error' in policy) throw badRequest(`net: ${policy.error}`);
     net = (b.net as string).trim().toLowerCase();
   }
-  return { task, model, name, net, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
+  const cwd = b.cwd === undefined ? undefined : parseWorkspace(b.cwd, home);
+  return { task, model, name, net, cwd, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
 }
 
 /** Validates `POST /v1/sessions/:id/messages`. */

@@ -9,6 +9,7 @@ import { checkSessionId, newRootSessionId, parseSendMessage, parseStartSession }
 import { autonomousInput, parseGoalAction, parseScheduleAction, refusal } from './long-run-input';
 import type { SessionService } from './session-service';
 import { sandboxRecord } from '../sandbox/sandbox-record';
+import { sessionWorkspaces } from '../sandbox/kernel-host';
 import { approvalRoute } from './approval-routes';
 
 export interface ApiRequest {
@@ -38,11 +39,14 @@ const MAX_LIST = 5000;
 /** The JSON routes of API v1 (the event stream is a WebSocket, see event-stream.ts). */
 export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiReply> {
   const ok = (body: unknown, status = 200): ApiReply => ({ status, body });
+  const workspaces = sessionWorkspaces(deps.config);
 
   async function startSession(body: unknown): Promise<ApiReply> {
-    const req = parseStartSession(body, deps.config.agent.scriptedDirs);
+    const req = parseStartSession(body, deps.config.agent.scriptedDirs, deps.config.home);
     const { agent } = deps.config;
     const sessionId = newRootSessionId(req.name);
+    // Recorded before the workflow starts, so the host finds it whenever it first asks.
+    if (req.cwd) workspaces.record(sessionId, { dir: req.cwd, group: req.cwd, shared: [] });
     const auto = autonomousInput(req.autonomous, deps.config);
     const { policyFile: _file, ...approvals } = deps.config.approvals;
     const input: SessionInput = {
@@ -53,6 +57,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
       task: req.task,
       model: req.model,
       depth: 0,
+      workspace: workspaces.of(sessionId).dir,
       limits: {
         maxTurns: agent.maxTurns,
         maxTokens: null,

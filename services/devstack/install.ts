@@ -151,20 +151,22 @@ export function ensureVenv(config: RecurConfig, log: Log, opts: { force?: boolea
 
 /** Everything the embedded stack needs on disk; fast when already there. */
 /**
- * Kernels run in bubblewrap (docs/sandbox.md). As root on Debian it is one package away; anywhere
- * else `recur up` refuses with how to get it (services/sandbox/check-sandbox.ts).
+ * Kernels run in bubblewrap (docs/sandbox.md), and a root-run kernel reaches its workspace
+ * through an ACL set with `setfacl` (docs/workspace.md). As root on Debian each is one package
+ * away; anywhere else `recur up` refuses with how to get it (services/sandbox/check-sandbox.ts).
  */
 export function ensureBubblewrap(config: RecurConfig, log: Log): void {
-  if (config.sandbox.mode === 'off' || !run('bwrap', ['--version']).error) return;
-  if (process.getuid?.() !== 0 || run('apt-get', ['--version']).error) return;
-  log('installing bubblewrap (apt-get install bubblewrap) for the kernel sandbox…');
-  const install = () => run('apt-get', ['install', '-y', '--no-install-recommends', 'bubblewrap'], { ...process.env, DEBIAN_FRONTEND: 'noninteractive' });
+  if (config.sandbox.mode === 'off' || process.getuid?.() !== 0 || run('apt-get', ['--version']).error) return;
+  const missing = [['bwrap', 'bubblewrap'], ['setfacl', 'acl']].filter(([bin]) => run(bin, ['--version']).error).map(([, pkg]) => pkg);
+  if (missing.length === 0) return;
+  log(`installing ${missing.join(' and ')} (apt-get install ${missing.join(' ')}) for the kernel sandbox…`);
+  const install = () => run('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { ...process.env, DEBIAN_FRONTEND: 'noninteractive' });
   let r = install();
   if (r.status !== 0) {
     run('apt-get', ['update']);
     r = install();
   }
-  if (r.status !== 0) log(`apt-get install bubblewrap failed:\n${tail(r.stderr + r.stdout)}`);
+  if (r.status !== 0) log(`apt-get install ${missing.join(' ')} failed:\n${tail(r.stderr + r.stdout)}`);
 }
 
 export function ensureTools(config: RecurConfig, log: Log, opts: { force?: boolean } = {}): void {

@@ -18,6 +18,11 @@ export function checkSandbox(config: RecurConfig): void {
     throw new StackError('sandbox', 'bubblewrap (bwrap) is not installed, and every kernel runs in its sandbox',
       'apt-get install bubblewrap (recur setup does it when run as root), or set RECUR_SANDBOX=off to run kernels uncontained');
   }
+  // Run as root, a kernel has a uid of its own and reaches its workspace through an ACL (docs/workspace.md).
+  if (process.getuid?.() === 0 && (spawnSync('setfacl', ['--version']).error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+    throw new StackError('sandbox', 'setfacl is not installed, and a kernel run as root reaches its workspace through an ACL',
+      'apt-get install acl (recur setup does it when run as root), or set RECUR_SANDBOX=off to run kernels uncontained');
+  }
   if (probe.status !== 0) {
     const why = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim().split('\n')[0];
     throw new StackError('sandbox', `this host cannot create a kernel sandbox: ${why}`,

@@ -7,6 +7,9 @@ import { repoRoot } from '../devstack/repo-root';
 import type { HostBridge } from '../host-bridge';
 import type { EgressProxy } from './egress-proxy';
 import { sandboxRecord } from './sandbox-record';
+import { createWorkspaces, type Workspaces } from './workspace-binding';
+import { createWorktrees, type Worktrees } from '../../activities/workspace/worktree';
+import { sessionParent } from '../../schemas/session-ids';
 
 /** The directory of per-session sandbox policies the Jupyter server reads (kernel/recur_jupyter/sandbox.py). */
 export const sandboxRoot = (config: RecurConfig): string => join(config.home, 'run', 'sb');
@@ -14,28 +17,45 @@ export const sandboxRoot = (config: RecurConfig): string => join(config.home, 'r
 /** Short (socket paths have a 107-byte limit) and a fixed shape, so the server can check it. */
 export const sandboxKey = (sessionId: string): string => createHash('sha256').update(sessionId, 'utf8').digest('hex').slice(0, 32);
 
+/** Every session's workspace on this host (the daemon records a root's, the worker a worktree child's). */
+export const sessionWorkspaces = (config: RecurConfig): Workspaces =>
+  createWorkspaces(config.home, (sessionId) => join(sandboxRoot(config), sandboxKey(sessionId)), sandboxKey);
+
+/** Sub-agents' worktrees: `worktrees/<root key>/<child key>`, so the root's end finds and removes its tree's. */
+function sessionWorktrees(config: RecurConfig, workspaces: Workspaces): Worktrees {
+  const treeDir = (rootId: string) => join(config.home, 'worktrees', sandboxKey(rootId));
+  return createWorktrees(workspaces, (rootId, childId) => join(treeDir(rootId), sandboxKey(childId)), treeDir);
+}
+
 /**
  * Each session's place on this host: `run/sb/<key>/` holds its policy (the worker's, never
  * mounted), and the directories its sandbox mounts: `zmq/` and `spool/` (the kernel's),
- * `bridge/` (its socket), `restore/` and `skills/` (read-only to it). Its workspace is
- * `workspaces/<key>`.
+ * `bridge/` (its socket), `restore/` and `skills/` (read-only to it). Its workspace is what
+ * `workspace.json` there (or an ancestor's) names, else the root's `workspaces/<key>` (docs/workspace.md).
  */
-export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egress?: EgressProxy): KernelHost {
+export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egress?: EgressProxy): KernelHost & { workspaces: Workspaces; worktrees: Worktrees } {
   const root = sandboxRoot(config);
   const dirOf = (sessionId: string) => join(root, sandboxKey(sessionId));
+  const workspaces = sessionWorkspaces(config);
+  const worktrees = sessionWorktrees(config, workspaces);
   const place = (sessionId: string): KernelPlace => {
     const dir = dirOf(sessionId);
     const name = sandboxKey(sessionId);
-    return { name, spool: join(dir, 'spool'), restore: join(dir, 'restore'), skills: join(dir, 'skills'), workspace: join(config.home, 'workspaces', name) };
+    return { name, spool: join(dir, 'spool'), restore: join(dir, 'restore'), skills: join(dir, 'skills'), workspace: workspaces.of(sessionId).dir };
   };
   return {
     place,
+    workspaces,
+    worktrees,
     async prepare(sessionId) {
       const dir = dirOf(sessionId);
       const p = place(sessionId);
+      const { group, shared } = workspaces.of(sessionId);
       const limits = sandboxRecord(config.sandbox);
       const policy = {
         workspace: p.workspace,
+        group,
+        shared,
         zmq: join(dir, 'zmq'),
         bridge: join(dir, 'bridge'),
         spool: p.spool,
@@ -61,6 +81,8 @@ export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egres
     async release(sessionId) {
       await egress?.close(sessionId);
       await bridge?.revokeSession(sessionId);
+      // The tree is over: its sub-agents' worktrees go (their changes are merged or dropped by now).
+      if (sessionParent(sessionId) === null) await worktrees.removeTree(sessionId);
     },
   };
 }

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, ServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { RecurError, ScopeError, SubagentFailedError } from '../../errors';
 import {
-  deleteChildUpdate, getChildrenQuery, sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate,
+  deleteChildUpdate, getChildrenQuery, recordMergeUpdate, sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate,
 } from '../../workflows/messages';
 import { BridgeError, type BridgeHandler, type HostBridge } from '../host-bridge';
 import type { SubagentValue } from '../../workflows/harness/harness-types';
@@ -10,6 +10,10 @@ import type { InboxMessage } from '../../workflows/session-types';
 import type { Slice } from '../../workflows/tree-ledger';
 import { HARD, INLINE } from '../../schemas/field-limits';
 import { withinLimit, type BridgeValues } from './bridge-values';
+import type { Worktrees } from '../../activities/workspace/worktree';
+
+/** WorkspaceMerged's item limit (schemas/field-limits.ts); the kernel still gets every file. */
+const MAX_MERGE_FILES = 200;
 
 /** A harness sub-agent spec by name, as the spawning session sees it (null when there is none). */
 export type ResolveSpec = (sessionId: string, name: string) => Promise<SubagentValue | null>;
@@ -67,7 +71,9 @@ const once = (kind: string, rid: string | undefined) => (rid ? { updateId: `${ki
  * that changes anything is an update keyed by the call's rid, so a retried call is answered
  * from the first one's outcome (a message is taken or sent once, a child spawned once).
  */
-export function registerSessionOps(host: HostBridge, client: Client, resolveSpec: ResolveSpec, values: BridgeValues): void {
+export function registerSessionOps(
+  host: HostBridge, client: Client, resolveSpec: ResolveSpec, values: BridgeValues, worktrees: Pick<Worktrees, 'merge'>,
+): void {
   const bridge = { handle: (op: string, fn: BridgeHandler) => host.handle(op, retryableWhenTransient(fn)) };
   const session = (id: string) => client.workflow.getHandle(id);
   const children = (id: string) => session(id).query(getChildrenQuery);
@@ -89,10 +95,12 @@ export function registerSessionOps(host: HostBridge, client: Client, resolveSpec
     const name = withinLimit('rlm(name=...)', str(args.name), HARD.name);
     const model = withinLimit('rlm(model=...)', str(args.model), HARD.name);
     const { preview, blob } = await values.offload(task, INLINE.task);
+    const workspace = args.workspace === undefined || args.workspace === null || args.workspace === 'shared' ? null : args.workspace;
+    if (workspace !== null && workspace !== 'worktree') throw new ScopeError('rlm(workspace=...): "shared" or "worktree"');
     const reply = await session(sessionId).executeUpdate(spawnChildUpdate, {
       args: [{
         task: preview, taskBlob: blob, name, model: model ?? spec?.model ?? null, spec: specName,
-        maxTurns: spec?.maxTurns ?? null, requestId: rid ?? null, slice: sliceOf(args),
+        maxTurns: spec?.maxTurns ?? null, requestId: rid ?? null, slice: sliceOf(args), ...(workspace && { workspace }),
       }],
       ...once('spawn', rid),
     });
@@ -114,6 +122,17 @@ export function registerSessionOps(host: HostBridge, client: Client, resolveSpec
   });
 
   bridge.handle('rlm.list', async (sessionId) => children(sessionId));
+
+  // The worker merges (the kernel reaches no other directory), then the caller's workflow logs what it did.
+  bridge.handle('rlm.merge', async (sessionId, args, { rid }) => {
+    const c = await child(sessionId, args.id);
+    const outcome = await worktrees.merge(c.id);
+    await session(sessionId).executeUpdate(recordMergeUpdate, { args: [{ childId: c.id, ...outcome, files: outcome.files.slice(0, MAX_MERGE_FILES) }], ...once('merge', rid) });
+    if (outcome.status === 'conflict') {
+      throw new BridgeError(409, `merging ${c.name} conflicts in ${outcome.files.join(', ')}; nothing was applied`, 'MergeConflictError');
+    }
+    return { status: outcome.status, files: outcome.files };
+  });
 
   bridge.handle('rlm.delete', async (sessionId, args, { rid }) => {
     const reply = await session(sessionId).executeUpdate(deleteChildUpdate, { args: [{ name: str(args.name) ?? '' }], ...once('delete', rid) });

@@ -72,10 +72,10 @@ export async function createRecurWorker(
   const harness = createHarnessClient(client, { taskQueue, globalScope: config.harness.globalScope });
   const ops = obs.bridge(bridge);
   const values = bridgeValues(blobs);
-  registerSessionOps(ops, client, resolveSpecFrom(harness), values);
   const approvals = createApprovalGate(client);
   const egress = workerEgress({ client, approvals, readOwnLog, defaultNet: config.sandbox.net });
   const host = createKernelHost(config, ops, egress);
+  registerSessionOps(ops, client, resolveSpecFrom(harness), values, host.worktrees);
   const moduleNames = pythonModuleNames(stackPaths(config).python, `${repoRoot()}/kernel`);
   registerApprovalOps(ops, approvals);
   registerHarnessOps(ops, {
@@ -111,6 +111,7 @@ export async function createRecurWorker(
     snapshotKernel: snapshots.snapshotKernel,
     ...createGateActivities({ env: opts.env ?? process.env }),
     ...createTreeActivities({ client }),
+    prepareWorktree: (input) => host.worktrees.prepare(input),
   });
   const nativeConnection = await NativeConnection.connect(temporalConnection(config));
   const worker = await Worker.create({

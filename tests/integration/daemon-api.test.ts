@@ -15,7 +15,7 @@ import type { StreamFrame } from '../../services/daemon/api-types';
 import { startDaemon, type Daemon } from '../../services/daemon/daemon';
 import { daemonPaths } from '../../services/daemon/paths';
 import type { SessionInput } from '../../workflows/session-types';
-import { sandboxRecord } from '../../services/sandbox';
+import { sandboxKey, sandboxRecord } from '../../services/sandbox';
 
 /**
  * The daemon in-process against the real Temporal and Kafka, supervising a dummy worker. It gets
@@ -91,6 +91,8 @@ describe('daemon API on the real stack', () => {
     const { policyFile: _file, ...approvals } = config.approvals;
     expect(input).toEqual({
       sessionId: id, rootId: id, parentId: null, name: 'root', task: 'add 2 and 2', model: 'openai/gpt-4o', depth: 0, approvals,
+      // No cwd in the request: the session keeps a directory of its own under the home.
+      workspace: join(config.home, 'workspaces', sandboxKey(id)),
       limits: { maxTurns: 4, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: config.agent.cellTimeoutSeconds, maxDepth: config.agent.maxDepth,
         turnsPerRun: config.agent.turnsPerRun, snapshotEveryCells: config.agent.snapshotEveryCells, idleUnloadSeconds: config.agent.idleUnloadSeconds,
         autoRefineTurns: config.harness.autoRefineTurns, compactAtTokens: config.agent.compactAtTokens,

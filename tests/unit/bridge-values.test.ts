@@ -27,7 +27,7 @@ function opsWith(blobs: BlobStore, replies: Record<string, unknown>) {
     },
   } as unknown as Client;
   const values = bridgeValues(blobs);
-  registerSessionOps(host, client, async () => null, values);
+  registerSessionOps(host, client, async () => null, values, { merge: async () => { throw new Error('no worktrees here'); } });
   registerLongRunOps(host, client, values);
   const call = (op: string, args: Record<string, unknown>) => handlers.get(op)!('root', args, { signal: new AbortController().signal });
   return { call, updates };

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WebSocket } from 'ws';
@@ -132,6 +132,24 @@ describe('recur run / attach / ls / send / kill against a fake daemon', () => {
     expect(out).toEqual([fake.calls.started[0].sessionId]);
     expect(fake.calls.started[0].model).toBe(`scripted:${script}`);
     expect(cursorsSeen).toEqual([]); // detached at once: no stream opened
+  });
+
+  it('run binds the tree to --cwd (resolved from where it is called, links resolved), else to where it is called; gates run there', async () => {
+    const repo = join(cwd, 'repo');
+    mkdirSync(repo, { recursive: true });
+    const real = realpathSync(repo);
+    expect((await cli('run', 'task', '--model', 'openai/gpt-4o', '--cwd', repo, '--autonomous', '--gate', 'true', '--detach')).code).toBe(0);
+    expect(fake.calls.started[0].workspace).toBe(real);
+    expect(fake.calls.started[0].autonomous?.gateCwd).toBe(repo);
+    const here = process.cwd();
+    process.chdir(real);
+    try {
+      expect((await cli('run', 'task', '--model', 'openai/gpt-4o', '--detach')).code).toBe(0);
+    } finally {
+      process.chdir(here);
+    }
+    expect(fake.calls.started[1].workspace).toBe(real);
+    await expect(cli('run', 'task', '--model', 'openai/gpt-4o', '--cwd', join(repo, 'missing'))).rejects.toThrow(`cwd ${join(repo, 'missing')} does not exist`);
   });
 
   it('Ctrl-C detaches with exit 130 and saves the cursor; attach resumes after it and ends with the session', async () => {

@@ -1,5 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createKernelHost, sandboxKey } from '../../services/sandbox';
 import { newRootSessionId } from '../../services/daemon/parse-requests';
 import { DEFAULT_APPROVAL_POLICY } from '../../workflows/approvals/approval-policy';
 import { fakeSessions, startTestServer, type TestServer } from '../helpers/daemon-test-server';
@@ -35,12 +37,25 @@ describe('daemon routes', () => {
     const { agent } = srv.config;
     expect(fake.calls.started).toEqual([{
       sessionId: body.sessionId, rootId: body.sessionId, parentId: null, name: 'root', task: 'add 2 and 2',
-      model: 'openai/gpt-4o', depth: 0,
+      model: 'openai/gpt-4o', depth: 0, workspace: join(srv.config.home, 'workspaces', sandboxKey(body.sessionId as string)),
       limits: { maxTurns: agent.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: agent.cellTimeoutSeconds, maxDepth: agent.maxDepth, turnsPerRun: agent.turnsPerRun, snapshotEveryCells: agent.snapshotEveryCells, idleUnloadSeconds: agent.idleUnloadSeconds, autoRefineTurns: 0, compactAtTokens: agent.compactAtTokens,
         maxChildren: agent.maxChildren, maxTreeSessions: agent.maxTreeSessions, messagesPerMinute: agent.messagesPerMinute, messageBurst: agent.messageBurst,
         sandbox: { mode: 'on', memoryBytes: 4 * 2 ** 30, processes: 1024, openFiles: 4096, fileBytes: 16 * 2 ** 30, net: 'none' } },
       approvals: DEFAULT_APPROVAL_POLICY,
     }]);
+  });
+
+  it('binds a tree to the cwd it is given, recorded for the host before the workflow starts; a bad one is a 400 naming it', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'recur-routes-cwd-')));
+    const ok = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', cwd: dir });
+    expect(ok.status).toBe(201);
+    expect(fake.calls.started.at(-1)?.workspace).toBe(dir);
+    expect(createKernelHost(srv.config).place(`${ok.body.sessionId as string}/child`).workspace).toBe(dir);
+    for (const [cwd, message] of [['rel/dir', 'cwd must be an absolute path, got "rel/dir"'], [join(dir, 'nope'), `cwd ${join(dir, 'nope')} does not exist`], [srv.config.home, 'inside the Recur home']]) {
+      const bad = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', cwd });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error?.message).toContain(message);
+    }
   });
 
   it("takes a tree's network policy (net) into its sandbox record, and refuses one that does not parse", async () => {

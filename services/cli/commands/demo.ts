@@ -1,4 +1,5 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError } from '../../../errors';
@@ -18,7 +19,9 @@ export async function demo(ctx: CommandContext): Promise<number> {
   if (code !== 0) return code;
   const config = loadConfig();
   const model = (ctx.flags.model as string | undefined) ?? config.agent.model ?? demoScript(config);
-  return run({ ...ctx, args: [DEMO_TASK], flags: { ...ctx.flags, model } });
+  // The demo's agents work in a scratch directory, never in the directory it was started from (the checkout, for `npm run demo`).
+  const cwd = (ctx.flags.cwd as string | undefined) ?? mkdtempSync(join(tmpdir(), 'recur-demo-'));
+  return run({ ...ctx, args: [DEMO_TASK], flags: { ...ctx.flags, model, cwd } });
 }
 
 /** The demo's script, copied where the worker may read scripted files from (RECUR_SCRIPTED_DIRS). */

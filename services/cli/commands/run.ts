@@ -26,18 +26,21 @@ export const run = (ctx: CommandContext): Promise<number> => withCiExit(ciEnable
 
 async function startAndFollow(ctx: CommandContext): Promise<number> {
   const [task, ...extra] = ctx.args;
-  if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--net none|full|allow:HOST[:PORT],…] [--detach] [--json]');
+  if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--detach] [--json]');
   const json = ctx.flags.json === true;
   const config = loadConfig();
   const ci = ciOptions(ctx.flags, config);
   // A detached run has no end to report on: `recur attach <id> --junit …` waits for it and writes them.
   if (ctx.flags.detach && (ci.junit || ci.summary)) throw new ExitError(2, '--junit and --summary wait for the end: drop --detach, or pass them to `recur attach <id>` later');
+  // The tree works where it was started unless told otherwise; its gates run there too.
+  const cwd = resolve(process.cwd(), typeof ctx.flags.cwd === 'string' ? ctx.flags.cwd : '.');
   const body: StartSessionRequest = {
     task,
     model: resolveModel(ctx.flags.model as string | undefined, config.agent.model ?? undefined, process.cwd()),
     ...(typeof ctx.flags.name === 'string' ? { name: ctx.flags.name } : {}),
     ...(typeof ctx.flags.net === 'string' ? { net: ctx.flags.net } : {}),
-    ...longRunRequest(ctx.flags, process.cwd()),
+    cwd,
+    ...longRunRequest(ctx.flags, cwd),
   };
   const limits = budgetLimits(ctx.flags);
   if (Object.keys(limits).length > 0) body.limits = limits;
