@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { noStack } from '../helpers/no-stack';
 import { recur } from '../helpers/run-cli';
 import { py, scriptsDir } from '../helpers/session-harness';
 
@@ -20,27 +20,6 @@ const junitOf = (file: string) => {
   expect(XMLValidator.validate(xml)).toBe(true);
   return new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => ['testsuite', 'testcase'].includes(n) }).parse(xml);
 };
-
-/** Ports nobody listens on: each bound by us for a moment, then let go. */
-async function closedPorts(n: number): Promise<number[]> {
-  const ports: number[] = [];
-  for (let i = 0; i < n; i++) {
-    ports.push(await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = s.address() as { port: number };
-        s.close(() => resolve(port));
-      });
-    }));
-  }
-  return ports;
-}
-
-/** What a fresh machine has: an empty home, and nothing listening where Kafka, Temporal, Jupyter or a daemon would be. */
-async function noStack(): Promise<Record<string, string>> {
-  const names = ['RECUR_KAFKA_PORT', 'RECUR_KAFKA_CONTROLLER_PORT', 'RECUR_TEMPORAL_PORT', 'RECUR_TEMPORAL_HTTP_PORT', 'RECUR_TEMPORAL_METRICS_PORT', 'RECUR_JUPYTER_PORT', 'RECUR_DAEMON_PORT'];
-  const ports = await closedPorts(names.length);
-  return { RECUR_HOME: mkdtempSync(join(tmpdir(), 'recur-fresh-home-')), ...Object.fromEntries(names.map((k, i) => [k, String(ports[i])])) };
-}
 
 describe('recur run --ci: exit codes, JUnit and summary from the tree log', () => {
   it('a gate red then green: exit 0, one plain line per event, a JUnit file that parses, the summary written and appended to GITHUB_STEP_SUMMARY', async () => {
