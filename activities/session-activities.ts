@@ -4,6 +4,7 @@ import type { AppendEventsInput, AppendEventsResult } from './event-log';
 import type { SnapshotKernelInput, SnapshotKernelResult } from './snapshot/snapshot-activities';
 import type { RunGateInput, RunGateResult } from './run-gate';
 import type { ReserveReply } from '../workflows/messages';
+import type { ScanWorkspaceInput, ScanWorkspaceResult } from './workspace/scan-workspace';
 
 export interface RunCellInput {
   sessionId: string;
@@ -43,4 +44,5 @@ export interface SessionActivities {
   snapshotKernel(input: SnapshotKernelInput): Promise<SnapshotKernelResult>;
   runGate(input: RunGateInput): Promise<RunGateResult>;
   reserveTreeSession(input: { rootId: string; childId: string }): Promise<ReserveReply>;
+  scanWorkspace(input: ScanWorkspaceInput): Promise<ScanWorkspaceResult>;
 }

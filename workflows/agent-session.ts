@@ -21,6 +21,7 @@ import { SessionState } from './session-state';
 import type { BlobRef } from '../schemas/generated/events';
 import type { SessionInput, SessionResult } from './session-types';
 import { snapshotKernel } from './snapshot-kernel';
+import { logWorkspace } from './workspace-log';
 import { callModelFor, reachedLimit, wrapUp } from './wrap-up';
 
 type Acts = ReturnType<typeof sessionActivities>;
@@ -59,7 +60,7 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
 
 async function loop(s: SessionState, acts: Acts): Promise<Ended> {
   const { input } = s;
-  if (!input.carry) await s.emit(() => [started(input)]);
+  if (!input.carry) await s.emit(() => [started(input)]).then(() => logWorkspace(s, acts, 'start'));
   await logInputGoal(s);
   for (;;) {
     const outcome = s.retained?.idle ? await awaitWork(s, s.retained, acts) : await runTurns(s, acts);
@@ -120,6 +121,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     });
     if (restored) await s.emit(() => [{ type: 'KernelRestored', ...restored }]);
     const doneSeq = await s.emit(() => [{ type: 'CellExecuted', requestId, code, ...cell }]);
+    await logWorkspace(s, acts, 'cell', requestId);
     if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) await snapshotKernel(s, acts, doneSeq);
     await maybeAutoRefine(input, s.turn);
     const answer = s.final;
@@ -130,15 +132,11 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
 }
 
 /** The ref rides along only when the answer is a preview, so a short answer's result is just its text. */
-const completed = (answer: string, answerBlob: BlobRef | null): SessionResult =>
-  ({ status: 'completed', answer, ...(answerBlob && { answerBlob }) });
+const completed = (answer: string, answerBlob: BlobRef | null): SessionResult => ({ status: 'completed', answer, ...(answerBlob && { answerBlob }) });
 
 /** A cell whose run was lost (worker or kernel died): reported, never silently re-run. */
 function interrupted(why: string) {
-  return {
-    status: 'interrupted' as const, outputs: `[the cell was interrupted and not re-run: ${why}]`,
-    durationMs: 0, errorName: 'CellInterrupted', errorValue: why,
-  };
+  return { status: 'interrupted' as const, outputs: `[the cell was interrupted and not re-run: ${why}]`, durationMs: 0, errorName: 'CellInterrupted', errorValue: why };
 }
 
 function started(input: SessionInput) {

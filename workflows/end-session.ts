@@ -11,6 +11,7 @@ import { childFinishedSignal } from './messages';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
 import type { SessionResult } from './session-types';
+import { logWorkspace } from './workspace-log';
 
 /** Longest reason the fallback SessionFailed carries: small enough that it always encodes. */
 export const FALLBACK_REASON_CHARS = 2000;
@@ -88,7 +89,10 @@ export async function finish(
 ): Promise<SessionResult | null> {
   const { retained } = s;
   s.phase = 'done';
-  const logged = alreadyLogged !== undefined ? alreadyLogged : retained?.idle ? r : await endTask(s, r, true);
+  const ending = alreadyLogged === undefined && !retained?.idle;
+  // The end scan comes before the terminal event; a scan or its append failing never keeps the end from the log.
+  if (ending) await logWorkspace(s, acts, 'end').catch(() => undefined);
+  const logged = ending ? await endTask(s, r, true) : alreadyLogged !== undefined ? alreadyLogged : r;
   s.closed = true;
   // Whatever the parent last saw, a child may still run or be retained: every one is told to end.
   for (const child of s.children.values()) await getExternalWorkflowHandle(child.id).cancel().catch(() => undefined);

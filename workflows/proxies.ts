@@ -37,7 +37,13 @@ export function sessionActivities(cellTimeoutSeconds: number) {
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 10, maximumInterval: '5s' },
   });
+  const workspace = proxyActivities<Pick<SessionActivities, 'scanWorkspace'>>({
+    // A rescan is a stat walk; the first scan of a large workspace that is no git checkout hashes every file.
+    startToCloseTimeout: '10 minutes',
+    retry: { maximumAttempts: 5, initialInterval: '1 second' },
+  });
   return {
+    scanWorkspace: workspace.scanWorkspace,
     reserveTreeSession: tree.reserveTreeSession,
     snapshotKernel: snapshots.snapshotKernel,
     appendEvents: log.appendEvents,

@@ -104,6 +104,8 @@ export interface SessionCarry {
   retained?: RetainState | null;
   longRun?: LongRunCarry;
   approvals?: ApprovalCarry;
+  /** The manifest the session's start scan logged (workflows/workspace-log.ts); its end scan diffs against it. */
+  workspaceStart?: BlobRef | null;
 }
 
 /**

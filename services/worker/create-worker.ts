@@ -13,6 +13,7 @@ import { createKernelActivities } from '../../activities/run-cell';
 import { createSnapshotActivities } from '../../activities/snapshot/index';
 import { createGateActivities } from '../../activities/run-gate';
 import { createTreeActivities } from '../../activities/tree-sessions';
+import { createWorkspaceActivities } from '../../activities/workspace/scan-workspace';
 import type { SessionActivities } from '../../activities/session-activities';
 import type { HarnessActivities } from '../../activities/harness/harness-activities';
 import { TranscriptCache } from '../../activities/transcript-cache';
@@ -109,6 +110,7 @@ export async function createRecurWorker(
     snapshotKernel: snapshots.snapshotKernel,
     ...createGateActivities({ env: opts.env ?? process.env }),
     ...createTreeActivities({ client }),
+    ...createWorkspaceActivities({ blobs, places: host, root: stackPaths(config).workspaceLog, maxFileBytes: config.worker.workspaceMaxFileKiB * 1024 }),
   });
   const nativeConnection = await NativeConnection.connect(temporalConnection(config));
   const worker = await Worker.create({

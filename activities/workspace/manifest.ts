@@ -1,0 +1,100 @@
+/**
+ * The pure parts of a workspace scan: the manifest (what the workspace holds, by hash), what
+ * changed between two of them, and the parse of git's change listing. No I/O.
+ */
+import type { WorkspaceFileChange } from '../../schemas/generated/events';
+
+export const MANIFEST_FORMAT = 'recur.workspace-manifest/1';
+/** git's id of the empty tree: a workspace with nothing in it (or not there at all). */
+export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+const ZERO = /^0+$/;
+
+/** A file over the size cap: path and size only, never hashed. */
+export type OverCapFile = [path: string, size: number];
+
+export interface WorkspaceManifest {
+  format: typeof MANIFEST_FORMAT;
+  /** git tree id of every file under the cap that no ignore rule excludes. */
+  tree: string;
+  /** Files over the cap, sorted by path. */
+  overCap: OverCapFile[];
+}
+
+export function manifestOf(tree: string, overCap: OverCapFile[]): WorkspaceManifest {
+  return { format: MANIFEST_FORMAT, tree, overCap: [...overCap].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) };
+}
+
+/** Canonical bytes: the same workspace content always gives the same manifest hash. */
+export const encodeManifest = (m: WorkspaceManifest): Buffer => Buffer.from(JSON.stringify({ format: m.format, tree: m.tree, overCap: m.overCap }), 'utf8');
+
+export function decodeManifest(bytes: Buffer): WorkspaceManifest {
+  const m = JSON.parse(bytes.toString('utf8')) as WorkspaceManifest;
+  if (m.format !== MANIFEST_FORMAT || typeof m.tree !== 'string' || !Array.isArray(m.overCap)) throw new Error(`not a ${MANIFEST_FORMAT} manifest`);
+  return m;
+}
+
+export const sameManifest = (a: WorkspaceManifest, b: WorkspaceManifest): boolean =>
+  encodeManifest(a).equals(encodeManifest(b));
+
+function fileChange(path: string, change: WorkspaceFileChange['change'], rest: Partial<WorkspaceFileChange>): WorkspaceFileChange {
+  return { path, change, binary: false, overCap: false, oldHash: null, newHash: null, size: null, linesAdded: 0, linesDeleted: 0, ...rest };
+}
+
+/** Over-cap files that appeared, changed size or went away. A same-size rewrite is not seen: they are never read. */
+export function overCapChanges(before: OverCapFile[], after: OverCapFile[]): WorkspaceFileChange[] {
+  const was = new Map(before);
+  const now = new Map(after);
+  const out: WorkspaceFileChange[] = [];
+  for (const [path, size] of after) {
+    const old = was.get(path);
+    if (old === undefined) out.push(fileChange(path, 'added', { overCap: true, size }));
+    else if (old !== size) out.push(fileChange(path, 'modified', { overCap: true, size }));
+  }
+  for (const [path] of before) if (!now.has(path)) out.push(fileChange(path, 'deleted', { overCap: true }));
+  return out;
+}
+
+/**
+ * `git diff-tree -r -z --raw --numstat --no-renames A B`: raw records (`:mode mode sha sha X`,
+ * path), then numstat records (`added<TAB>deleted<TAB>path`, `-` for binary). `sizes` maps a new
+ * blob id to its size.
+ */
+export function parseDiffTree(out: string, sizes: ReadonlyMap<string, number>): WorkspaceFileChange[] {
+  const parts = out.split('\0');
+  const byPath = new Map<string, { -readonly [K in keyof WorkspaceFileChange]: WorkspaceFileChange[K] }>();
+  let i = 0;
+  while (i < parts.length && parts[i]!.startsWith(':')) {
+    const [, , oldSha, newSha, status] = parts[i]!.slice(1).split(' ');
+    const path = parts[i + 1]!;
+    const change = status === 'A' ? 'added' : status === 'D' ? 'deleted' : 'modified';
+    const oldHash = ZERO.test(oldSha!) ? null : oldSha!;
+    const newHash = ZERO.test(newSha!) ? null : newSha!;
+    byPath.set(path, fileChange(path, change, { oldHash, newHash, size: newHash ? sizes.get(newHash) ?? null : null }));
+    i += 2;
+  }
+  for (; i < parts.length; i++) {
+    const m = /^(-|\d+)\t(-|\d+)\t([\s\S]*)$/.exec(parts[i]!);
+    const entry = m ? byPath.get(m[3]!) : undefined;
+    if (!m || !entry) continue;
+    if (m[1] === '-') entry.binary = true;
+    else Object.assign(entry, { linesAdded: Number(m[1]), linesDeleted: Number(m[2]) });
+  }
+  return [...byPath.values()];
+}
+
+/** New blob ids of a raw listing, for `git cat-file --batch-check` to size. */
+export function newBlobIds(out: string): string[] {
+  return out.split('\0').filter((p) => p.startsWith(':')).map((p) => p.split(' ')[3]!).filter((sha) => !ZERO.test(sha));
+}
+
+/** `git cat-file --batch-check` lines (`<sha> blob <size>`) as a map. */
+export function parseBatchCheck(out: string): Map<string, number> {
+  const sizes = new Map<string, number>();
+  for (const line of out.split('\n')) {
+    const [sha, kind, size] = line.split(' ');
+    if (sha && kind === 'blob') sizes.set(sha, Number(size));
+  }
+  return sizes;
+}
+
+export const byPath = (a: WorkspaceFileChange, b: WorkspaceFileChange): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);

@@ -1,0 +1,124 @@
+/**
+ * A workspace as git sees it, through a shadow repository under the Recur home: its own index
+ * (GIT_INDEX_FILE) and object store, the workspace as its work tree. The user's repository is only
+ * read: its objects as alternates, its index copied once as a warm start, its info/exclude.
+ * git gives .gitignore semantics (nested files, negations, .git/ skipped), content hashes, a stat
+ * cache that makes a rescan cost a walk, and diffs between any two scans.
+ */
+import { createHash } from 'node:crypto';
+import { copyFile, lstat, mkdir, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { git, zList } from './git';
+import { EMPTY_TREE, newBlobIds, type OverCapFile } from './manifest';
+
+export interface ShadowRepo {
+  workspace: string;
+  /** The shadow's directory: `git/` (bare), `index`, `latest.json`. */
+  dir: string;
+  env: Record<string, string>;
+  /** The user's `.git/info/exclude`, when the workspace is the top of a repository. */
+  excludeFrom: string | null;
+}
+
+export const shadowDir = (root: string, workspace: string): string =>
+  join(root, createHash('sha256').update(resolve(workspace), 'utf8').digest('hex').slice(0, 32));
+
+/** The repository the workspace belongs to: its top and git dirs; null when none, or when that repository ignores the workspace. */
+export async function enclosingRepo(workspace: string): Promise<{ top: string; gitDir: string; commonDir: string } | null> {
+  const r = await git(['-C', workspace, 'rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'], { ok: [128] });
+  if (r.code !== 0) return null;
+  const [top, gitDir, common] = r.stdout.toString('utf8').trim().split('\n') as [string, string, string];
+  const rel = relative(top, workspace);
+  // A workspace the enclosing repository ignores (a home inside a checkout) is not part of it.
+  if (rel !== '' && (await git(['-C', top, 'check-ignore', '-q', '--', rel], { ok: [1] })).code === 0) return null;
+  return { top, gitDir, commonDir: resolve(workspace, common) };
+}
+
+/** Opens (creating on first use) the shadow repository of `workspace` under `root`. */
+export async function openShadow(root: string, workspace: string): Promise<ShadowRepo> {
+  const dir = shadowDir(root, workspace);
+  const gitDir = join(dir, 'git');
+  const env = { GIT_DIR: gitDir, GIT_WORK_TREE: workspace, GIT_INDEX_FILE: join(dir, 'index') };
+  const repo = existsSync(workspace) ? await enclosingRepo(workspace) : null;
+  const atTop = repo !== null && resolve(repo.top) === resolve(workspace);
+  if (!existsSync(join(gitDir, 'HEAD'))) {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await git(['init', '-q', '--bare', gitDir]);
+    // Trees of old scans must stay: a session's net diff reads its start tree.
+    await git(['config', 'gc.auto', '0'], { env });
+    if (atTop) {
+      await writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${join(repo.commonDir, 'objects')}\n`);
+      // The user's index: its stat data is valid for the same files, so the first scan hashes only what is dirty.
+      if (existsSync(join(repo.gitDir, 'index'))) await copyFile(join(repo.gitDir, 'index'), env.GIT_INDEX_FILE);
+    }
+  }
+  const exclude = atTop ? join(repo.gitDir, 'info', 'exclude') : null;
+  return { workspace, dir, env, excludeFrom: exclude && existsSync(exclude) ? exclude : null };
+}
+
+const excludes = (s: ShadowRepo): string[] => ['--exclude-standard', ...(s.excludeFrom ? [`--exclude-from=${s.excludeFrom}`] : [])];
+
+/**
+ * Brings the shadow index up to the workspace and writes its tree: only paths git's stat cache
+ * says changed, new or gone are looked at. Files over `maxBytes` stay out of the index (listed by size).
+ */
+export async function scanTree(s: ShadowRepo, maxBytes: number): Promise<{ tree: string; overCap: OverCapFile[] }> {
+  if (!existsSync(s.workspace)) return { tree: EMPTY_TREE, overCap: [] };
+  const listed = new Set(zList((await git(['ls-files', '-z', '-m', '-d', '-o', ...excludes(s)], { env: s.env })).stdout));
+  const update: string[] = [];
+  const drop: string[] = [];
+  const overCap: OverCapFile[] = [];
+  for (const path of listed) {
+    const st = await lstat(join(s.workspace, path)).catch(() => null);
+    if (st === null) update.push(path);
+    else if (st.isDirectory()) continue; // a nested repository: its own history, not this workspace's files
+    else if (st.isFile() && st.size > maxBytes) {
+      overCap.push([path, st.size]);
+      drop.push(path);
+    } else update.push(path);
+  }
+  if (update.length) await git(['update-index', '-z', '--add', '--remove', '--stdin'], { env: s.env, input: `${update.join('\0')}\0` });
+  if (drop.length) await git(['update-index', '-z', '--force-remove', '--stdin'], { env: s.env, input: `${drop.join('\0')}\0` });
+  const tree = (await git(['write-tree'], { env: s.env })).stdout.toString('utf8').trim();
+  return { tree, overCap };
+}
+
+/** What ignore rules keep out: entries as git lists them (an ignored directory once) and the size of the plain files among them. */
+export async function ignoredSummary(s: ShadowRepo): Promise<{ entries: number; bytes: number }> {
+  if (!existsSync(s.workspace)) return { entries: 0, bytes: 0 };
+  const paths = zList((await git(['ls-files', '-z', '-o', '-i', '--directory', ...excludes(s)], { env: s.env })).stdout);
+  let bytes = 0;
+  for (const p of paths) {
+    const st = await stat(join(s.workspace, p)).catch(() => null);
+    if (st?.isFile()) bytes += st.size;
+  }
+  return { entries: paths.length, bytes };
+}
+
+/** The changes between two trees: git's raw and numstat listing, and the unified diff. */
+export async function diffTrees(s: ShadowRepo, from: string, to: string): Promise<{ listing: string; patch: Buffer; sizes: string }> {
+  const listing = (await git(['diff-tree', '-r', '-z', '--raw', '--numstat', '--no-renames', from, to], { env: s.env })).stdout.toString('utf8');
+  const ids = newBlobIds(listing);
+  const sizes = ids.length ? (await git(['cat-file', '--batch-check'], { env: s.env, input: `${ids.join('\n')}\n` })).stdout.toString('utf8') : '';
+  return { listing, patch: await patchOf(s, from, to), sizes };
+}
+
+/** Unified diff (git format, no renames) between two trees; empty when they hold the same text. */
+export async function patchOf(s: ShadowRepo, from: string, to: string): Promise<Buffer> {
+  return (await git(['diff-tree', '-p', '--no-renames', '--no-color', from, to], { env: s.env })).stdout;
+}
+
+/** The user's repository as its own git sees it: HEAD, branch, and how many paths are not clean. */
+export async function gitState(workspace: string): Promise<{ head: string | null; branch: string | null; dirtyPaths: number } | null> {
+  const repo = existsSync(workspace) ? await enclosingRepo(workspace) : null;
+  if (!repo) return null;
+  const head = await git(['-C', workspace, 'rev-parse', '-q', '--verify', 'HEAD'], { ok: [1, 128] });
+  const branch = await git(['-C', workspace, 'symbolic-ref', '-q', '--short', 'HEAD'], { ok: [1] });
+  const status = await git(['-C', workspace, 'status', '--porcelain', '-z'], {});
+  return {
+    head: head.code === 0 ? head.stdout.toString('utf8').trim() : null,
+    branch: branch.code === 0 ? branch.stdout.toString('utf8').trim() : null,
+    dirtyPaths: zList(status.stdout).filter((e) => /^[ MADRCU?!]{2} /.test(e)).length,
+  };
+}
