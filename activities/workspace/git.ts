@@ -19,7 +19,7 @@ export function git(args: string[], opts: GitOptions = {}): Promise<{ stdout: Bu
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['--no-pager', '-c', 'safe.directory=*', '-c', 'core.quotepath=off', ...args], {
       cwd: opts.cwd, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...opts.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -32,7 +32,10 @@ export function git(args: string[], opts: GitOptions = {}): Promise<{ stdout: Bu
       // A lock held by a concurrent git in the same repository clears by itself: retryable.
       else reject(new RecurError(`git ${args.find((a) => !a.startsWith('-')) ?? ''} exited ${c}: ${Buffer.concat(err).toString('utf8').trim().slice(0, 2000)}`, { retryable: true }));
     });
-    child.stdin.end(opts.input ?? '');
+    if (opts.input === undefined) return;
+    // A git that exits before reading its input reports why through its exit code, not a pipe error.
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(opts.input);
   });
 }
 
