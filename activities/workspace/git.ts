@@ -23,8 +23,8 @@ export function git(args: string[], opts: GitOptions = {}): Promise<{ stdout: Bu
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.stdout!.on('data', (b: Buffer) => out.push(b));
+    child.stderr!.on('data', (b: Buffer) => err.push(b));
     child.on('error', (e) => reject(new RecurError(`git could not start: ${e.message}`, { cause: e, hint: 'install git (apt-get install git)' })));
     child.on('close', (code) => {
       const c = code ?? -1;

@@ -33,6 +33,7 @@ interface Latest {
   /** The key of the scan that wrote this, and its result, so a retry of that scan returns it again. */
   by: string;
   result: BlobRef;
+  scan: number;
 }
 
 interface WorkspaceDeps {
@@ -107,7 +108,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     files.sort(byPath);
     const manifest = await blobs.put(encodeManifest(now));
     const fields: Omit<WorkspaceChangedFields, 'durationMs'> = {
-      workspace: s.workspace, reason: input.reason, requestId: input.requestId, baseManifest: latest?.manifest ?? null, manifest, diff,
+      workspace: s.workspace, reason: input.reason, requestId: input.requestId, scan: latest ? latest.scan + 1 : 0, baseManifest: latest?.manifest ?? null, manifest, diff,
       files: files.slice(0, WORKSPACE_FILES), filesTotal: files.length,
       overCapFiles: overCap.length, overCapBytes: overCap.reduce((n, [, size]) => n + size, 0),
       ignored: edge ? await ignoredSummary(s) : null,
@@ -115,7 +116,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
       netDiff: input.reason === 'end' ? await netDiff(s, input.startManifest, now) : null,
     };
     const event: WorkspaceChangedFields = { ...fields, durationMs: Date.now() - t0 };
-    await writeLatest(s, { manifest, by: input.key, result: await blobs.put(Buffer.from(JSON.stringify(event), 'utf8')) });
+    await writeLatest(s, { manifest, by: input.key, scan: event.scan, result: await blobs.put(Buffer.from(JSON.stringify(event), 'utf8')) });
     return { event };
   }
 

@@ -684,6 +684,8 @@ export interface WorkspaceChanged {
   readonly reason: WorkspaceScanReason;
   /** eventId of the CellRequested whose cell ran before this scan (reason cell). Limit: 1024 characters. */
   readonly requestId: string | null;
+  /** This scan's number among the recorded scans of the workspace on its host, from 0, whichever session ran them: it orders scans by sessions running at once exactly, and a scan whose baseManifest is not the manifest of the scan numbered before it found changes no logged scan reported. */
+  readonly scan: number;
   /** The workspace's manifest before these changes; null for the first scan of the workspace on its host, which only records a baseline (no files, no diff). */
   readonly baseManifest: BlobRef | null;
   /** The workspace's manifest after these changes (JSON, format recur.workspace-manifest/1: the git tree id of every file under the size cap that no .gitignore excludes, and the path and size of each file over the cap). Its sha256 is the workspace hash that `recur replay --verify` checks. */
