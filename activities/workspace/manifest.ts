@@ -56,8 +56,8 @@ export function overCapChanges(before: OverCapFile[], after: OverCapFile[]): Wor
 
 /**
  * `git diff-tree -r -z --raw --numstat --no-renames A B`: raw records (`:mode mode sha sha X`,
- * path), then numstat records (`added<TAB>deleted<TAB>path`, `-` for binary). `sizes` maps a new
- * blob id to its size.
+ * path), then numstat records (`added<TAB>deleted<TAB>path`, `-` for binary). `sizes` maps a path to
+ * its size on disk, as the scan found it.
  */
 export function parseDiffTree(out: string, sizes: ReadonlyMap<string, number>): WorkspaceFileChange[] {
   const parts = out.split('\0');
@@ -69,7 +69,7 @@ export function parseDiffTree(out: string, sizes: ReadonlyMap<string, number>): 
     const change = status === 'A' ? 'added' : status === 'D' ? 'deleted' : 'modified';
     const oldHash = ZERO.test(oldSha!) ? null : oldSha!;
     const newHash = ZERO.test(newSha!) ? null : newSha!;
-    byPath.set(path, fileChange(path, change, { oldHash, newHash, size: newHash ? sizes.get(newHash) ?? null : null }));
+    byPath.set(path, fileChange(path, change, { oldHash, newHash, size: newHash ? sizes.get(path) ?? null : null }));
     i += 2;
   }
   for (; i < parts.length; i++) {
@@ -80,21 +80,6 @@ export function parseDiffTree(out: string, sizes: ReadonlyMap<string, number>): 
     else Object.assign(entry, { linesAdded: Number(m[1]), linesDeleted: Number(m[2]) });
   }
   return [...byPath.values()];
-}
-
-/** New blob ids of a raw listing, for `git cat-file --batch-check` to size. */
-export function newBlobIds(out: string): string[] {
-  return out.split('\0').filter((p) => p.startsWith(':')).map((p) => p.split(' ')[3]!).filter((sha) => !ZERO.test(sha));
-}
-
-/** `git cat-file --batch-check` lines (`<sha> blob <size>`) as a map. */
-export function parseBatchCheck(out: string): Map<string, number> {
-  const sizes = new Map<string, number>();
-  for (const line of out.split('\n')) {
-    const [sha, kind, size] = line.split(' ');
-    if (sha && kind === 'blob') sizes.set(sha, Number(size));
-  }
-  return sizes;
 }
 
 export const byPath = (a: WorkspaceFileChange, b: WorkspaceFileChange): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);

@@ -5,7 +5,7 @@ import { WORKSPACE_FILES } from '../../schemas/field-limits';
 import type { BlobStore } from '../blob-store';
 import type { KernelHost } from '../kernel/types';
 import {
-  byPath, decodeManifest, encodeManifest, manifestOf, overCapChanges, parseBatchCheck, parseDiffTree, sameManifest, type WorkspaceManifest,
+  byPath, decodeManifest, encodeManifest, manifestOf, overCapChanges, parseDiffTree, sameManifest, type WorkspaceManifest,
 } from './manifest';
 import { diffTrees, gitState, ignoredSummary, openShadow, patchOf, scanTree, type ShadowRepo } from './shadow-repo';
 
@@ -27,13 +27,16 @@ export interface ScanWorkspaceResult {
   event: WorkspaceChangedFields | null;
 }
 
-/** The workspace's last scan, whichever session ran it: what the next scan compares against. */
+/**
+ * The workspace's last recorded scan, whichever session ran it: what the next scan compares
+ * against. Small (the manifest is a tree id and the over-cap list), so it is kept whole here.
+ */
 interface Latest {
   manifest: BlobRef;
-  /** The key of the scan that wrote this, and its result, so a retry of that scan returns it again. */
+  state: WorkspaceManifest;
+  /** The key of the scan that wrote this, and the event it returned, so a retry of that scan returns it again. */
   by: string;
-  result: BlobRef;
-  scan: number;
+  event: WorkspaceChangedFields;
 }
 
 interface WorkspaceDeps {
@@ -70,7 +73,6 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     }
     return s;
   };
-  const json = async <T>(ref: BlobRef): Promise<T> => JSON.parse((await blobs.get(ref.sha256)).toString('utf8')) as T;
   const readLatest = (s: ShadowRepo) => readFile(join(s.dir, 'latest.json'), 'utf8').then((t) => JSON.parse(t) as Latest, () => null);
 
   async function writeLatest(s: ShadowRepo, latest: Latest): Promise<void> {
@@ -79,10 +81,10 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     await rename(tmp, join(s.dir, 'latest.json'));
   }
 
-  async function changes(s: ShadowRepo, base: WorkspaceManifest, now: WorkspaceManifest) {
+  async function changes(s: ShadowRepo, base: WorkspaceManifest, now: WorkspaceManifest, sizes: ReadonlyMap<string, number>) {
     if (base.tree === now.tree) return { files: overCapChanges(base.overCap, now.overCap), diff: null };
     const d = await diffTrees(s, base.tree, now.tree);
-    const files = [...parseDiffTree(d.listing, parseBatchCheck(d.sizes)), ...overCapChanges(base.overCap, now.overCap)];
+    const files = [...parseDiffTree(d.listing, sizes), ...overCapChanges(base.overCap, now.overCap)];
     return { files, diff: d.patch.length ? await blobs.put(d.patch) : null };
   }
 
@@ -98,17 +100,17 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     const t0 = Date.now();
     const latest = await readLatest(s);
     // This scan's earlier attempt got as far as recording itself: its result is the answer.
-    if (latest?.by === input.key) return { event: await json<WorkspaceChangedFields>(latest.result) };
-    const { tree, overCap } = await scanTree(s, deps.maxFileBytes);
+    if (latest?.by === input.key) return { event: latest.event };
+    const { tree, overCap, sizes } = await scanTree(s, deps.maxFileBytes);
     const now = manifestOf(tree, overCap);
-    const base = latest ? decodeManifest(await blobs.get(latest.manifest.sha256)) : null;
+    const base = latest?.state ?? null;
     const edge = input.reason !== 'cell';
     if (!edge && base && sameManifest(base, now)) return { event: null };
-    const { files, diff } = base ? await changes(s, base, now) : { files: [] as WorkspaceFileChange[], diff: null };
+    const { files, diff } = base ? await changes(s, base, now, sizes) : { files: [] as WorkspaceFileChange[], diff: null };
     files.sort(byPath);
     const manifest = await blobs.put(encodeManifest(now));
     const fields: Omit<WorkspaceChangedFields, 'durationMs'> = {
-      workspace: s.workspace, reason: input.reason, requestId: input.requestId, scan: latest ? latest.scan + 1 : 0, baseManifest: latest?.manifest ?? null, manifest, diff,
+      workspace: s.workspace, reason: input.reason, requestId: input.requestId, scan: latest ? latest.event.scan + 1 : 0, baseManifest: latest?.manifest ?? null, manifest, diff,
       files: files.slice(0, WORKSPACE_FILES), filesTotal: files.length,
       overCapFiles: overCap.length, overCapBytes: overCap.reduce((n, [, size]) => n + size, 0),
       ignored: edge ? await ignoredSummary(s) : null,
@@ -116,7 +118,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
       netDiff: input.reason === 'end' ? await netDiff(s, input.startManifest, now) : null,
     };
     const event: WorkspaceChangedFields = { ...fields, durationMs: Date.now() - t0 };
-    await writeLatest(s, { manifest, by: input.key, scan: event.scan, result: await blobs.put(Buffer.from(JSON.stringify(event), 'utf8')) });
+    await writeLatest(s, { manifest, state: now, by: input.key, event });
     return { event };
   }
 

@@ -10,7 +10,7 @@ import { copyFile, lstat, mkdir, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { git, zList } from './git';
-import { EMPTY_TREE, newBlobIds, type OverCapFile } from './manifest';
+import { EMPTY_TREE, type OverCapFile } from './manifest';
 
 export interface ShadowRepo {
   workspace: string;
@@ -63,12 +63,13 @@ const excludes = (s: ShadowRepo): string[] => ['--exclude-standard', ...(s.exclu
  * Brings the shadow index up to the workspace and writes its tree: only paths git's stat cache
  * says changed, new or gone are looked at. Files over `maxBytes` stay out of the index (listed by size).
  */
-export async function scanTree(s: ShadowRepo, maxBytes: number): Promise<{ tree: string; overCap: OverCapFile[] }> {
-  if (!existsSync(s.workspace)) return { tree: EMPTY_TREE, overCap: [] };
+export async function scanTree(s: ShadowRepo, maxBytes: number): Promise<{ tree: string; overCap: OverCapFile[]; sizes: Map<string, number> }> {
+  if (!existsSync(s.workspace)) return { tree: EMPTY_TREE, overCap: [], sizes: new Map() };
   const listed = new Set(zList((await git(['ls-files', '-z', '-m', '-d', '-o', ...excludes(s)], { env: s.env })).stdout));
   const update: string[] = [];
   const drop: string[] = [];
   const overCap: OverCapFile[] = [];
+  const sizes = new Map<string, number>();
   for (const path of listed) {
     const st = await lstat(join(s.workspace, path)).catch(() => null);
     if (st === null) update.push(path);
@@ -76,12 +77,15 @@ export async function scanTree(s: ShadowRepo, maxBytes: number): Promise<{ tree:
     else if (st.isFile() && st.size > maxBytes) {
       overCap.push([path, st.size]);
       drop.push(path);
-    } else update.push(path);
+    } else {
+      update.push(path);
+      sizes.set(path, st.size);
+    }
   }
   if (update.length) await git(['update-index', '-z', '--add', '--remove', '--stdin'], { env: s.env, input: `${update.join('\0')}\0` });
   if (drop.length) await git(['update-index', '-z', '--force-remove', '--stdin'], { env: s.env, input: `${drop.join('\0')}\0` });
   const tree = (await git(['write-tree'], { env: s.env })).stdout.toString('utf8').trim();
-  return { tree, overCap };
+  return { tree, overCap, sizes };
 }
 
 /** What ignore rules keep out: entries as git lists them (an ignored directory once) and the size of the plain files among them. */
@@ -96,12 +100,15 @@ export async function ignoredSummary(s: ShadowRepo): Promise<{ entries: number; 
   return { entries: paths.length, bytes };
 }
 
-/** The changes between two trees: git's raw and numstat listing, and the unified diff. */
-export async function diffTrees(s: ShadowRepo, from: string, to: string): Promise<{ listing: string; patch: Buffer; sizes: string }> {
-  const listing = (await git(['diff-tree', '-r', '-z', '--raw', '--numstat', '--no-renames', from, to], { env: s.env })).stdout.toString('utf8');
-  const ids = newBlobIds(listing);
-  const sizes = ids.length ? (await git(['cat-file', '--batch-check'], { env: s.env, input: `${ids.join('\n')}\n` })).stdout.toString('utf8') : '';
-  return { listing, patch: await patchOf(s, from, to), sizes };
+/**
+ * The changes between two trees in one git run: the raw and numstat listing (NUL-separated; it
+ * ends at the first empty record, as no path is empty), then the unified diff.
+ */
+export async function diffTrees(s: ShadowRepo, from: string, to: string): Promise<{ listing: string; patch: Buffer }> {
+  const out = (await git(['diff-tree', '-r', '-z', '--raw', '--numstat', '-p', '--no-renames', '--no-color', from, to], { env: s.env })).stdout;
+  const end = out.indexOf('\0\0');
+  if (end < 0) return { listing: out.toString('utf8'), patch: Buffer.alloc(0) };
+  return { listing: out.subarray(0, end + 1).toString('utf8'), patch: out.subarray(end + 2) };
 }
 
 /** Unified diff (git format, no renames) between two trees; empty when they hold the same text. */
