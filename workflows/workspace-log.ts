@@ -19,9 +19,8 @@ export async function logWorkspace(s: SessionState, acts: ReturnType<typeof sess
     if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
     return;
   }
-  const { event } = r;
-  if (event === null) return;
-  await s.emit(() => [{ type: 'WorkspaceChanged', ...event }], () => {
-    if (reason === 'start') s.workspaceStart = event.manifest;
-  });
+  const { event, manifest } = r;
+  // A pointer into the blob store, not a logged fact: the end scan's net diff starts from it.
+  if (reason === 'start') s.workspaceStart = manifest;
+  if (event !== null) await s.emit(() => [{ type: 'WorkspaceChanged', ...event }]);
 }

@@ -23,8 +23,10 @@ export interface ScanWorkspaceInput {
 }
 
 export interface ScanWorkspaceResult {
-  /** null: nothing changed since the workspace's last scan (a cell scan logs nothing then). */
+  /** null: nothing to log (nothing changed since the workspace's last scan, no repository state, no net diff). */
   event: WorkspaceChangedFields | null;
+  /** The workspace's manifest after this scan, logged or not: a start scan's is where the session's net diff starts. */
+  manifest: BlobRef;
 }
 
 /**
@@ -36,7 +38,8 @@ interface Latest {
   state: WorkspaceManifest;
   /** The key of the scan that wrote this, and the event it returned, so a retry of that scan returns it again. */
   by: string;
-  event: WorkspaceChangedFields;
+  scan: number;
+  event: WorkspaceChangedFields | null;
 }
 
 interface WorkspaceDeps {
@@ -100,26 +103,29 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     const t0 = Date.now();
     const latest = await readLatest(s);
     // This scan's earlier attempt got as far as recording itself: its result is the answer.
-    if (latest?.by === input.key) return { event: latest.event };
+    if (latest?.by === input.key) return { event: latest.event, manifest: latest.manifest };
     const { tree, overCap, sizes } = await scanTree(s, deps.maxFileBytes);
     const now = manifestOf(tree, overCap);
     const base = latest?.state ?? null;
     const edge = input.reason !== 'cell';
-    if (!edge && base && sameManifest(base, now)) return { event: null };
+    if (!edge && latest && sameManifest(latest.state, now)) return { event: null, manifest: latest.manifest };
     const { files, diff } = base ? await changes(s, base, now, sizes) : { files: [] as WorkspaceFileChange[], diff: null };
     files.sort(byPath);
     const manifest = await blobs.put(encodeManifest(now));
-    const fields: Omit<WorkspaceChangedFields, 'durationMs'> = {
-      workspace: s.workspace, reason: input.reason, requestId: input.requestId, scan: latest ? latest.event.scan + 1 : 0, baseManifest: latest?.manifest ?? null, manifest, diff,
+    const scanNo = latest ? latest.scan + 1 : 0;
+    const git = edge ? await gitState(s.workspace) : null;
+    const net = input.reason === 'end' ? await netDiff(s, input.startManifest, now) : null;
+    // Logged when it says something: a change, a repository's state, a net diff. A first scan of a
+    // plain directory is a baseline the next scans compare against, recorded here only.
+    const worthLogging = files.length > 0 || git !== null || net !== null;
+    const event: WorkspaceChangedFields | null = worthLogging ? {
+      workspace: s.workspace, reason: input.reason, requestId: input.requestId, scan: scanNo, baseManifest: latest?.manifest ?? null, manifest, diff,
       files: files.slice(0, WORKSPACE_FILES), filesTotal: files.length,
       overCapFiles: overCap.length, overCapBytes: overCap.reduce((n, [, size]) => n + size, 0),
-      ignored: edge ? await ignoredSummary(s) : null,
-      git: edge ? await gitState(s.workspace) : null,
-      netDiff: input.reason === 'end' ? await netDiff(s, input.startManifest, now) : null,
-    };
-    const event: WorkspaceChangedFields = { ...fields, durationMs: Date.now() - t0 };
-    await writeLatest(s, { manifest, state: now, by: input.key, event });
-    return { event };
+      ignored: edge ? await ignoredSummary(s) : null, git, netDiff: net, durationMs: Date.now() - t0,
+    } : null;
+    await writeLatest(s, { manifest, state: now, by: input.key, scan: scanNo, event });
+    return { event, manifest };
   }
 
   return {

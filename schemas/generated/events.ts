@@ -674,7 +674,7 @@ export interface WorkspaceGit {
   readonly dirtyPaths: number;
 }
 
-/** What changed on disk in the session's workspace since the workspace's previous scan, by this session or any other sharing the workspace (docs/workspace-log.md). Appended by the session's workflow after the scan activity returns, so every blob it names is stored: at the session's start (always, with the git state), after a cell (only when something changed) and before the session's end (always, with the git state and the session's net diff). Scans of one workspace chain: each event's baseManifest is the manifest of the scan before it, whichever session logged that. */
+/** What changed on disk in the session's workspace since the workspace's previous scan, by this session or any other sharing the workspace (docs/workspace-log.md). Appended by the session's workflow after the scan activity returns, so every blob it names is stored: at the session's start, after a cell and before the session's end, whenever the scan found a change, a git repository's state (start and end) or a net diff (end); a plain directory's first scan is an unlogged baseline. Scans of one workspace chain: each event's baseManifest is the manifest of the scan before it, whichever session logged that. */
 export interface WorkspaceChanged {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'WorkspaceChanged';

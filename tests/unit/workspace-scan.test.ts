@@ -35,16 +35,16 @@ describe('workspace scan', () => {
   });
   afterEach(() => rmSync(tmp, { recursive: true, force: true }));
 
-  test('the first scan records a baseline only; then add, modify, delete are reported with a unified diff; nothing changed: no event', async () => {
+  test('the first scan of a plain directory records a baseline, unlogged; then add, modify, delete are reported with a unified diff; nothing changed: no event', async () => {
     put('keep.txt', 'one\ntwo\n');
     put('gone.txt', 'bye\n');
-    const start = (await scan('start')).event!;
-    expect(start).toMatchObject({ reason: 'start', baseManifest: null, files: [], filesTotal: 0, diff: null, git: null });
+    const start = await scan('start');
+    expect(start.event).toBeNull();
     put('keep.txt', 'one\nTWO\n');
     put('src/new.py', 'print(1)\n');
     unlinkSync(join(ws, 'gone.txt'));
     const cell = (await scan()).event!;
-    expect(cell.baseManifest).toEqual(start.manifest);
+    expect(cell).toMatchObject({ reason: 'cell', scan: 1, baseManifest: start.manifest, git: null, ignored: null });
     expect(cell.files.map((f) => [f.path, f.change, f.linesAdded, f.linesDeleted])).toEqual([
       ['gone.txt', 'deleted', 0, 1], ['keep.txt', 'modified', 1, 1], ['src/new.py', 'added', 1, 0],
     ]);
@@ -82,8 +82,10 @@ describe('workspace scan', () => {
     expect(decodeManifest(await blobs().get(e.manifest.sha256)).overCap).toEqual([['big.dat', 5000]]);
     put('sub/debug.log', 'y'.repeat(20));
     expect((await scan()).event).toBeNull();
+    expect((await scan('end')).event).toBeNull();
+    put('last.txt', 'l\n');
     const end = (await scan('end')).event!;
-    expect(end.files).toEqual([]);
+    expect(end.files.map((f) => f.path)).toEqual(['last.txt']);
     expect(end.ignored).toEqual({ entries: 2, bytes: 20 });
   });
 

@@ -22,12 +22,14 @@ export async function diff(ctx: CommandContext): Promise<number> {
   const events = [...log.sessions.values()].flat();
   if (events.length === 0) throw new ExitError(1, `no events logged for ${sessionId} on ${config.kafka.topic}`);
   const end = endScanOf(events, sessionId);
-  if (!end) throw new ExitError(1, `${sessionId} has no end scan in the log (still running, or it ended before its workspace could be scanned); its per-cell changes are in recur replay ${sessionId}`);
-  const patch = end.netDiff ? (await createLocalBlobStore(stackPaths(config).blobs).get(end.netDiff.sha256)).toString('utf8') : '';
+  const ended = events.some((e) => e.sessionId === sessionId && (e.type === 'SessionCompleted' || e.type === 'SessionFailed'));
+  if (!end && !ended) throw new ExitError(1, `${sessionId} has not ended: its net change is logged by its end scan; its changes so far are in recur replay ${sessionId}`);
+  // An ended session of a plain directory whose end scan logged nothing changed nothing there.
+  const patch = end?.netDiff ? (await createLocalBlobStore(stackPaths(config).blobs).get(end.netDiff.sha256)).toString('utf8') : '';
   const stats = diffStat(patch);
-  if (ctx.flags.json) ctx.out(JSON.stringify({ sessionId, workspace: end.workspace, manifest: end.manifest.sha256, files: stats, ...(!ctx.flags.stat && { diff: patch }) }));
+  if (ctx.flags.json) ctx.out(JSON.stringify({ sessionId, workspace: end?.workspace ?? null, manifest: end?.manifest.sha256 ?? null, files: stats, ...(!ctx.flags.stat && { diff: patch }) }));
   else if (ctx.flags.stat) for (const line of formatDiffStat(stats)) ctx.out(line);
   else if (patch) ctx.out(patch.replace(/\n$/, ''));
-  if (!patch && !ctx.flags.json) ctx.err(`no changes in ${end.workspace}`);
+  if (!patch && !ctx.flags.json) ctx.err(`no changes logged for ${sessionId}'s workspace`);
   return 0;
 }
