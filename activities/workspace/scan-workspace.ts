@@ -48,6 +48,8 @@ interface WorkspaceDeps {
   /** Where shadow repositories live (stackPaths().workspaceLog). */
   root: string;
   maxFileBytes: number;
+  /** Tells Temporal the scan is alive (the activity context's heartbeat); absent outside an activity. */
+  heartbeat?: () => void;
 }
 
 /** Runs `fn` after every earlier call for the same key: one scan of a workspace at a time in this process. */
@@ -136,8 +138,13 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
      * session sharing the workspace never reports these changes again.
      */
     async scanWorkspace(input: ScanWorkspaceInput): Promise<ScanWorkspaceResult> {
-      const s = await shadowOf(deps.places.place(input.sessionId).workspace);
-      return one(s.dir, () => scan(input, s));
+      const beat = deps.heartbeat ? setInterval(deps.heartbeat, 3_000) : undefined;
+      try {
+        const s = await shadowOf(deps.places.place(input.sessionId).workspace);
+        return await one(s.dir, () => scan(input, s));
+      } finally {
+        clearInterval(beat);
+      }
     },
   };
 }

@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { Context } from '@temporalio/activity';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { RecurConfig } from '../../config';
 import { withRecurErrors } from '../../activities/activity-errors';
@@ -110,7 +111,9 @@ export async function createRecurWorker(
     snapshotKernel: snapshots.snapshotKernel,
     ...createGateActivities({ env: opts.env ?? process.env }),
     ...createTreeActivities({ client }),
-    ...createWorkspaceActivities({ blobs, places: host, root: stackPaths(config).workspaceLog, maxFileBytes: config.worker.workspaceMaxFileKiB * 1024 }),
+    ...createWorkspaceActivities({
+      blobs, places: host, root: stackPaths(config).workspaceLog, maxFileBytes: config.worker.workspaceMaxFileKiB * 1024, heartbeat: () => Context.current().heartbeat(),
+    }),
   });
   const nativeConnection = await NativeConnection.connect(temporalConnection(config));
   const worker = await Worker.create({

@@ -7,7 +7,9 @@ import type { WorkspaceChanged } from '../../schemas';
 import { runCli } from '../../services/cli/cli';
 import { stackPaths } from '../../services/devstack';
 import { createKernelHost } from '../../services/sandbox';
+import { status } from '../../services/devstack';
 import { SessionHarness, py } from '../helpers/session-harness';
+import { runOnStackWorker } from '../helpers/stack-session';
 
 async function cli(args: string[]): Promise<{ code: number | ExitError; out: string[]; err: string[] }> {
   const out: string[] = [];
@@ -106,4 +108,27 @@ os.remove('doomed.txt')`),
     expect(run.types().indexOf('WorkspaceChanged')).toBe(run.types().indexOf('SessionStarted') + 1);
     expect(run.types().at(-2)).toBe('WorkspaceChanged');
   }, 180_000);
+
+  test('a worker SIGKILL as a cell ends (before, during or after its scan) neither loses nor doubles the change', async () => {
+    let killed: number | null = null;
+    const run = await runOnStackWorker(h, {
+      root: [py("open('a.txt', 'w').write('one\\n')"), py("open('b.txt', 'w').write('two\\n')"), 'done'],
+    }, {
+      task: 'write two files',
+      onEvent: async (_n, e) => {
+        if (killed !== null || e.type !== 'CellExecuted') return;
+        const worker = (await status(h.config)).find((s) => s.name === 'worker');
+        if (!worker?.healthy || !worker.pid) throw new Error('the stack has no healthy worker to kill');
+        process.kill(worker.pid, 'SIGKILL');
+        killed = worker.pid;
+      },
+    });
+    expect(killed).not.toBeNull();
+    expect(run.result).toEqual({ status: 'completed', answer: 'done' });
+    const scans = run.of('WorkspaceChanged') as WorkspaceChanged[];
+    expect(scans.map((e) => [e.reason, e.files.map((f) => `${f.change} ${f.path}`)])).toEqual([
+      ['cell', ['added a.txt']], ['cell', ['added b.txt']], ['end', []],
+    ]);
+    expect(scans[1]!.baseManifest).toEqual(scans[0]!.manifest);
+  }, 300_000);
 });
