@@ -12,12 +12,15 @@ export interface GitOptions {
 
 /**
  * Runs git and resolves to its stdout. Options before the subcommand keep git from taking its
- * settings from where it happens to run: no pager, no optional locks on the user's index, and
- * `safe.directory=*`, since the worker may not own the repository it reads.
+ * settings from where it happens to run: no pager, no optional locks on the user's index,
+ * `safe.directory=*` (the worker may not own the repository it reads), and no fsmonitor: the
+ * workspace's `.git/config` is the agent's to write, and a command it names must never run on the
+ * host. Nothing here runs a command that could invoke a hook, a filter or a diff driver the
+ * user's config names (the shadow repository's config is Recur's).
  */
 export function git(args: string[], opts: GitOptions = {}): Promise<{ stdout: Buffer; code: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['--no-pager', '-c', 'safe.directory=*', '-c', 'core.quotepath=off', ...args], {
+    const child = spawn('git', ['--no-pager', '-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.quotepath=off', ...args], {
       cwd: opts.cwd, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...opts.env },
       stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });

@@ -115,7 +115,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     files.sort(byPath);
     const manifest = await blobs.put(encodeManifest(now));
     const scanNo = latest ? latest.scan + 1 : 0;
-    const git = edge ? await gitState(s.workspace) : null;
+    const git = edge ? await gitState(s, tree, overCap) : null;
     const net = input.reason === 'end' ? await netDiff(s, input.startManifest, now) : null;
     // Logged when it says something: a change, a repository's state, a net diff. A first scan of a
     // plain directory is a baseline the next scans compare against, recorded here only.

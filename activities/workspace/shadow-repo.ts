@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { copyFile, lstat, mkdir, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { git, zList } from './git';
 import { EMPTY_TREE, type OverCapFile } from './manifest';
 
@@ -19,20 +19,30 @@ export interface ShadowRepo {
   env: Record<string, string>;
   /** The user's `.git/info/exclude`, when the workspace is the top of a repository. */
   excludeFrom: string | null;
+  /** The git repository the workspace is in; null for a plain directory. */
+  repo: EnclosingRepo | null;
+}
+
+export interface EnclosingRepo {
+  top: string;
+  gitDir: string;
+  commonDir: string;
+  /** The workspace's path inside the repository ('' at its top). */
+  rel: string;
 }
 
 export const shadowDir = (root: string, workspace: string): string =>
   join(root, createHash('sha256').update(resolve(workspace), 'utf8').digest('hex').slice(0, 32));
 
 /** The repository the workspace belongs to: its top and git dirs; null when none, or when that repository ignores the workspace. */
-export async function enclosingRepo(workspace: string): Promise<{ top: string; gitDir: string; commonDir: string } | null> {
+export async function enclosingRepo(workspace: string): Promise<EnclosingRepo | null> {
   const r = await git(['-C', workspace, 'rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'], { ok: [128] });
   if (r.code !== 0) return null;
   const [top, gitDir, common] = r.stdout.toString('utf8').trim().split('\n') as [string, string, string];
   const rel = relative(top, workspace);
   // A workspace the enclosing repository ignores (a home inside a checkout) is not part of it.
-  if (rel !== '' && (await git(['-C', top, 'check-ignore', '-q', '--', rel], { ok: [1] })).code === 0) return null;
-  return { top, gitDir, commonDir: resolve(workspace, common) };
+  if (rel !== '' && (await git(['-C', top, 'check-ignore', '-q', '--no-index', '--', rel], { ok: [1] })).code === 0) return null;
+  return { top, gitDir, commonDir: resolve(workspace, common), rel: rel.split(sep).join('/') };
 }
 
 /** Opens (creating on first use) the shadow repository of `workspace` under `root`. */
@@ -41,20 +51,21 @@ export async function openShadow(root: string, workspace: string): Promise<Shado
   const gitDir = join(dir, 'git');
   const env = { GIT_DIR: gitDir, GIT_WORK_TREE: workspace, GIT_INDEX_FILE: join(dir, 'index') };
   const repo = existsSync(workspace) ? await enclosingRepo(workspace) : null;
-  const atTop = repo !== null && resolve(repo.top) === resolve(workspace);
+  const atTop = repo !== null && repo.rel === '';
   if (!existsSync(join(gitDir, 'HEAD'))) {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await git(['init', '-q', '--bare', gitDir]);
     // Trees of old scans must stay: a session's net diff reads its start tree.
     await git(['config', 'gc.auto', '0'], { env });
+    // The user's objects, read in place: its committed files are never copied, and HEAD's tree is there to compare with.
+    if (repo) await writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${join(repo.commonDir, 'objects')}\n`);
     if (atTop) {
-      await writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${join(repo.commonDir, 'objects')}\n`);
       // The user's index: its stat data is valid for the same files, so the first scan hashes only what is dirty.
       if (existsSync(join(repo.gitDir, 'index'))) await copyFile(join(repo.gitDir, 'index'), env.GIT_INDEX_FILE);
     }
   }
   const exclude = atTop ? join(repo.gitDir, 'info', 'exclude') : null;
-  return { workspace, dir, env, excludeFrom: exclude && existsSync(exclude) ? exclude : null };
+  return { workspace, dir, env, excludeFrom: exclude && existsSync(exclude) ? exclude : null, repo };
 }
 
 const excludes = (s: ShadowRepo): string[] => ['--exclude-standard', ...(s.excludeFrom ? [`--exclude-from=${s.excludeFrom}`] : [])];
@@ -116,16 +127,21 @@ export async function patchOf(s: ShadowRepo, from: string, to: string): Promise<
   return (await git(['diff-tree', '-p', '--no-renames', '--no-color', from, to], { env: s.env })).stdout;
 }
 
-/** The user's repository as its own git sees it: HEAD, branch, and how many paths are not clean. */
-export async function gitState(workspace: string): Promise<{ head: string | null; branch: string | null; dirtyPaths: number } | null> {
-  const repo = existsSync(workspace) ? await enclosingRepo(workspace) : null;
-  if (!repo) return null;
-  const head = await git(['-C', workspace, 'rev-parse', '-q', '--verify', 'HEAD'], { ok: [1, 128] });
-  const branch = await git(['-C', workspace, 'symbolic-ref', '-q', '--short', 'HEAD'], { ok: [1] });
-  const status = await git(['-C', workspace, 'status', '--porcelain', '-z'], {});
-  return {
-    head: head.code === 0 ? head.stdout.toString('utf8').trim() : null,
-    branch: branch.code === 0 ? branch.stdout.toString('utf8').trim() : null,
-    dirtyPaths: zList(status.stdout).filter((e) => /^[ MADRCU?!]{2} /.test(e)).length,
+/**
+ * The user's repository at the workspace: HEAD, branch, and how many paths differ from HEAD
+ * (changed, new or gone; ignored ones not counted), from the scan's tree against HEAD's. Not
+ * `git status`, which would run the fsmonitor or clean filters the workspace's `.git/config` names.
+ */
+export async function gitState(s: ShadowRepo, tree: string, overCap: OverCapFile[]): Promise<{ head: string | null; branch: string | null; dirtyPaths: number } | null> {
+  if (!s.repo) return null;
+  const rev = async (spec: string) => {
+    const r = await git(['-C', s.workspace, 'rev-parse', '-q', '--verify', spec], { ok: [1, 128] });
+    return r.code === 0 ? r.stdout.toString('utf8').trim() : null;
   };
+  const head = await rev('HEAD^{commit}');
+  const branch = await git(['-C', s.workspace, 'symbolic-ref', '-q', '--short', 'HEAD'], { ok: [1, 128] });
+  const base = (head && (await rev(`${head}:${s.repo.rel}`))) ?? EMPTY_TREE;
+  const differ = new Set(zList((await git(['diff-tree', '-r', '-z', '--name-only', '--no-renames', base, tree], { env: s.env })).stdout));
+  for (const [path] of overCap) differ.add(path);
+  return { head, branch: branch.code === 0 ? branch.stdout.toString('utf8').trim() : null, dirtyPaths: differ.size };
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalBlobStore } from '../../activities/blob-store';
@@ -127,5 +127,29 @@ describe('workspace scan', () => {
     expect(net).toContain('+newer\n');
     expect(net).not.toContain('+new\n');
     expect(net).not.toContain('node_modules');
+  });
+
+  test("commands the workspace's .git/config names (fsmonitor, a clean filter) never run on the host; a subdirectory workspace is measured against HEAD's subtree", async () => {
+    const marker = join(tmp, 'ran');
+    const hook = join(tmp, 'hook.sh');
+    writeFileSync(hook, `#!/bin/sh\ntouch ${marker}\ncat\n`, { mode: 0o755 });
+    put('sub/a.txt', 'a\n');
+    put('top.txt', 't\n');
+    put('.gitattributes', '* filter=evil\n');
+    gitIn(ws, 'init', '-q', '-b', 'main');
+    gitIn(ws, 'add', '-A');
+    gitIn(ws, 'commit', '-qm', 'init');
+    gitIn(ws, 'config', 'core.fsmonitor', hook);
+    gitIn(ws, 'config', 'filter.evil.clean', hook);
+    const sub = make(join(ws, 'sub'));
+    const start = (await scan('start', sub)).event!;
+    expect(start.git).toMatchObject({ branch: 'main', dirtyPaths: 0 });
+    put('sub/a.txt', 'changed\n');
+    put('sub/b.txt', 'new\n');
+    put('top.txt', 'outside the workspace\n');
+    expect((await scan('cell', sub)).event!.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
+    expect((await scan('end', sub)).event!.git).toMatchObject({ dirtyPaths: 2 });
+    expect((await scan('end', acts)).event!.git).toMatchObject({ dirtyPaths: 3 });
+    expect(existsSync(marker)).toBe(false);
   });
 });
