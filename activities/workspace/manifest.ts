@@ -82,4 +82,19 @@ export function parseDiffTree(out: string, sizes: ReadonlyMap<string, number>): 
   return [...byPath.values()];
 }
 
+/**
+ * One entry per path: a file that crossed the cap shows in the tree diff (gone from or new to the
+ * tree) and in the over-cap changes (new or gone there); together they are one modification.
+ */
+export function mergeChanges(tree: WorkspaceFileChange[], overCap: WorkspaceFileChange[]): WorkspaceFileChange[] {
+  const out = new Map(tree.map((f) => [f.path, f]));
+  for (const o of overCap) {
+    const t = out.get(o.path);
+    if (!t) out.set(o.path, o);
+    else if (o.change === 'added') out.set(o.path, { ...o, change: 'modified', oldHash: t.oldHash });
+    else out.set(o.path, { ...t, change: 'modified' });
+  }
+  return [...out.values()].sort(byPath);
+}
+
 export const byPath = (a: WorkspaceFileChange, b: WorkspaceFileChange): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);

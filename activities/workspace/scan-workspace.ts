@@ -5,7 +5,7 @@ import { WORKSPACE_FILES } from '../../schemas/field-limits';
 import type { BlobStore } from '../blob-store';
 import type { KernelHost } from '../kernel/types';
 import {
-  byPath, decodeManifest, encodeManifest, manifestOf, overCapChanges, parseDiffTree, sameManifest, type WorkspaceManifest,
+  byPath, decodeManifest, encodeManifest, manifestOf, mergeChanges, overCapChanges, parseDiffTree, sameManifest, type WorkspaceManifest,
 } from './manifest';
 import { diffTrees, gitState, ignoredSummary, openShadow, patchOf, scanTree, type ShadowRepo } from './shadow-repo';
 
@@ -89,7 +89,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
   async function changes(s: ShadowRepo, base: WorkspaceManifest, now: WorkspaceManifest, sizes: ReadonlyMap<string, number>) {
     if (base.tree === now.tree) return { files: overCapChanges(base.overCap, now.overCap), diff: null };
     const d = await diffTrees(s, base.tree, now.tree);
-    const files = [...parseDiffTree(d.listing, sizes), ...overCapChanges(base.overCap, now.overCap)];
+    const files = mergeChanges(parseDiffTree(d.listing, sizes), overCapChanges(base.overCap, now.overCap));
     return { files, diff: d.patch.length ? await blobs.put(d.patch) : null };
   }
 

@@ -6,7 +6,7 @@
  * cache that makes a rescan cost a walk, and diffs between any two scans.
  */
 import { createHash } from 'node:crypto';
-import { copyFile, lstat, mkdir, stat, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { git, zList } from './git';
@@ -76,18 +76,23 @@ const excludes = (s: ShadowRepo): string[] => ['--exclude-standard', ...(s.exclu
  */
 export async function scanTree(s: ShadowRepo, maxBytes: number): Promise<{ tree: string; overCap: OverCapFile[]; sizes: Map<string, number> }> {
   if (!existsSync(s.workspace)) return { tree: EMPTY_TREE, overCap: [], sizes: new Map() };
-  const listed = new Set(zList((await git(['ls-files', '-z', '-m', '-d', '-o', ...excludes(s)], { env: s.env })).stdout));
+  // `-t` tags each path: `?` untracked, anything else in the index (changed or removed).
+  const listed = new Map<string, boolean>();
+  for (const entry of zList((await git(['ls-files', '-z', '-t', '-m', '-d', '-o', ...excludes(s)], { env: s.env })).stdout)) {
+    listed.set(entry.slice(2), listed.get(entry.slice(2)) === true || entry[0] !== '?');
+  }
   const update: string[] = [];
   const drop: string[] = [];
   const overCap: OverCapFile[] = [];
   const sizes = new Map<string, number>();
-  for (const path of listed) {
+  for (const [path, inIndex] of listed) {
     const st = await lstat(join(s.workspace, path)).catch(() => null);
     if (st === null) update.push(path);
     else if (st.isDirectory()) continue; // a nested repository: its own history, not this workspace's files
     else if (st.isFile() && st.size > maxBytes) {
       overCap.push([path, st.size]);
-      drop.push(path);
+      // Over the cap and untracked stays out of the index with no git run: only a tracked one is dropped from it.
+      if (inIndex) drop.push(path);
     } else {
       update.push(path);
       sizes.set(path, st.size);
@@ -105,7 +110,8 @@ export async function ignoredSummary(s: ShadowRepo): Promise<{ entries: number; 
   const paths = zList((await git(['ls-files', '-z', '-o', '-i', '--directory', ...excludes(s)], { env: s.env })).stdout);
   let bytes = 0;
   for (const p of paths) {
-    const st = await stat(join(s.workspace, p)).catch(() => null);
+    // lstat: a link the agent made is measured as a link, never followed out of the workspace.
+    const st = await lstat(join(s.workspace, p)).catch(() => null);
     if (st?.isFile()) bytes += st.size;
   }
   return { entries: paths.length, bytes };

@@ -1,5 +1,5 @@
 import {
-  decodeManifest, encodeManifest, manifestOf, overCapChanges, parseDiffTree, sameManifest,
+  decodeManifest, encodeManifest, manifestOf, mergeChanges, overCapChanges, parseDiffTree, sameManifest,
 } from '../../activities/workspace/manifest';
 
 const A = 'a'.repeat(40);
@@ -49,5 +49,14 @@ describe('workspace manifest (pure)', () => {
     const files = parseDiffTree([`:000000 100644 ${Z} ${A} A`, path, `1\t0\t${path}`, ''].join('\0'), new Map());
     expect(files).toHaveLength(1);
     expect(files[0]).toMatchObject({ path, linesAdded: 1 });
+  });
+
+  test('a file crossing the cap is one modification, keeping the hash from the side under the cap', () => {
+    const tree = parseDiffTree([`:100644 000000 ${A} ${Z} D`, 'up', `:000000 100644 ${Z} ${B} A`, 'down', '2\t0\tdown', ''].join('\0'), new Map([['down', 4]]));
+    const merged = mergeChanges(tree, overCapChanges([['down', 9000]], [['up', 8000]]));
+    expect(merged.map((f) => [f.path, f.change, f.overCap, f.oldHash, f.newHash, f.size, f.linesAdded])).toEqual([
+      ['down', 'modified', false, null, B, 4, 2],
+      ['up', 'modified', true, A, null, 8000, 0],
+    ]);
   });
 });

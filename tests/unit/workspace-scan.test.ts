@@ -82,11 +82,20 @@ describe('workspace scan', () => {
     expect(decodeManifest(await blobs().get(e.manifest.sha256)).overCap).toEqual([['big.dat', 5000]]);
     put('sub/debug.log', 'y'.repeat(20));
     expect((await scan()).event).toBeNull();
+    // Crossing the cap either way is one modification of the file.
+    put('grows.txt', 'g\n');
+    await scan();
+    put('grows.txt', 'g'.repeat(2000));
+    expect((await scan()).event!.files.map((f) => [f.path, f.change, f.overCap, f.oldHash !== null, f.newHash !== null]))
+      .toEqual([['grows.txt', 'modified', true, true, false]]);
+    put('big.dat', 'small again\n');
+    expect((await scan()).event!.files.map((f) => [f.path, f.change, f.overCap, f.oldHash !== null, f.newHash !== null, f.linesAdded]))
+      .toEqual([['big.dat', 'modified', false, false, true, 1]]);
     expect((await scan('end')).event).toBeNull();
     put('last.txt', 'l\n');
     const end = (await scan('end')).event!;
     expect(end.files.map((f) => f.path)).toEqual(['last.txt']);
-    expect(end.ignored).toEqual({ entries: 2, bytes: 20 });
+    expect(end).toMatchObject({ ignored: { entries: 2, bytes: 20 }, overCapFiles: 1, overCapBytes: 2000 });
   });
 
   test('a retried scan (same key) returns its first result, even if the disk changed since; the change after is the next scan\'s', async () => {
