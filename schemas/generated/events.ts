@@ -664,13 +664,13 @@ export interface WorkspaceIgnored {
   readonly bytes: number;
 }
 
-/** The state of the git repository the workspace is in, as the user's own git sees it. */
+/** The state of the git repository the workspace is in: HEAD, branch, and the workspace against HEAD's tree. */
 export interface WorkspaceGit {
   /** Commit id HEAD points at; null in a repository with no commit yet. Limit: 64 characters. */
   readonly head: string | null;
   /** Short name of the checked-out branch; null when HEAD is detached. Limit: 256 characters. */
   readonly branch: string | null;
-  /** Paths `git status --porcelain` lists (staged, unstaged or untracked); 0: clean. */
+  /** Paths where the workspace differs from HEAD (changed, new or gone; ignored ones not counted), as the scan sees it, not `git status` (which would run commands the repository's config names); 0: clean. */
   readonly dirtyPaths: number;
 }
 
