@@ -5,6 +5,7 @@ import type { SnapshotKernelInput, SnapshotKernelResult } from './snapshot/snaps
 import type { RunGateInput, RunGateResult } from './run-gate';
 import type { ReserveReply, TreeBudgetReply, TreeSpendReport } from '../workflows/messages';
 import type { Slice } from '../workflows/tree-ledger';
+import type { ScanWorkspaceInput, ScanWorkspaceResult } from './workspace/scan-workspace';
 
 export interface RunCellInput {
   sessionId: string;
@@ -47,4 +48,5 @@ export interface SessionActivities {
   chargeTreeBudget(input: TreeSpendReport & { rootId: string; callIndex: number }): Promise<TreeBudgetReply>;
   /** A git worktree of the parent's workspace for a child, recorded as the child's workspace (docs/workspace.md). */
   prepareWorktree(input: { rootId: string; parentId: string; childId: string }): Promise<{ ok: true; workspace: string } | { ok: false; reason: string }>;
+  scanWorkspace(input: ScanWorkspaceInput): Promise<ScanWorkspaceResult>;
 }

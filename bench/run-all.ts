@@ -26,8 +26,9 @@ import { sandboxBench } from './sandbox';
 import { snapshotBench } from './snapshot';
 import { stepOverhead } from './step-overhead';
 import { workerKill } from './worker-kill';
+import { workspaceScan } from './workspace-scan';
 
-const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal];
+const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan];
 
 async function main(): Promise<void> {
   const names = BENCHMARKS.map((b) => b.name);

@@ -60,7 +60,7 @@ export function defaultConfig(): RecurConfig {
     // Sized for real work (a pandas frame of a few GB, a build with parallel jobs), not for a runaway cell.
     sandbox: { mode: 'on', memoryMiB: 4096, maxProcesses: 1024, maxOpenFiles: 4096, maxFileMiB: 16_384, net: 'none' },
     approvals: { ...structuredClone(DEFAULT_APPROVAL_POLICY), policyFile: null },
-    worker: { transcriptCacheMiB: 256 },
+    worker: { transcriptCacheMiB: 256, workspaceMaxFileKiB: 1024 },
     ci: { enabled: false, stepSummary: null, stepOutput: null },
     python: 'python3',
     java: 'java',

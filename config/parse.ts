@@ -70,6 +70,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_AUTONOMOUS_MAX_TREE_TURNS', autonomous, 'maxTreeTurns', RANGES.maxTreeTurns],
   ['RECUR_GATE_TIMEOUT_SECONDS', autonomous, 'gateTimeoutSeconds', RANGES.gateTimeoutSeconds],
   ['RECUR_TRANSCRIPT_CACHE_MIB', worker, 'transcriptCacheMiB', RANGES.transcriptCacheMiB],
+  ['RECUR_WORKSPACE_MAX_FILE_KIB', worker, 'workspaceMaxFileKiB', RANGES.workspaceMaxFileKiB],
   ['RECUR_SANDBOX', sandbox, 'mode', 'on-off'],
   ['RECUR_SANDBOX_MEMORY_MIB', sandbox, 'memoryMiB', RANGES.sandboxMemoryMiB],
   ['RECUR_SANDBOX_MAX_PROCESSES', sandbox, 'maxProcesses', RANGES.sandboxMaxProcesses],

@@ -120,6 +120,8 @@ export interface RecurConfig {
   worker: {
     /** Bytes of session logs the worker keeps in memory (MiB); the least recently used sessions are dropped beyond it and re-read from Kafka. */
     transcriptCacheMiB: number;
+    /** Workspace files larger than this (KiB) are summarised by size in WorkspaceChanged, never hashed or diffed. */
+    workspaceMaxFileKiB: number;
   };
   /** `recur run --ci` and `recur attach --ci` (docs/ci.md): read from the CI's own variables, not RECUR_*. */
   ci: {

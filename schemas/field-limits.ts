@@ -48,6 +48,9 @@ export const HARD = {
   instruction: 4_000,
 } as const;
 
+/** Changed files one WorkspaceChanged lists; the diff blob holds every text change beyond them. */
+export const WORKSPACE_FILES = 100;
+
 const BLOB: FieldLimit = { fields: { sha256: HASH } };
 const NAMED_REASONS: FieldLimit = { fields: { name: NAME, reason: 300 } };
 
@@ -107,6 +110,11 @@ export const FIELD_LIMITS = {
   SubagentTasked: { childId: ID, name: NAME, task: INLINE.task, taskBlob: BLOB, messageId: ID, requestId: ID },
   TaskEnded: { answer: INLINE.answer, reason: REASON },
   WorkspaceMerged: { childId: ID, files: { items: 200, of: 512 }, base: HASH, result: HASH },
+  WorkspaceChanged: {
+    workspace: 4_096, requestId: ID, baseManifest: BLOB, manifest: BLOB, diff: BLOB, netDiff: BLOB,
+    files: { items: WORKSPACE_FILES, of: { fields: { path: ID, oldHash: HASH, newHash: HASH } } },
+    ignored: { fields: {} }, git: { fields: { head: HASH, branch: NAME } },
+  },
 } as const satisfies Record<EventType, LimitTable>;
 
 /** Cuts at most `max` UTF-16 units without splitting a surrogate pair. */

@@ -22,6 +22,7 @@ import type { BlobRef } from '../schemas/generated/events';
 import type { SessionInput, SessionResult } from './session-types';
 import { snapshotKernel } from './snapshot-kernel';
 import { budgetEvents } from './tree-budget';
+import { logWorkspace } from './workspace-log';
 import { callModelFor, reachedLimit, wrapUp } from './wrap-up';
 
 type Acts = ReturnType<typeof sessionActivities>;
@@ -58,7 +59,10 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
 
 async function loop(s: SessionState, acts: Acts): Promise<Ended> {
   const { input } = s;
-  if (!input.carry) await s.emit(() => [started(input), ...budgetEvents(s)]);
+  if (!input.carry) {
+    await s.emit(() => [started(input), ...budgetEvents(s)]);
+    await logWorkspace(s, acts, 'start');
+  }
   await logInputGoal(s);
   for (;;) {
     const outcome = s.retained?.idle ? await awaitWork(s, s.retained, acts) : await runTurns(s, acts);
@@ -119,6 +123,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     });
     if (restored) await s.emit(() => [{ type: 'KernelRestored', ...restored }]);
     const doneSeq = await s.emit(() => [{ type: 'CellExecuted', requestId, code, ...cell }]);
+    await logWorkspace(s, acts, 'cell', requestId);
     if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) await snapshotKernel(s, acts, doneSeq);
     await maybeAutoRefine(input, s.turn);
     const answer = s.final;
@@ -129,15 +134,11 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
 }
 
 /** The ref rides along only when the answer is a preview, so a short answer's result is just its text. */
-const completed = (answer: string, answerBlob: BlobRef | null): SessionResult =>
-  ({ status: 'completed', answer, ...(answerBlob && { answerBlob }) });
+const completed = (answer: string, answerBlob: BlobRef | null): SessionResult => ({ status: 'completed', answer, ...(answerBlob && { answerBlob }) });
 
 /** A cell whose run was lost (worker or kernel died): reported, never silently re-run. */
 function interrupted(why: string) {
-  return {
-    status: 'interrupted' as const, outputs: `[the cell was interrupted and not re-run: ${why}]`,
-    durationMs: 0, errorName: 'CellInterrupted', errorValue: why,
-  };
+  return { status: 'interrupted' as const, outputs: `[the cell was interrupted and not re-run: ${why}]`, durationMs: 0, errorName: 'CellInterrupted', errorValue: why };
 }
 
 function started(input: SessionInput) {

@@ -12,6 +12,7 @@ import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
 import type { SessionResult } from './session-types';
 import { reportSpend } from './tree-budget';
+import { logWorkspace } from './workspace-log';
 
 /** Longest reason the fallback SessionFailed carries: small enough that it always encodes. */
 export const FALLBACK_REASON_CHARS = 2000;
@@ -89,7 +90,10 @@ export async function finish(
 ): Promise<SessionResult | null> {
   const { retained } = s;
   s.phase = 'done';
-  const logged = alreadyLogged !== undefined ? alreadyLogged : retained?.idle ? r : await endTask(s, r, true);
+  const ending = alreadyLogged === undefined && !retained?.idle;
+  // The end scan comes before the terminal event; a scan or its append failing never keeps the end from the log.
+  if (ending) await logWorkspace(s, acts, 'end').catch(() => undefined);
+  const logged = ending ? await endTask(s, r, true) : alreadyLogged !== undefined ? alreadyLogged : r;
   s.closed = true;
   // A call granted but never reported (it failed, or the session was cancelled in it) stops holding the tree's room.
   if (s.input.parentId !== null) await reportSpend(s, acts, 'end').catch(() => undefined);

@@ -47,8 +47,16 @@ export function sessionActivities(cellTimeoutSeconds: number) {
     startToCloseTimeout: '10 minutes',
     retry: { maximumAttempts: 3 },
   });
+  const workspace = proxyActivities<Pick<SessionActivities, 'scanWorkspace'>>({
+    // A rescan is a stat walk; the first scan of a large workspace that is no git checkout hashes every file.
+    startToCloseTimeout: '10 minutes',
+    // The activity beats while git runs: a lost worker's scan is retried after this, not after the 10 minutes.
+    heartbeatTimeout: '10 seconds',
+    retry: { maximumAttempts: 5, initialInterval: '1 second' },
+  });
   return {
     prepareWorktree: worktrees.prepareWorktree,
+    scanWorkspace: workspace.scanWorkspace,
     reserveTreeSession: tree.reserveTreeSession,
     chargeTreeBudget: budget.chargeTreeBudget,
     snapshotKernel: snapshots.snapshotKernel,

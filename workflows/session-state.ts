@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { RecurEventInput } from '../schemas/generated/events';
+import type { BlobRef, RecurEventInput } from '../schemas/generated/events';
 import type { SessionActivities } from '../activities/session-activities';
 import type { ChildInfo } from './child-types';
 import type { InboxMessage, RetainState, SessionCarry, SessionInput, SnapshotPointer } from './session-types';
@@ -41,6 +41,8 @@ export class SessionState {
   treeSessions: number;
   cellsSinceSnapshot: number;
   lastSnapshot: SnapshotPointer | null;
+  /** The manifest the start scan logged: the net diff at the end is taken from it. */
+  workspaceStart: BlobRef | null;
   /** Goal, schedules, keep-going counters. */
   readonly long: LongRun;
   readonly approvals: ApprovalBook;
@@ -73,6 +75,7 @@ export class SessionState {
     this.treeSessions = c?.treeSessions ?? 1;
     this.cellsSinceSnapshot = c?.cellsSinceSnapshot ?? 0;
     this.lastSnapshot = c?.lastSnapshot ?? null;
+    this.workspaceStart = c?.workspaceStart ?? null;
     this.retained = c?.retained ?? null;
     this.long = new LongRun(input, c?.longRun, this.startedAt);
     this.approvals = new ApprovalBook(c?.approvals);
@@ -137,7 +140,7 @@ export class SessionState {
     return {
       nextSeq, headHash, turn, tokens, startedAt, children: [...this.children.values()], inbox, seen: this.seen.carry(), messagesSent, rate,
       treeSessions, cellsSinceSnapshot, lastSnapshot, retained, longRun: this.long.carry(), approvals: this.approvals.carry(),
-      ...(this.ledger && { ledger: this.ledger.carry() }),
+      workspaceStart: this.workspaceStart, ...(this.ledger && { ledger: this.ledger.carry() }),
     };
   }
 }

@@ -119,6 +119,8 @@ export interface SessionCarry {
   /** Root only: the tree's spend (workflows/tree-ledger.ts). */
   ledger?: LedgerCarry;
   approvals?: ApprovalCarry;
+  /** The manifest the session's start scan logged (workflows/workspace-log.ts); its end scan diffs against it. */
+  workspaceStart?: BlobRef | null;
 }
 
 /**

@@ -1,40 +1,79 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RecurError } from '../../errors';
 
-/**
- * Git as the worker runs it on a workspace the agent could write: no hooks, no fsmonitor command,
- * no external diff or textconv (each diff says so), and no ownership check (the repository is
- * someone else's by design). Author and committer are fixed, so a snapshot never needs an identity.
- */
-const SAFE = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'safe.directory=*', '-c', 'core.pager=cat'];
-const IDENTITY = { GIT_AUTHOR_NAME: 'recur', GIT_AUTHOR_EMAIL: 'recur@localhost', GIT_COMMITTER_NAME: 'recur', GIT_COMMITTER_EMAIL: 'recur@localhost' };
+export interface GitOptions {
+  /** GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE: a shadow repository's or a scratch index, never the user's. */
+  env?: Record<string, string>;
+  cwd?: string;
+  input?: string;
+  /** Exit codes that are answers, not failures (`git diff --quiet` style). */
+  ok?: number[];
+}
 
 export interface GitResult { code: number; stdout: string; stderr: string }
 
-export function git(cwd: string, args: string[], opts: { env?: Record<string, string>; input?: string } = {}): Promise<GitResult> {
+/**
+ * Options before the subcommand keep git from taking its settings from where it happens to run:
+ * the workspace's `.git/config` is the agent's to write, so no hook, fsmonitor command or pager it
+ * names may run on the host; `safe.directory=*` because the worker may not own the repository it
+ * reads; no optional locks on the user's index. Author and committer are fixed, so a snapshot
+ * commit never needs an identity.
+ */
+const SAFE = ['--no-pager', '-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.quotepath=off'];
+const ENV = {
+  GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C',
+  GIT_AUTHOR_NAME: 'recur', GIT_AUTHOR_EMAIL: 'recur@localhost', GIT_COMMITTER_NAME: 'recur', GIT_COMMITTER_EMAIL: 'recur@localhost',
+};
+
+/** Runs git; resolves with whatever it exited with, rejects only when it could not start. */
+function run(args: string[], opts: GitOptions): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = execFile('git', [...SAFE, ...args], {
-      cwd, env: { ...process.env, ...IDENTITY, GIT_TERMINAL_PROMPT: '0', ...opts.env }, maxBuffer: 256 * 2 ** 20, encoding: 'utf8',
-    }, (err, stdout, stderr) => {
-      if (err && typeof (err as { code?: unknown }).code !== 'number') return reject(err);
-      resolve({ code: err ? (err as { code: number }).code : 0, stdout, stderr });
+    const child = spawn('git', [...SAFE, ...args], {
+      cwd: opts.cwd, env: { ...process.env, ...ENV, ...opts.env }, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
-    if (opts.input !== undefined) child.stdin?.end(opts.input);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout!.on('data', (b: Buffer) => out.push(b));
+    child.stderr!.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e) => reject(new RecurError(`git could not start: ${e.message}`, { cause: e, hint: 'install git (apt-get install git)' })));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }));
+    if (opts.input === undefined) return;
+    // A git that exits before reading its input reports why through its exit code, not a pipe error.
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(opts.input);
   });
 }
 
+/** git's stdout when it exits 0 (or with a code in `ok`); otherwise a retryable error naming its stderr. */
+export async function git(args: string[], opts: GitOptions = {}): Promise<{ stdout: Buffer; code: number }> {
+  const r = await run(args, opts);
+  if (r.code === 0 || opts.ok?.includes(r.code)) return { stdout: r.stdout, code: r.code };
+  // A lock held by a concurrent git in the same repository clears by itself: retryable.
+  throw new RecurError(`git ${args.find((a) => !a.startsWith('-')) ?? ''} exited ${r.code}: ${r.stderr.trim().slice(0, 2000)}`, { retryable: true });
+}
+
+/** git in `cwd`, its exit code and output as text, for callers to whom a non-zero exit is an answer. */
+export async function gitIn(cwd: string, args: string[], opts: Omit<GitOptions, 'cwd' | 'ok'> = {}): Promise<GitResult> {
+  const r = await run(args, { ...opts, cwd });
+  return { code: r.code, stdout: r.stdout.toString('utf8'), stderr: r.stderr };
+}
+
+/** NUL-separated git output as strings, the empty tail dropped. */
+export const zList = (b: Buffer): string[] => b.toString('utf8').split('\0').filter((s) => s.length > 0);
+
 /** stdout of a git command that must succeed; its stderr names the failure otherwise. */
-export async function gitOut(cwd: string, args: string[], opts: Parameters<typeof git>[2] = {}): Promise<string> {
-  const r = await git(cwd, args, opts);
+export async function gitOut(cwd: string, args: string[], opts: Omit<GitOptions, 'cwd' | 'ok'> = {}): Promise<string> {
+  const r = await gitIn(cwd, args, opts);
   if (r.code !== 0) throw new Error(`git ${args[0]} failed in ${cwd}: ${r.stderr.trim() || r.stdout.trim()}`);
   return r.stdout.trim();
 }
 
 /** The top level of the repository `dir` is, or null when it is not the top of one. */
 export async function repoTop(dir: string): Promise<string | null> {
-  const r = await git(dir, ['rev-parse', '--show-toplevel']);
+  const r = await gitIn(dir, ['rev-parse', '--show-toplevel']);
   return r.code === 0 ? r.stdout.trim() : null;
 }
 
@@ -66,6 +105,6 @@ export async function snapshotCommit(dir: string, parent: string | null, message
 }
 
 export async function headCommit(dir: string): Promise<string | null> {
-  const r = await git(dir, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']);
+  const r = await gitIn(dir, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']);
   return r.code === 0 ? r.stdout.trim() : null;
 }

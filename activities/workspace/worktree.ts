@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync 
 import { dirname, join } from 'node:path';
 import { RecurError } from '../../errors';
 import type { WorkspaceBinding } from './binding';
-import { git, gitOut, headCommit, repoTop, snapshotCommit } from './git';
+import { gitIn, gitOut, headCommit, repoTop, snapshotCommit } from './git';
 
 function readIfThere(file: string): string {
   try {
@@ -68,14 +68,14 @@ export function createWorktrees(book: WorkspaceBook, dirFor: (rootId: string, ch
       const { parent, base } = child.worktree;
       const theirs = await snapshotCommit(child.dir, base, `recur: ${childId}`);
       const ours = await snapshotCommit(parent, base, `recur: before merging ${childId}`);
-      const merged = await git(parent, ['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs]);
+      const merged = await gitIn(parent, ['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs]);
       const [tree, ...rest] = merged.stdout.trim().split('\n');
       if (merged.code === 1) return { status: 'conflict', files: [...new Set(rest.filter(Boolean))], base, result: null };
       if (merged.code !== 0) throw new RecurError(`git merge-tree failed in ${parent}: ${merged.stderr.trim()}`);
       const files = (await gitOut(parent, ['diff', '--no-ext-diff', '--no-textconv', '--name-only', '--no-renames', ours, tree])).split('\n').filter(Boolean);
       if (files.length > 0) {
         const patch = await gitOut(parent, ['diff', '--no-ext-diff', '--no-textconv', '--binary', '--full-index', '--no-renames', ours, tree]);
-        const applied = await git(parent, ['apply', '--whitespace=nowarn', '-'], { input: `${patch}\n` });
+        const applied = await gitIn(parent, ['apply', '--whitespace=nowarn', '-'], { input: `${patch}\n` });
         if (applied.code !== 0) throw new RecurError(`the parent's workspace changed while merging ${childId}; nothing was applied: ${applied.stderr.trim()}`, { retryable: false });
       }
       // The next merge brings only what the child changes after this one.
@@ -94,7 +94,7 @@ export function createWorktrees(book: WorkspaceBook, dirFor: (rootId: string, ch
         if (link) repos.add(dirname(dirname(link[1].trim())));
       }
       rmSync(dir, { recursive: true, force: true });
-      for (const repo of repos) await git(repo, ['--git-dir', repo, 'worktree', 'prune']);
+      for (const repo of repos) await gitIn(repo, ['--git-dir', repo, 'worktree', 'prune']);
     },
   };
 }

@@ -672,6 +672,88 @@ export interface TaskEnded {
   readonly reason: string | null;
 }
 
+/** When a workspace scan ran. */
+export type WorkspaceScanReason = 'start' | 'cell' | 'end';
+
+/** What happened to a file. */
+export type WorkspaceChange = 'added' | 'modified' | 'deleted';
+
+/** One file added, modified or deleted. A rename is a delete plus an add. */
+export interface WorkspaceFileChange {
+  /** Path relative to the workspace, with / separators. Limit: 1024 characters. */
+  readonly path: string;
+  /** added, modified (content, mode or size) or deleted. */
+  readonly change: WorkspaceChange;
+  /** True when git sees the content as binary: its change is in the hashes only, not in the diff. */
+  readonly binary: boolean;
+  /** True for a file over the size cap (RECUR_WORKSPACE_MAX_FILE_KIB): summarised by size, never copied or hashed; its hashes are null. */
+  readonly overCap: boolean;
+  /** git blob id (SHA-1 hex) before; null when added or over the cap. Limit: 64 characters. */
+  readonly oldHash: string | null;
+  /** git blob id (SHA-1 hex) after; null when deleted or over the cap. Limit: 64 characters. */
+  readonly newHash: string | null;
+  /** Size in bytes after the change; null when deleted. */
+  readonly size: number | null;
+  /** Lines added (0 for binary and over-cap files). */
+  readonly linesAdded: number;
+  /** Lines deleted (0 for binary and over-cap files). */
+  readonly linesDeleted: number;
+}
+
+/** What .gitignore rules (nested ones, .git/info/exclude and the global excludes file) and .git/ kept out of the scan. */
+export interface WorkspaceIgnored {
+  /** Ignored paths as git lists them: an ignored directory counts once, its contents not walked. */
+  readonly entries: number;
+  /** Total size of the ignored entries that are plain files (ignored directories are not measured). */
+  readonly bytes: number;
+}
+
+/** The state of the git repository the workspace is in: HEAD, branch, and the workspace against HEAD's tree. */
+export interface WorkspaceGit {
+  /** Commit id HEAD points at; null in a repository with no commit yet. Limit: 64 characters. */
+  readonly head: string | null;
+  /** Short name of the checked-out branch; null when HEAD is detached. Limit: 256 characters. */
+  readonly branch: string | null;
+  /** Paths where the workspace differs from HEAD (changed, new or gone; ignored ones not counted), as the scan sees it, not `git status` (which would run commands the repository's config names); 0: clean. */
+  readonly dirtyPaths: number;
+}
+
+/** What changed on disk in the session's workspace since the workspace's previous scan, by this session or any other sharing the workspace (docs/workspace-log.md). Appended by the session's workflow after the scan activity returns, so every blob it names is stored: at the session's start, after a cell and before the session's end, whenever the scan found a change, a git repository's state (start and end) or a net diff (end); a plain directory's first scan is an unlogged baseline. Scans of one workspace chain: each event's baseManifest is the manifest of the scan before it, whichever session logged that. */
+export interface WorkspaceChanged {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'WorkspaceChanged';
+  /** Absolute host path of the workspace scanned. Limit: 4096 characters. */
+  readonly workspace: string;
+  /** start: before the session's first cell; cell: after the cell requestId names; end: before the session's terminal event. */
+  readonly reason: WorkspaceScanReason;
+  /** eventId of the CellRequested whose cell ran before this scan (reason cell). Limit: 1024 characters. */
+  readonly requestId: string | null;
+  /** This scan's number among the recorded scans of the workspace on its host, from 0, whichever session ran them: it orders scans by sessions running at once exactly, and a scan whose baseManifest is not the manifest of the scan numbered before it found changes no logged scan reported. */
+  readonly scan: number;
+  /** The workspace's manifest before these changes; null for the first scan of the workspace on its host, which only records a baseline (no files, no diff). */
+  readonly baseManifest: BlobRef | null;
+  /** The workspace's manifest after these changes (JSON, format recur.workspace-manifest/1: the git tree id of every file under the size cap that no .gitignore excludes, and the path and size of each file over the cap). Its sha256 is the workspace hash that `recur replay --verify` checks. */
+  readonly manifest: BlobRef;
+  /** Unified diff (git format) of the text files changed since baseManifest; binary and over-cap files appear in files only. Null when no text file changed. */
+  readonly diff: BlobRef | null;
+  /** The changed files in path order, at most 100; filesTotal counts them all (the diff holds every text change). */
+  readonly files: readonly WorkspaceFileChange[];
+  /** How many files changed, listed or not. */
+  readonly filesTotal: number;
+  /** Files over the size cap in the workspace after the scan (not ignored ones). */
+  readonly overCapFiles: number;
+  /** Their total size in bytes. */
+  readonly overCapBytes: number;
+  /** Set on start and end scans only (per-cell scans skip this walk). */
+  readonly ignored: WorkspaceIgnored | null;
+  /** Set on start and end scans of a workspace inside a git repository; null otherwise. */
+  readonly git: WorkspaceGit | null;
+  /** End scans only: unified diff from the workspace as this session's start scan found it to the workspace now: the session's net change (children sharing the workspace included). Null when nothing changed. */
+  readonly netDiff: BlobRef | null;
+  /** Wall time of the scan in milliseconds. */
+  readonly durationMs: number;
+}
+
 /** What a merge did. */
 export type MergeStatus = 'merged' | 'unchanged' | 'conflict';
 
@@ -755,11 +837,12 @@ export type RecurEvent =
   | SubagentSpawned
   | SubagentTasked
   | TaskEnded
+  | WorkspaceChanged
   | WorkspaceMerged;
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'NetworkConnection', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceMerged'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'NetworkConnection', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -796,4 +879,5 @@ export type RecurEventInput =
   | WithDefaults<SubagentSpawned, 'taskBlob' | 'spec' | 'requestId'>
   | WithDefaults<SubagentTasked, 'taskBlob' | 'requestId'>
   | WithDefaults<TaskEnded, 'answer' | 'reason'>
+  | WithDefaults<WorkspaceChanged, 'requestId' | 'baseManifest' | 'diff' | 'ignored' | 'git' | 'netDiff'>
   | WithDefaults<WorkspaceMerged, 'result'>;

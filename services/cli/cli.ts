@@ -91,8 +91,14 @@ const COMMANDS: Record<string, Command> = {
     options: { json: { type: 'boolean' } },
     load: async () => (await import('./commands/send')).send,
   },
+  diff: {
+    summary: "print a session's net change to its workspace (unified diff, from its end scan in the log); --stat: git's diff stat",
+    usage: 'recur diff <session-id> [--stat] [--json]',
+    options: { stat: { type: 'boolean' }, json: { type: 'boolean' } },
+    load: async () => (await import('./commands/diff')).diff,
+  },
   replay: {
-    summary: "print a session tree's whole timeline in causal order from the event log alone; --verify re-runs its cells",
+    summary: "print a session tree's whole timeline in causal order from the event log alone; --verify checks its workspace hash and re-runs its cells",
     usage: 'recur replay <session-id> [--json] [--verify] | recur replay --bundle FILE [<session-id>] [--json] [--verify]',
     options: { json: { type: 'boolean' }, verify: { type: 'boolean' }, bundle: { type: 'string' } },
     load: async () => (await import('./commands/replay')).replay,

@@ -70,6 +70,8 @@ function facts(e: RecurEvent): string {
       return `seq ${e.fromSeq}-${e.toSeq} (${e.droppedTurns} turns, ${e.droppedChars} chars) → ${e.tokensBefore}→${e.tokensAfter} tok`;
     case 'ApprovalRequested':
       return `${e.kind} waits for an operator (recur approve|deny <id>): ${quoted(e.detail)}`;
+    case 'WorkspaceChanged':
+      return workspaceFacts(e);
     case 'ApprovalDecided':
       return `${e.approvalId} ${e.decision} by ${e.by}${e.reason ? `: ${firstLine(e.reason)}` : ''}`;
     case 'WorkspaceMerged':
@@ -77,6 +79,16 @@ function facts(e: RecurEvent): string {
     default:
       return genericFacts(e as unknown as Record<string, unknown>); // a type newer than this CLI
   }
+}
+
+/** `cell 3 files +12 -4 (1 over cap) hash 1a2b3c4d5e6f git main@abc1234 dirty 2`. */
+function workspaceFacts(e: Extract<RecurEvent, { type: 'WorkspaceChanged' }>): string {
+  const added = e.files.reduce((n, f) => n + f.linesAdded, 0);
+  const deleted = e.files.reduce((n, f) => n + f.linesDeleted, 0);
+  const what = e.baseManifest === null ? 'baseline' : `${e.filesTotal} file${e.filesTotal === 1 ? '' : 's'} +${added} -${deleted}`;
+  const overCap = e.overCapFiles ? ` (${e.overCapFiles} over cap)` : '';
+  const git = e.git ? ` git ${e.git.branch ?? 'detached'}@${e.git.head?.slice(0, 7) ?? 'none'}${e.git.dirtyPaths ? ` dirty ${e.git.dirtyPaths}` : ' clean'}` : '';
+  return `${e.reason} ${what}${overCap} hash ${e.manifest.sha256.slice(0, 12)}${git}`;
 }
 
 /** Fields of an event type this CLI has no case for, `name=value`, so a new type still reads. */

@@ -11,6 +11,8 @@ export function stackPaths(config: RecurConfig) {
     blobs: join(config.home, 'blobs'),
     /** Harness skills written as Python packages for kernels to import (rebuilt from the log on demand). */
     skills: join(config.home, 'skills'),
+    /** Per-workspace scan state: a shadow git index and object store, the latest manifest (activities/workspace). */
+    workspaceLog: join(run, 'workspace-log'),
     kafkaData: join(config.home, 'kafka'),
     /** Where each session tree starts in the event topic (services/projector/offset-index.ts), one folder per topic. */
     logIndex: join(config.home, 'log-index', encodeURIComponent(config.kafka.topic)),

@@ -8,3 +8,7 @@ export { fileOffsetIndex, rootOf } from './offset-index';
 export type { OffsetIndex, StartOffsets } from './offset-index';
 export { treeStartMarker } from './mark-tree-start';
 export type { ScanStats } from './scan-topic';
+export { diffStat, formatDiffStat, statSummary } from './diff-stat';
+export type { FileStat } from './diff-stat';
+export { endScanOf, workspaceChains } from './workspace-chain';
+export type { WorkspaceChain } from './workspace-chain';

@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { Context } from '@temporalio/activity';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { RecurConfig } from '../../config';
 import { withRecurErrors } from '../../activities/activity-errors';
@@ -14,6 +15,7 @@ import { createKernelActivities } from '../../activities/run-cell';
 import { createSnapshotActivities } from '../../activities/snapshot/index';
 import { createGateActivities } from '../../activities/run-gate';
 import { createTreeActivities } from '../../activities/tree-sessions';
+import { createWorkspaceActivities } from '../../activities/workspace/scan-workspace';
 import type { SessionActivities } from '../../activities/session-activities';
 import type { HarnessActivities } from '../../activities/harness/harness-activities';
 import { TranscriptCache } from '../../activities/transcript-cache';
@@ -112,6 +114,9 @@ export async function createRecurWorker(
     ...createGateActivities({ env: opts.env ?? process.env }),
     ...createTreeActivities({ client }),
     prepareWorktree: (input) => host.worktrees.prepare(input),
+    ...createWorkspaceActivities({
+      blobs, places: host, root: stackPaths(config).workspaceLog, maxFileBytes: config.worker.workspaceMaxFileKiB * 1024, heartbeat: () => Context.current().heartbeat(),
+    }),
   });
   const nativeConnection = await NativeConnection.connect(temporalConnection(config));
   const worker = await Worker.create({

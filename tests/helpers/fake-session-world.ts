@@ -60,6 +60,8 @@ export class FakeSessionWorld {
       callModel: async (i: CallModelInput) => world.callModel(i),
       runCell: async (i: RunCellInput) => world.runCell(i),
       shutdownKernel: async ({ sessionId }: { sessionId: string }) => void world.shutdowns.push(sessionId),
+      // A workspace nothing writes to and that nothing scans: no WorkspaceChanged in these logs.
+      scanWorkspace: async () => ({ event: null, manifest: { sha256: '0'.repeat(64), size: 0 } }),
       ...createTreeActivities({ client: env.client }),
     });
     const worker = await Worker.create({

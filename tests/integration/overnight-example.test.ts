@@ -97,7 +97,7 @@ describe('the overnight GitHub Actions example, run locally', () => {
       if (!shouldRun(step, failed)) continue;
       const output = join(work, `output-${step.id ?? Object.keys(ran).length}`);
       writeFileSync(output, '');
-      const env = { ...jobEnv, GITHUB_OUTPUT: output };
+      const env: Record<string, string> = { ...jobEnv, GITHUB_OUTPUT: output };
       for (const [k, v] of Object.entries(step.env ?? {})) env[k] = expand(String(v), env);
       const r = await runStep(step.run!, env);
       ran[step.name!] = r;

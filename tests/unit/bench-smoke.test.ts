@@ -1,6 +1,7 @@
 import { inflateSync } from 'node:zlib';
 import { parseBenchArgs } from '../../bench/args';
 import { eventSeal } from '../../bench/event-seal';
+import { workspaceScan } from '../../bench/workspace-scan';
 import { barChart, compact, lineChart, niceCeil } from '../../bench/chart';
 import { glyphPixel } from '../../bench/font';
 import { crc32, encodePng } from '../../bench/png';
@@ -125,6 +126,13 @@ describe('bench event seals', () => {
   it('measures sealing against plain encoding, and auditing against the chain alone, in-process', async () => {
     const results = await eventSeal.run({ quick: true, log: () => undefined } as never);
     expect(results.map((r) => [r.name, r.status])).toEqual([['event-seal/append', 'measured'], ['event-seal/verify', 'measured']]);
+  });
+});
+
+describe('bench workspace scan', () => {
+  it('measures a changed and an unchanged scan against git status on a small checkout', async () => {
+    const results = await workspaceScan.run({ quick: true, log: () => undefined } as never);
+    expect(results.map((r) => [r.name, r.status])).toEqual([['workspace-scan/changed', 'measured'], ['workspace-scan/unchanged', 'measured']]);
   });
 });
 

@@ -32,7 +32,7 @@ describe('config ranges', () => {
     const { config, errors } = parseConfig({ RECUR_HOME: home(), RECUR_MAX_DEPTH: '0', RECUR_TRANSCRIPT_CACHE_MIB: '16' });
     expect(errors).toEqual([]);
     expect(config.agent.maxDepth).toBe(0);
-    expect(config.worker).toEqual({ transcriptCacheMiB: 16 });
+    expect(config.worker).toEqual({ transcriptCacheMiB: 16, workspaceMaxFileKiB: 1024 });
   });
 
   it('checks numbers from config.json too, naming the variable and the key', () => {

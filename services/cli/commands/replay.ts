@@ -2,7 +2,7 @@ import { BlobStoreError, createLocalBlobStore, sha256Hex, type BlobStore } from 
 import { createKernelClient } from '../../../activities/kernel';
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError, StackError } from '../../../errors';
-import { keyringOf, type Keyring, type StoredEvent } from '../../../schemas';
+import { keyringOf, type Keyring, type StoredEvent, type WorkspaceChanged } from '../../../schemas';
 import type { ContextFile } from '../../../schemas/generated/events';
 import { homeKeyring, jupyterConnection, publicKeyFromPem, repoRoot, stackPaths } from '../../devstack';
 import { readBundle, type Bundle } from '../../projector/bundle/bundle-format';
@@ -16,6 +16,7 @@ import { kafkaClient } from '../../devstack';
 import type { CommandContext } from '../cli';
 import { firstLine, formatEventLine, formatProblemLine, shortSessionId } from '../format-event';
 import { problemSite } from './audit';
+import { verifyWorkspaces } from './verify-workspace';
 
 const USAGE = 'usage: recur replay <session-id> [--json] [--verify] | recur replay --bundle FILE [<session-id>] [--json] [--verify]';
 /** Width of the `+12.345s` column. */
@@ -45,11 +46,25 @@ function provenance(from: readonly StoredEvent[], context: readonly ContextFile[
   return `prompt ← ${fresh.join(', ') || 'nothing'}${last > 0 ? ` (+${last} earlier)` : ''}`;
 }
 
+const MARK = { added: 'A', modified: 'M', deleted: 'D' } as const;
+/** Changed files shown under a WorkspaceChanged line; the rest are in its diff. */
+const FILES_SHOWN = 10;
+
+function fileLines(e: WorkspaceChanged): string[] {
+  const lines = e.files.slice(0, FILES_SHOWN).map((f) => {
+    const how = f.overCap ? `over cap, ${f.size ?? 0} bytes` : f.binary ? `binary ${f.newHash?.slice(0, 12) ?? 'deleted'}` : `+${f.linesAdded} -${f.linesDeleted}`;
+    return `${MARK[f.change]} ${f.path}  ${how}`;
+  });
+  if (e.filesTotal > FILES_SHOWN) lines.push(`… and ${e.filesTotal - FILES_SHOWN} more (the diff blob has every text change)`);
+  return lines;
+}
+
 function details(entry: TimelineEntry): string[] {
   const e = entry.event.event;
   const lines: string[] = [];
   if (entry.promptFrom) lines.push(provenance(entry.promptFrom, e.type === 'ModelCalled' ? e.contextFiles : []));
   if (e.type === 'ModelCalled' && e.toolCalls.length > 0 && e.response.trim()) lines.push(`response: ${JSON.stringify(firstLine(e.response))}`);
+  if (e.type === 'WorkspaceChanged') lines.push(...fileLines(e));
   for (const { field, ref } of entry.blobs) lines.push(`${field}: blob ${ref.sha256.slice(0, 16)} (${ref.size} bytes)`);
   return lines;
 }
@@ -155,8 +170,9 @@ async function replaySource(ctx: CommandContext, sessionId: string | undefined):
 
 /**
  * `recur replay <id>`: the session tree's timeline from Kafka alone (no daemon, no Temporal), in
- * causal order, or from an audit bundle (`--bundle`, no stack at all); with --verify, its cells
- * run again (in the stack's Jupyter) and are compared with what the log says.
+ * causal order, or from an audit bundle (`--bundle`, no stack at all); with --verify, its workspace
+ * hash is checked (verify-workspace.ts) and its cells run again (in the stack's Jupyter) and are
+ * compared with what the log says.
  */
 export async function replay(ctx: CommandContext): Promise<number> {
   const [id, ...extra] = ctx.args;
@@ -168,7 +184,13 @@ export async function replay(ctx: CommandContext): Promise<number> {
   const verdict = verifyTree(sessionId, log, keys);
   const first = verdict.faults[0];
   if (first) ctx.err(`warning: the log does not verify (${problemSite(first)}: ${first.fault}); see recur audit verify ${sessionId}`);
-  if (ctx.flags.verify) return verifyCells(loadConfig(), events, blobs(), ctx);
+  if (ctx.flags.verify) {
+    const config = loadConfig();
+    const problems = await verifyWorkspaces(config, events, { out: ctx.out, err: ctx.err, json: ctx.flags.json === true });
+    await verifyCells(config, events, blobs(), ctx);
+    if (problems.length) throw new ExitError(3, `the workspace does not verify: ${problems[0]}`);
+    return 0;
+  }
   const timeline = buildTimeline(sessionId, events);
   if (ctx.flags.json) for (const entry of timeline) ctx.out(timelineJson(entry));
   else for (const line of formatTimeline(sessionId, timeline)) ctx.out(line);

@@ -1,0 +1,150 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BlobRef, WorkspaceChanged, WorkspaceFileChange } from '../../schemas/generated/events';
+import { WORKSPACE_FILES } from '../../schemas/field-limits';
+import type { BlobStore } from '../blob-store';
+import type { KernelHost } from '../kernel/types';
+import {
+  byPath, decodeManifest, encodeManifest, manifestOf, mergeChanges, overCapChanges, parseDiffTree, sameManifest, type WorkspaceManifest,
+} from './manifest';
+import { diffTrees, gitState, ignoredSummary, openShadow, patchOf, scanTree, type ShadowRepo } from './shadow-repo';
+
+export type WorkspaceChangedFields = Omit<WorkspaceChanged, 'type'>;
+
+export interface ScanWorkspaceInput {
+  sessionId: string;
+  reason: WorkspaceChanged['reason'];
+  /** The cell's CellRequested id (reason cell). */
+  requestId: string | null;
+  /** Names this scan: a retry with the same key is answered by the first attempt's result. */
+  key: string;
+  /** End scans: the manifest the session's start scan logged, for the net diff. */
+  startManifest: BlobRef | null;
+}
+
+export interface ScanWorkspaceResult {
+  /** null: nothing to log (nothing changed since the workspace's last scan, no repository state, no net diff). */
+  event: WorkspaceChangedFields | null;
+  /** The workspace's manifest after this scan, logged or not: a start scan's is where the session's net diff starts. */
+  manifest: BlobRef;
+}
+
+/**
+ * The workspace's last recorded scan, whichever session ran it: what the next scan compares
+ * against. Small (the manifest is a tree id and the over-cap list), so it is kept whole here.
+ */
+interface Latest {
+  manifest: BlobRef;
+  state: WorkspaceManifest;
+  /** The key of the scan that wrote this, and the event it returned, so a retry of that scan returns it again. */
+  by: string;
+  scan: number;
+  event: WorkspaceChangedFields | null;
+}
+
+interface WorkspaceDeps {
+  blobs: BlobStore;
+  places: Pick<KernelHost, 'place'>;
+  /** Where shadow repositories live (stackPaths().workspaceLog). */
+  root: string;
+  maxFileBytes: number;
+  /** Tells Temporal the scan is alive (the activity context's heartbeat); absent outside an activity. */
+  heartbeat?: () => void;
+}
+
+/** Runs `fn` after every earlier call for the same key: one scan of a workspace at a time in this process. */
+function serialiser() {
+  const tails = new Map<string, Promise<unknown>>();
+  return <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const run = (tails.get(key) ?? Promise.resolve()).then(fn);
+    const tail = run.catch(() => undefined);
+    tails.set(key, tail);
+    void tail.then(() => tails.get(key) === tail && tails.delete(key));
+    return run;
+  };
+}
+
+export function createWorkspaceActivities(deps: WorkspaceDeps) {
+  const { blobs } = deps;
+  const one = serialiser();
+  // Whether a workspace is a repository's top is looked up once per process, not per cell.
+  const shadows = new Map<string, Promise<ShadowRepo>>();
+  const shadowOf = (workspace: string): Promise<ShadowRepo> => {
+    let s = shadows.get(workspace);
+    if (!s) {
+      s = openShadow(deps.root, workspace);
+      shadows.set(workspace, s);
+      s.catch(() => shadows.delete(workspace));
+    }
+    return s;
+  };
+  const readLatest = (s: ShadowRepo) => readFile(join(s.dir, 'latest.json'), 'utf8').then((t) => JSON.parse(t) as Latest, () => null);
+
+  async function writeLatest(s: ShadowRepo, latest: Latest): Promise<void> {
+    const tmp = join(s.dir, `latest.json.${process.pid}`);
+    await writeFile(tmp, JSON.stringify(latest));
+    await rename(tmp, join(s.dir, 'latest.json'));
+  }
+
+  async function changes(s: ShadowRepo, base: WorkspaceManifest, now: WorkspaceManifest, sizes: ReadonlyMap<string, number>) {
+    if (base.tree === now.tree) return { files: overCapChanges(base.overCap, now.overCap), diff: null };
+    const d = await diffTrees(s, base.tree, now.tree);
+    const files = mergeChanges(parseDiffTree(d.listing, sizes), overCapChanges(base.overCap, now.overCap));
+    return { files, diff: d.patch.length ? await blobs.put(d.patch) : null };
+  }
+
+  async function netDiff(s: ShadowRepo, start: BlobRef | null, now: WorkspaceManifest): Promise<BlobRef | null> {
+    if (!start) return null;
+    const from = decodeManifest(await blobs.get(start.sha256)).tree;
+    if (from === now.tree) return null;
+    const patch = await patchOf(s, from, now.tree);
+    return patch.length ? blobs.put(patch) : null;
+  }
+
+  async function scan(input: ScanWorkspaceInput, s: ShadowRepo): Promise<ScanWorkspaceResult> {
+    const t0 = Date.now();
+    const latest = await readLatest(s);
+    // This scan's earlier attempt got as far as recording itself: its result is the answer.
+    if (latest?.by === input.key) return { event: latest.event, manifest: latest.manifest };
+    const { tree, overCap, sizes } = await scanTree(s, deps.maxFileBytes);
+    const now = manifestOf(tree, overCap);
+    const base = latest?.state ?? null;
+    const edge = input.reason !== 'cell';
+    if (!edge && latest && sameManifest(latest.state, now)) return { event: null, manifest: latest.manifest };
+    const { files, diff } = base ? await changes(s, base, now, sizes) : { files: [] as WorkspaceFileChange[], diff: null };
+    files.sort(byPath);
+    const manifest = await blobs.put(encodeManifest(now));
+    const scanNo = latest ? latest.scan + 1 : 0;
+    const git = edge ? await gitState(s, tree, overCap) : null;
+    const net = input.reason === 'end' ? await netDiff(s, input.startManifest, now) : null;
+    // Logged when it says something: a change, a repository's state, a net diff. A first scan of a
+    // plain directory is a baseline the next scans compare against, recorded here only.
+    const worthLogging = files.length > 0 || git !== null || net !== null;
+    const event: WorkspaceChangedFields | null = worthLogging ? {
+      workspace: s.workspace, reason: input.reason, requestId: input.requestId, scan: scanNo, baseManifest: latest?.manifest ?? null, manifest, diff,
+      files: files.slice(0, WORKSPACE_FILES), filesTotal: files.length,
+      overCapFiles: overCap.length, overCapBytes: overCap.reduce((n, [, size]) => n + size, 0),
+      ignored: edge ? await ignoredSummary(s) : null, git, netDiff: net, durationMs: Date.now() - t0,
+    } : null;
+    await writeLatest(s, { manifest, state: now, by: input.key, scan: scanNo, event });
+    return { event, manifest };
+  }
+
+  return {
+    /**
+     * Scans the session's workspace against the workspace's last scan (by any session), records
+     * this scan as the workspace's latest, and returns the event to log. The record is written
+     * before the activity returns, so a retry returns the same event and a scan by another
+     * session sharing the workspace never reports these changes again.
+     */
+    async scanWorkspace(input: ScanWorkspaceInput): Promise<ScanWorkspaceResult> {
+      const beat = deps.heartbeat ? setInterval(deps.heartbeat, 3_000) : undefined;
+      try {
+        const s = await shadowOf(deps.places.place(input.sessionId).workspace);
+        return await one(s.dir, () => scan(input, s));
+      } finally {
+        clearInterval(beat);
+      }
+    },
+  };
+}

@@ -1,0 +1,164 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLocalBlobStore } from '../../activities/blob-store';
+import type { KernelPlace } from '../../activities/kernel/types';
+import { decodeManifest } from '../../activities/workspace/manifest';
+import { createWorkspaceActivities, type ScanWorkspaceInput } from '../../activities/workspace/scan-workspace';
+
+/** The scan activity over a real directory and real git: what it reports for each kind of change. */
+describe('workspace scan', () => {
+  let tmp: string;
+  let ws: string;
+  let seq: number;
+  let acts: ReturnType<typeof createWorkspaceActivities>;
+  const blobs = () => createLocalBlobStore(join(tmp, 'blobs'));
+  const place = (workspace: string) => ({ place: (): KernelPlace => ({ name: 'x', spool: '', restore: '', skills: '', workspace }) });
+  const make = (workspace: string, maxFileBytes = 1024) =>
+    createWorkspaceActivities({ blobs: blobs(), places: place(workspace), root: join(tmp, 'state'), maxFileBytes });
+  const scan = (reason: ScanWorkspaceInput['reason'] = 'cell', a = acts, sessionId = 's', key?: string) =>
+    a.scanWorkspace({ sessionId, reason, requestId: reason === 'cell' ? `s/${seq}` : null, key: key ?? `${sessionId}/${reason}/${seq++}`, startManifest: null });
+  const put = (rel: string, text: string | Buffer) => {
+    mkdirSync(join(ws, rel, '..'), { recursive: true });
+    writeFileSync(join(ws, rel), text);
+  };
+  const text = async (ref: { sha256: string } | null) => (ref ? (await blobs().get(ref.sha256)).toString('utf8') : '');
+  const gitIn = (dir: string, ...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: dir }).toString();
+
+  beforeEach(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'recur-ws-'));
+    ws = join(tmp, 'ws');
+    mkdirSync(ws);
+    seq = 0;
+    acts = make(ws);
+  });
+  afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+  test('the first scan of a plain directory records a baseline, unlogged; then add, modify, delete are reported with a unified diff; nothing changed: no event', async () => {
+    put('keep.txt', 'one\ntwo\n');
+    put('gone.txt', 'bye\n');
+    const start = await scan('start');
+    expect(start.event).toBeNull();
+    put('keep.txt', 'one\nTWO\n');
+    put('src/new.py', 'print(1)\n');
+    unlinkSync(join(ws, 'gone.txt'));
+    const cell = (await scan()).event!;
+    expect(cell).toMatchObject({ reason: 'cell', scan: 1, baseManifest: start.manifest, git: null, ignored: null });
+    expect(cell.files.map((f) => [f.path, f.change, f.linesAdded, f.linesDeleted])).toEqual([
+      ['gone.txt', 'deleted', 0, 1], ['keep.txt', 'modified', 1, 1], ['src/new.py', 'added', 1, 0],
+    ]);
+    const diff = await text(cell.diff);
+    expect(diff).toContain('--- a/keep.txt\n+++ b/keep.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n');
+    expect(diff).toContain('+++ b/src/new.py');
+    expect(diff).toContain('+++ /dev/null');
+    expect((await scan()).event).toBeNull();
+  });
+
+  test('a binary file is reported by hashes, not in the diff; a rename is a delete plus an add', async () => {
+    put('a.txt', 'hello\n');
+    await scan('start');
+    put('pic.bin', Buffer.from([0, 1, 2, 0, 255]));
+    renameSync(join(ws, 'a.txt'), join(ws, 'b.txt'));
+    const e = (await scan()).event!;
+    const bin = e.files.find((f) => f.path === 'pic.bin')!;
+    expect(bin).toMatchObject({ change: 'added', binary: true, size: 5 });
+    expect(bin.newHash).toMatch(/^[0-9a-f]{40}$/);
+    expect(e.files.filter((f) => f.path !== 'pic.bin').map((f) => [f.path, f.change])).toEqual([['a.txt', 'deleted'], ['b.txt', 'added']]);
+    expect(await text(e.diff)).toContain('Binary files /dev/null and b/pic.bin differ');
+  });
+
+  test('ignored paths (nested .gitignore, .git/) are not reported, only counted at start and end; files over the cap by size only', async () => {
+    put('.gitignore', 'build/\n');
+    put('sub/.gitignore', '*.log\n');
+    await scan('start');
+    put('build/out.o', 'x');
+    put('sub/debug.log', 'y'.repeat(10));
+    put('.git/junk', 'z');
+    put('big.dat', 'b'.repeat(5000));
+    const e = (await scan()).event!;
+    expect(e.files.map((f) => [f.path, f.change, f.overCap, f.size, f.newHash])).toEqual([['big.dat', 'added', true, 5000, null]]);
+    expect(e).toMatchObject({ diff: null, overCapFiles: 1, overCapBytes: 5000, ignored: null });
+    expect(decodeManifest(await blobs().get(e.manifest.sha256)).overCap).toEqual([['big.dat', 5000]]);
+    put('sub/debug.log', 'y'.repeat(20));
+    expect((await scan()).event).toBeNull();
+    // Crossing the cap either way is one modification of the file.
+    put('grows.txt', 'g\n');
+    await scan();
+    put('grows.txt', 'g'.repeat(2000));
+    expect((await scan()).event!.files.map((f) => [f.path, f.change, f.overCap, f.oldHash !== null, f.newHash !== null]))
+      .toEqual([['grows.txt', 'modified', true, true, false]]);
+    put('big.dat', 'small again\n');
+    expect((await scan()).event!.files.map((f) => [f.path, f.change, f.overCap, f.oldHash !== null, f.newHash !== null, f.linesAdded]))
+      .toEqual([['big.dat', 'modified', false, false, true, 1]]);
+    expect((await scan('end')).event).toBeNull();
+    put('last.txt', 'l\n');
+    const end = (await scan('end')).event!;
+    expect(end.files.map((f) => f.path)).toEqual(['last.txt']);
+    expect(end).toMatchObject({ ignored: { entries: 2, bytes: 20 }, overCapFiles: 1, overCapBytes: 2000 });
+  });
+
+  test('a retried scan (same key) returns its first result, even if the disk changed since; the change after is the next scan\'s', async () => {
+    await scan('start');
+    put('a.txt', 'a\n');
+    const first = await scan('cell', acts, 's', 'k1');
+    put('b.txt', 'b\n');
+    expect(await scan('cell', make(ws), 's', 'k1')).toEqual(first);
+    expect((await scan()).event!.files.map((f) => f.path)).toEqual(['b.txt']);
+  });
+
+  test("sessions sharing a workspace: the child's change is logged once, by the child; the parent's next scan finds nothing", async () => {
+    await scan('start', acts, 'parent');
+    put('child.txt', 'from the child\n');
+    expect((await scan('cell', acts, 'parent/c')).event!.files.map((f) => f.path)).toEqual(['child.txt']);
+    expect((await scan('cell', acts, 'parent')).event).toBeNull();
+  });
+
+  test('a git checkout: HEAD, branch and dirty paths at start; untracked and committed-then-edited files are seen; the end has the net diff', async () => {
+    put('README.md', 'hi\n');
+    put('.gitignore', 'node_modules/\n');
+    gitIn(ws, 'init', '-q', '-b', 'main');
+    gitIn(ws, 'add', '-A');
+    gitIn(ws, 'commit', '-qm', 'init');
+    const head = gitIn(ws, 'rev-parse', 'HEAD').trim();
+    put('node_modules/x/index.js', 'ignored\n');
+    const start = (await scan('start')).event!;
+    expect(start.git).toEqual({ head, branch: 'main', dirtyPaths: 0 });
+    put('README.md', 'hi there\n');
+    put('notes.txt', 'new\n');
+    await scan();
+    put('notes.txt', 'newer\n');
+    await scan();
+    const end = (await acts.scanWorkspace({ sessionId: 's', reason: 'end', requestId: null, key: 'end', startManifest: start.manifest })).event!;
+    expect(end.git).toEqual({ head, branch: 'main', dirtyPaths: 2 });
+    const net = await text(end.netDiff);
+    expect(net).toContain('-hi\n+hi there\n');
+    expect(net).toContain('+newer\n');
+    expect(net).not.toContain('+new\n');
+    expect(net).not.toContain('node_modules');
+  });
+
+  test("commands the workspace's .git/config names (fsmonitor, a clean filter) never run on the host; a subdirectory workspace is measured against HEAD's subtree", async () => {
+    const marker = join(tmp, 'ran');
+    const hook = join(tmp, 'hook.sh');
+    writeFileSync(hook, `#!/bin/sh\ntouch ${marker}\ncat\n`, { mode: 0o755 });
+    put('sub/a.txt', 'a\n');
+    put('top.txt', 't\n');
+    put('.gitattributes', '* filter=evil\n');
+    gitIn(ws, 'init', '-q', '-b', 'main');
+    gitIn(ws, 'add', '-A');
+    gitIn(ws, 'commit', '-qm', 'init');
+    gitIn(ws, 'config', 'core.fsmonitor', hook);
+    gitIn(ws, 'config', 'filter.evil.clean', hook);
+    const sub = make(join(ws, 'sub'));
+    const start = (await scan('start', sub)).event!;
+    expect(start.git).toMatchObject({ branch: 'main', dirtyPaths: 0 });
+    put('sub/a.txt', 'changed\n');
+    put('sub/b.txt', 'new\n');
+    put('top.txt', 'outside the workspace\n');
+    expect((await scan('cell', sub)).event!.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
+    expect((await scan('end', sub)).event!.git).toMatchObject({ dirtyPaths: 2 });
+    expect((await scan('end', acts)).event!.git).toMatchObject({ dirtyPaths: 3 });
+    expect(existsSync(marker)).toBe(false);
+  });
+});
