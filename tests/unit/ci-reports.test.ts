@@ -112,25 +112,27 @@ describe('JUnit report', () => {
 });
 
 describe('Markdown summary', () => {
-  it('gives the verdict, the answer fenced, every gate run, the cost per session and how to replay and verify', () => {
+  it('gives the verdict, the answer fenced, every gate run, the cost per session, the diff stat and how to replay and verify', () => {
     const events = gatedTree(ev.completed('fixed it\n```\n<script>x</script>'));
-    const md = renderSummary({ treeId: 'r', events, verdict: { code: 0, reason: 'r completed' } });
+    const netDiff = 'diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n';
+    const md = renderSummary({ treeId: 'r', events, verdict: { code: 0, reason: 'r completed' }, netDiff });
     expect(md).toContain('# Recur run `r`\n\n**exit 0**: r completed (2 sessions, 8 events)');
     expect(md).toContain('## Answer\n\n````text\nfixed it\n```\n<script>x</script>\n````');
     expect(md).toContain('| r | 1 | `npm test` | FAILED | 1 | 1.5s |\n| r | 2 | `npm test` | passed | 0 | 1.5s |');
     expect(md).not.toContain('(last run)'); // the last round passed: no failing output to show
     expect(md).toMatch(/## Cost\n\n\| session \|[^\n]*\n[^\n]*\n\| r \| completed \| 0 \| 0 \| 0 \| 0\.0000 \| 0\.3 \|\n\| &nbsp;&nbsp;r\/fix \| completed \| 1 \| 10 \| 5 \| 0\.0000 \| 0\.1 \|\n\| \*\*tree\*\* \| \| 1 \| 10 \| 5 \| 0\.0000 \| 0\.3 \|/);
-    expect(md).toContain('## Changes\n\nNo workspace changes were logged.');
+    expect(md).toMatch(/## Changes\n\n```text\n calc\.py \| 2 \+-\n 1 file changed, 1 insertion\(\+\), 1 deletion\(-\)\n```\nThe whole diff: `recur diff r`\./);
     expect(md).toContain('recur audit verify --bundle r.tar.gz --pubkey <keyId>.pem\nrecur replay --bundle r.tar.gz');
     expect(md).toMatch(/Signed by key `[0-9a-f]{32}`\./);
   });
 
   it('a failed root shows why, and a gate that failed last shows its output; table cells cannot break the table', () => {
     const log = chain('r', [[100, ev.started('root', 0)], [200, gate('test | tee log', false, 1, 'boom')], [300, failed('max_turns', 'reached | 10 turns')]]);
-    const md = renderSummary({ treeId: 'r', events: log.records, verdict: { code: 2, reason: 'r failed (max_turns)' } });
+    const md = renderSummary({ treeId: 'r', events: log.records, verdict: { code: 2, reason: 'r failed (max_turns)' }, netDiff: null });
     expect(md).toContain('## Failure\n\n**max_turns**: reached \\| 10 turns');
     expect(md).toContain('| r | 1 | `test \\| tee log` | FAILED | 1 | 1.5s |');
     expect(md).toContain('Output of `test | tee log` (last run):\n```text\nboom\n```');
     expect(md).not.toContain('## Answer');
+    expect(md).toContain('## Changes\n\nNo change to the workspace was logged.');
   });
 });

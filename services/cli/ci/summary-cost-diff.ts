@@ -1,11 +1,11 @@
 import type { StoredEvent } from '../../../schemas';
 import { costTree, type CostNode } from '../../projector/cost-tree';
-import { cell } from './markdown';
+import { diffStat, formatDiffStat } from '../../projector/diff-stat';
+import { cell, fenced } from './markdown';
 
 /**
- * The summary's cost and diff sections. Each takes the tree's events and returns Markdown
- * lines; they are the only place the summary learns spend or workspace changes, so the tree-wide
- * cost projection and the WorkspaceChanged diff stat plug in here and nowhere else.
+ * The summary's cost and diff sections, as Markdown lines: the cost tree's projection and the
+ * diff stat of the root's net change (services/projector).
  */
 
 /** The tree's spend per agent (services/projector/cost-tree.ts), indented by depth, with the tree's total last. */
@@ -29,8 +29,9 @@ export function costSection(treeId: string, events: readonly StoredEvent[]): str
   ];
 }
 
-/** Files the tree changed in its workspace; until WorkspaceChanged is logged, says that no change was recorded. */
-export function diffSection(events: readonly StoredEvent[]): string[] {
-  const changes = events.filter((e) => (e.type as string) === 'WorkspaceChanged').length;
-  return changes === 0 ? ['No workspace changes were logged.'] : [`${changes} workspace change event(s); see \`recur diff\`.`];
+/** The root's net change as `git diff --stat` words it, and where the whole diff is. */
+export function diffSection(treeId: string, netDiff: string | null): string[] {
+  const stats = diffStat(netDiff ?? '');
+  if (stats.length === 0) return ['No change to the workspace was logged.'];
+  return [...fenced(formatDiffStat(stats).join('\n')), `The whole diff: \`recur diff ${treeId}\`.`];
 }

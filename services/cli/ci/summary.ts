@@ -9,6 +9,8 @@ export interface SummaryInput {
   /** The tree's events, as the log holds them. */
   events: readonly StoredEvent[];
   verdict: CiVerdict;
+  /** The root's net change to its workspace (its end scan's netDiff, read from the blob store); null when it logged none. */
+  netDiff: string | null;
 }
 
 /** One `##` section: its title and body, or null when it has nothing to say for this tree. */
@@ -32,7 +34,7 @@ const gatesSection: SummarySection = ({ events }) => {
 };
 
 const costTreeSection: SummarySection = ({ treeId, events }) => ({ title: 'Cost', body: costSection(treeId, events) });
-const diffStatSection: SummarySection = ({ events }) => ({ title: 'Changes', body: diffSection(events) });
+const diffStatSection: SummarySection = ({ treeId, netDiff }) => ({ title: 'Changes', body: diffSection(treeId, netDiff) });
 
 const replaySection: SummarySection = ({ treeId, events }) => {
   const keys = [...new Set(events.map((e) => e.keyId).filter((k): k is string => k !== null))];

@@ -1,7 +1,11 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
+import { createLocalBlobStore } from '../../../activities/blob-store';
+import type { RecurConfig } from '../../../config';
 import { RecurError } from '../../../errors';
 import type { StoredEvent } from '../../../schemas';
 import type { DaemonClient } from '../daemon-client';
+import { stackPaths } from '../../devstack';
+import { endScanOf } from '../../projector';
 import { readTreeLog } from '../tree-log';
 import type { CiOptions } from './ci-flags';
 import { ciVerdict } from './exit-codes';
@@ -22,13 +26,24 @@ export function recordSessionOutput(ci: CiOptions, sessionId: string): void {
   if (ci.stepOutput !== null) write('step output', ci.stepOutput, `session=${sessionId}\n`, true);
 }
 
+/** The root's net change as its end scan stored it; the blob store is this host's, as the daemon's. */
+async function netDiffOf(config: RecurConfig, events: readonly StoredEvent[], rootId: string): Promise<string | null> {
+  const ref = endScanOf(events, rootId)?.netDiff;
+  if (!ref) return null;
+  try {
+    return (await createLocalBlobStore(stackPaths(config).blobs).get(ref.sha256)).toString('utf8');
+  } catch (e) {
+    throw new RecurError(`cannot read the net diff of ${rootId} (blob ${ref.sha256}) for the summary: ${(e as Error).message}`, { cause: e });
+  }
+}
+
 /**
  * After the root's end event: reads the whole tree's log, writes the JUnit report and the
  * summary asked for (and appends the summary to $GITHUB_STEP_SUMMARY in CI mode), and returns
  * the exit code: the CI code in CI mode, else 0 completed / 1 failed as always.
  */
 export async function finishRun(
-  o: { daemon: DaemonClient; sessionId: string; ci: CiOptions; err: (line: string) => void },
+  o: { config: RecurConfig; daemon: DaemonClient; sessionId: string; ci: CiOptions; err: (line: string) => void },
   end: StoredEvent,
   plain: number,
 ): Promise<number> {
@@ -36,7 +51,7 @@ export async function finishRun(
   const events = await readTreeLog(o.daemon, o.sessionId);
   const verdict = ciVerdict(end, events);
   if (o.ci.junit !== null) write('JUnit report', o.ci.junit, renderJunit(o.sessionId, events));
-  const summary = o.ci.summary !== null || o.ci.stepSummary !== null ? renderSummary({ treeId: o.sessionId, events, verdict }) : '';
+  const summary = o.ci.summary !== null || o.ci.stepSummary !== null ? renderSummary({ treeId: o.sessionId, events, verdict, netDiff: await netDiffOf(o.config, events, o.sessionId) }) : '';
   if (o.ci.summary !== null) write('summary', o.ci.summary, summary);
   if (o.ci.stepSummary !== null) write('job summary', o.ci.stepSummary, summary, true);
   if (!o.ci.enabled) return plain;
