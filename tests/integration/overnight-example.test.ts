@@ -141,6 +141,6 @@ describe('the overnight GitHub Actions example, run locally', () => {
     expect(verified.code).toBe(0);
     const replayed = await recur(['replay', '--bundle', join(reports, 'bundle.tar.gz')], { env: away });
     expect(replayed.code).toBe(0);
-    expect(replayed.lines.join('\n')).toMatch(/WorkspaceChanged[^\n]*calc\.py/);
+    expect(replayed.lines.join('\n')).toMatch(/WorkspaceChanged  cell 1 file[^\n]*\n\s+M calc\.py  \+1 -1/);
   });
 });
