@@ -95,6 +95,7 @@ files.write("AGENTS.md", ${JSON.stringify(RULES_V2)})`),
 
     const lines = await replayLines(run.id);
     expect(lines).toContainEqual(expect.stringMatching(new RegExp(`prompt ← AGENTS\\.md sha256:${sha(RULES_V1).slice(0, 16)} \\(${RULES_V1.length} bytes\\), task #0$`)));
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`prompt ← AGENTS\\.md sha256:${sha(RULES_V2).slice(0, 16)} \\(${RULES_V2.length} bytes\\), reply #1`)));
+    const reply = run.sessions.get(run.id)!.find((e) => e.type === 'ModelCalled')!.seq;
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`prompt ← AGENTS\\.md sha256:${sha(RULES_V2).slice(0, 16)} \\(${RULES_V2.length} bytes\\), reply #${reply}`)));
   });
 });

@@ -101,7 +101,7 @@ describe('kernel → host bridge', () => {
     expect(r.stdout).toBe('summ child-1 running child answer 1 summ\nm1 hi next\n');
     const ops = calls.map((c) => [c.op, c.args]);
     expect(ops).toEqual([
-      ['rlm.spawn', { task: 'summarise the log', name: 'summ', model: null, spec: { depth: 1 }, workspace: 'shared' }],
+      ['rlm.spawn', { task: 'summarise the log', name: 'summ', model: null, spec: { depth: 1 }, budget_tokens: null, budget_usd: null, workspace: 'shared' }],
       ['rlm.status', { id: 'child-1' }],
       ['rlm.result', { id: 'child-1', wait: 30 }],
       ['rlm.result', { id: 'child-1', wait: 30 }],

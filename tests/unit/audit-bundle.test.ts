@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalBlobStore, type BlobStore } from '../../activities/blob-store';
 import { MANIFEST_FORMAT } from '../../activities/snapshot/manifest';
-import { ExitError } from '../../errors';
 import type { BlobRef, RecurEventInput } from '../../schemas';
-import { runCli } from '../../services/cli/cli';
 import { readBundle, writeBundle, type Bundle } from '../../services/projector/bundle/bundle-format';
 import { collectBundle } from '../../services/projector/bundle/collect-bundle';
 import { blobRefsIn } from '../../services/projector/bundle/referenced-blobs';
 import { verifyBundle } from '../../services/projector/bundle/verify-bundle';
+import { cliInProcess } from '../helpers/cli-in-process';
 import { FIXTURE_KEY, chain, ev, records } from '../helpers/replay-tree-fixture';
 import { testLogKey } from '../helpers/test-log-key';
 
@@ -110,21 +109,7 @@ describe('audit bundle', () => {
 });
 
 describe('recur audit verify --bundle and recur replay --bundle (no stack, an empty home)', () => {
-  const cli = async (args: string[]) => {
-    const out: string[] = [];
-    const saved = process.env.RECUR_HOME;
-    process.env.RECUR_HOME = join(dir(), 'empty-home');
-    try {
-      const r = await runCli(args, { out: (l) => out.push(l), err: () => undefined }).catch((e: unknown) => {
-        if (e instanceof ExitError) return e;
-        throw e;
-      });
-      return { code: r instanceof ExitError ? r.code : r, message: r instanceof ExitError ? r.message : '', out };
-    } finally {
-      if (saved === undefined) delete process.env.RECUR_HOME;
-      else process.env.RECUR_HOME = saved;
-    }
-  };
+  const cli = (args: string[]) => cliInProcess(args, { RECUR_HOME: join(dir(), 'empty-home') });
 
   it("says which keys it verified with: the bundle's own proves self-consistency only; an operator's other key finds every event unknown", async () => {
     const store = createLocalBlobStore(dir());

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import {
   ZERO_HASH, checkSeal, decodeEvent, encodeEvent, encodeEventBatch, keyringOf, verifyChain, type EncodeEventInput, type RecurEventInput,
 } from '../../schemas';
-import { runCli } from '../../services/cli/cli';
 import { ensureLogKey, homeKeyring, homeSigner, logKeyPaths, readPublicKeyFile, rotateLogKey } from '../../services/devstack';
 import type { LogRecord } from '../../services/projector';
 import { logCopyLine, parseLogCopy } from '../../services/projector/log-copy';
@@ -14,7 +13,8 @@ import { collectBundle } from '../../services/projector/bundle/collect-bundle';
 import { createLocalBlobStore } from '../../activities/blob-store';
 import { inOrderCollector } from '../../services/projector/read-log-in-order';
 import { verifyTree } from '../../services/projector/verify-tree';
-import { EventLogError, ExitError } from '../../errors';
+import { EventLogError } from '../../errors';
+import { cliInProcess } from '../helpers/cli-in-process';
 import { FIXTURE_KEY, chain, ev, records } from '../helpers/replay-tree-fixture';
 import { testLogKey } from '../helpers/test-log-key';
 
@@ -180,21 +180,7 @@ describe('an auditor with a copy of the log and a public key file', () => {
       .toThrow('copy.ndjson line 1: expected {"partition": int, "offset": string, "key": base64, "value": base64}');
   });
 
-  const cli = async (args: string[], home: string) => {
-    const out: string[] = [];
-    const saved = process.env.RECUR_HOME;
-    process.env.RECUR_HOME = home;
-    try {
-      const code = await runCli(args, { out: (l) => out.push(l), err: () => undefined }).catch((e: unknown) => {
-        if (e instanceof ExitError) return e;
-        throw e;
-      });
-      return { code: code instanceof ExitError ? code.code : code, message: code instanceof ExitError ? code.message : '', out };
-    } finally {
-      if (saved === undefined) delete process.env.RECUR_HOME;
-      else process.env.RECUR_HOME = saved;
-    }
-  };
+  const cli = (args: string[], home: string) => cliInProcess(args, { RECUR_HOME: home });
 
   test('verifies with only those (an empty home, no Kafka), and names a forged event in the copy', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'recur-auditor-'));
