@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../config';
-import { ExitError } from '../../errors';
 import type { StoredEvent } from '../../schemas';
-import { runCli } from '../../services/cli/cli';
 import { kafkaClient, status } from '../../services/devstack';
 import { readSessionLog } from '../../services/projector';
 import { createApprovalGate } from '../../services/worker/approval-gate';
 import { createHarnessClient } from '../../services/worker/harness-client';
+import { cliInProcess } from '../helpers/cli-in-process';
 import { logged, until, untilLogged } from '../helpers/poll-tree-log';
 import { py, SessionHarness } from '../helpers/session-harness';
 
@@ -14,16 +13,10 @@ import { py, SessionHarness } from '../helpers/session-harness';
 const proposal = (edits: unknown[]) => JSON.stringify({ summary: 'test refine', evidence: [], edits });
 const hex = () => randomBytes(3).toString('hex');
 
-/** The CLI as an operator runs it (in-process, against the test stack's daemon): exit code and lines. */
+/** The CLI as an operator runs it (in-process, against the test stack's daemon): exit code and lines, its error's message last. */
 async function cli(...args: string[]): Promise<{ code: number; out: string[] }> {
-  const out: string[] = [];
-  try {
-    const code = await runCli(args, { out: (l) => out.push(l), err: (l) => out.push(l) });
-    return { code, out };
-  } catch (e) {
-    if (e instanceof ExitError) return { code: e.code, out: [...out, e.message] };
-    throw e;
-  }
+  const r = await cliInProcess(args);
+  return { code: r.code, out: [...r.out, ...r.err, ...(r.message ? [r.message] : [])] };
 }
 
 /** A global-scope memory edit between two prints of a counter: a cell run twice, or an edit made twice, shows. */

@@ -4,13 +4,12 @@ import { Partitioners, type Producer } from 'kafkajs';
 import { createLocalBlobStore } from '../../activities/blob-store';
 import { createEventLogActivities, createEventLogProducer } from '../../activities/event-log';
 import { loadConfig } from '../../config';
-import { ExitError } from '../../errors';
 import { ZERO_HASH, encodeEvent, encodeEventBatch, type BlobRef, type RecurEventInput, type StoredEvent } from '../../schemas';
-import { runCli } from '../../services/cli/cli';
 import { homeKeyring, homeSigner, jupyterConnection, stackPaths } from '../../services/devstack';
 import { readLogInOrder } from '../../services/projector/read-log-in-order';
 import { verifyTree } from '../../services/projector/verify-tree';
 import { ensureEventTopicAccess, kafkaClient } from '../../services/devstack';
+import { cliInProcess, type CliRun } from '../helpers/cli-in-process';
 
 const config = loadConfig();
 const kafka = kafkaClient(config, 'writer', 'audit-it');
@@ -78,15 +77,6 @@ async function writeTree(id: string, opts: { wrong?: boolean } = {}): Promise<vo
   await root.append(T0 + 90, { type: 'SessionCompleted', answer: '42' });
 }
 
-async function cli(args: string[]): Promise<{ code: number | ExitError; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }).catch((e: unknown) => {
-    if (e instanceof ExitError) return e;
-    throw e;
-  });
-  return { code, out, err };
-}
 
 beforeAll(async () => {
   await ensureEventTopicAccess({ ...config, kafka: { ...config.kafka, partitions: 3 } }, topic);
@@ -110,7 +100,8 @@ function freshSession(id: string): Buffer[] {
   return [...encodeEventBatch({ sessionId: id, rootId: id, parentId: null, fromSeq: 0, prevHash: ZERO_HASH, events: events.map((event, i) => ({ ts: T0 + i, event })) }, signer).values];
 }
 
-const failure = (r: { code: number | ExitError }) => (r.code instanceof ExitError ? { code: r.code.code, message: r.code.message } : { code: r.code, message: '' });
+const cli = (args: string[]) => cliInProcess(args);
+const failure = (r: CliRun) => ({ code: r.code, message: r.message });
 
 describe('audit verify and replay from the event log alone', () => {
   test('a valid tree written by the append activity verifies, from the library and the CLI', async () => {

@@ -1,19 +1,9 @@
 import { createServer, type Server } from 'node:http';
-import { ExitError } from '../../errors';
-import { runCli } from '../../services/cli/cli';
 import { sandboxRecord } from '../../services/sandbox';
+import { cliInProcess } from '../helpers/cli-in-process';
 import { untilLogged } from '../helpers/poll-tree-log';
 import { py, SessionHarness } from '../helpers/session-harness';
 
-/** The CLI as an operator runs it (in-process, against the test stack's daemon). */
-async function cli(...args: string[]): Promise<number> {
-  try {
-    return await runCli(args, { out: () => undefined, err: () => undefined });
-  } catch (e) {
-    if (e instanceof ExitError) return e.code;
-    throw e;
-  }
-}
 
 /**
  * Kernels have no route out; the worker's egress proxy decides each connection by the session's
@@ -70,7 +60,7 @@ describe('egress from a sandboxed kernel through the host proxy', () => {
       (l.sessions.get(input.sessionId) ?? []).some((e) => e.type === 'ApprovalRequested'));
     const requested = log.sessions.get(input.sessionId)!.find((e) => e.type === 'ApprovalRequested')!;
     expect(requested.event).toMatchObject({ kind: 'egress', detail: `127.0.0.2:${port}` });
-    expect(await cli('deny', requested.eventId, '--reason', 'stay offline', '--by', 'tester')).toBe(0);
+    expect((await cliInProcess(['deny', requested.eventId, '--reason', 'stay offline', '--by', 'tester'])).code).toBe(0);
     const run = await h.read(input.sessionId, await h.result(input.sessionId));
     expect(run.result).toEqual({ status: 'completed', answer: 'denied' });
     expect(run.of('CellExecuted')[0].outputs.trim()).toBe('403 stay offline');

@@ -3,10 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createLocalBlobStore } from '../../activities/blob-store';
-import { ExitError } from '../../errors';
-import { runCli } from '../../services/cli/cli';
 import { stackPaths } from '../../services/devstack';
 import { createKernelHost } from '../../services/sandbox';
+import { cliInProcess } from '../helpers/cli-in-process';
 import { SessionHarness, py } from '../helpers/session-harness';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -28,13 +27,9 @@ function workspaceRepo(workspace: string, files: Record<string, string | Buffer>
 }
 
 async function replayLines(id: string): Promise<string[]> {
-  const out: string[] = [];
-  const code = await runCli(['replay', id], { out: (l: string) => out.push(l), err: () => undefined }).catch((e: unknown) => {
-    if (e instanceof ExitError) return e.code;
-    throw e;
-  });
-  expect(code).toBe(0);
-  return out;
+  const r = await cliInProcess(['replay', id]);
+  expect(r.code).toBe(0);
+  return r.out;
 }
 
 describe('files helpers and AGENTS.md in a real session (real kernel, sandbox, Kafka, Temporal; scripted model)', () => {

@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Partitioners, type Producer } from 'kafkajs';
-import { ExitError } from '../../errors';
 import { encodeEvent, verifyChain, type RecurEventInput, type StoredEvent } from '../../schemas';
-import { runCli } from '../../services/cli/cli';
 import { kafkaClient, logKeyPaths, stackPaths } from '../../services/devstack';
 import { liveProcess } from '../../services/devstack/process';
 import { readLogInOrder } from '../../services/projector/read-log-in-order';
 import { deliverMessageSignal } from '../../workflows/messages';
+import { cliInProcess } from '../helpers/cli-in-process';
 import { py, SessionHarness } from '../helpers/session-harness';
 
 const h = new SessionHarness();
@@ -28,23 +27,6 @@ afterAll(async () => {
   await h.stop();
 });
 
-async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; message: string; out: string[] }> {
-  const out: string[] = [];
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  try {
-    const code = await runCli(args, { out: (l) => out.push(l), err: () => undefined }).catch((e: unknown) => {
-      if (e instanceof ExitError) return e;
-      throw e;
-    });
-    return { code: code instanceof ExitError ? code.code : code, message: code instanceof ExitError ? code.message : '', out };
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
 
 const session = async (id: string) => (await readLogInOrder({ kafka, topic: h.config.kafka.topic, sessionId: id })).sessions.get(id) ?? [];
 
@@ -60,7 +42,7 @@ const verdictOf = (r: { out: string[] }) => JSON.parse(r.out[0]) as { ok: boolea
 describe('a signed log names what its writers did not write', () => {
   test('a chained event appended with a raw producer after a real session passes the chain check, and audit verify names it', async () => {
     const run = await h.run({ root: [py('print(6*7)'), 'done'] });
-    const before = await cli(['audit', 'verify', run.id, '--json']);
+    const before = await cliInProcess(['audit', 'verify', run.id, '--json']);
     expect(before.code).toBe(0);
     const events = await session(run.id);
     expect(Object.values(verdictOf(before).signedBy)).toEqual([events.length]);
@@ -70,7 +52,7 @@ describe('a signed log names what its writers did not write', () => {
     expect(after.map((e) => e.eventId)).toContain(forged.eventId);
     expect(verifyChain(after)).toMatchObject({ ok: true }); // the unkeyed chain alone cannot tell
 
-    const r = await cli(['audit', 'verify', run.id, '--json']);
+    const r = await cliInProcess(['audit', 'verify', run.id, '--json']);
     expect(r).toMatchObject({ code: 3, message: `audit of ${run.id} failed at ${forged.eventId}: unsigned: no signature: no holder of a log key wrote this event` });
     expect(verdictOf(r).faults.map((f) => `${f.eventId} ${f.fault}`)).toEqual([`${forged.eventId} unsigned`]);
   });
@@ -93,7 +75,7 @@ describe('a signed log names what its writers did not write', () => {
 
     const kept = await session(id);
     expect(kept[forged.seq]).toMatchObject({ eventId: forged.eventId, signature: null, event: { outputs: 'forged\n' } });
-    const r = await cli(['audit', 'verify', id, '--json']);
+    const r = await cliInProcess(['audit', 'verify', id, '--json']);
     expect(r.code).toBe(3);
     const faults = verdictOf(r).faults;
     expect(faults.map((f) => `${f.eventId} ${f.fault}`)).toEqual([
@@ -104,20 +86,20 @@ describe('a signed log names what its writers did not write', () => {
 
   test('after `recur keys rotate`, new events carry the new key; old ones verify under the old public key alone, which names the new ones', async () => {
     const old = await h.run({ root: ['before rotation'] });
-    const rotated = await cli(['keys', 'rotate', '--json']);
+    const rotated = await cliInProcess(['keys', 'rotate', '--json']);
     const { previous, current } = JSON.parse(rotated.out[0]) as { previous: string; current: string };
     expect(previous).not.toBe(current);
     const fresh = await h.run({ root: ['after rotation'] });
     expect(new Set((await session(old.id)).map((e) => e.keyId))).toEqual(new Set([previous]));
     expect(new Set((await session(fresh.id)).map((e) => e.keyId))).toEqual(new Set([current]));
 
-    expect((await cli(['audit', 'verify', old.id])).code).toBe(0);
-    expect((await cli(['audit', 'verify', fresh.id])).code).toBe(0);
+    expect((await cliInProcess(['audit', 'verify', old.id])).code).toBe(0);
+    expect((await cliInProcess(['audit', 'verify', fresh.id])).code).toBe(0);
     const oldKey = join(logKeyPaths(stackPaths(h.config).keys).public, `${previous}.pem`);
-    expect((await cli(['audit', 'verify', old.id, '--pubkey', oldKey])).code).toBe(0);
-    const r = await cli(['audit', 'verify', fresh.id, '--pubkey', oldKey]);
+    expect((await cliInProcess(['audit', 'verify', old.id, '--pubkey', oldKey])).code).toBe(0);
+    const r = await cliInProcess(['audit', 'verify', fresh.id, '--pubkey', oldKey]);
     expect(r.message).toBe(`audit of ${fresh.id} failed at ${fresh.id}/0: unknown-key: signed by key ${current}, which is none of the 1 public key(s) given`);
-    const listed = JSON.parse((await cli(['keys', '--json'])).out[0]) as { signer: string; publicKeys: Array<{ keyId: string }> };
+    const listed = JSON.parse((await cliInProcess(['keys', '--json'])).out[0]) as { signer: string; publicKeys: Array<{ keyId: string }> };
     expect(listed.signer).toBe(current);
     expect(listed.publicKeys.map((k) => k.keyId)).toEqual(expect.arrayContaining([previous, current]));
   });
@@ -126,20 +108,20 @@ describe('a signed log names what its writers did not write', () => {
     const run = await h.run({ root: [py('print("audited")'), 'done'] });
     const auditor = mkdtempSync(join(tmpdir(), 'recur-auditor-'));
     const pubkey = join(auditor, 'recur-log.pub.pem');
-    const signer = JSON.parse((await cli(['keys', '--json'])).out[0]).signer as string;
+    const signer = JSON.parse((await cliInProcess(['keys', '--json'])).out[0]).signer as string;
     copyFileSync(join(logKeyPaths(stackPaths(h.config).keys).public, `${signer}.pem`), pubkey);
-    const exportTo = async (file: string) => expect((await cli(['export', run.id, '--out', join(auditor, file)])).code).toBe(0);
+    const exportTo = async (file: string) => expect((await cliInProcess(['export', run.id, '--out', join(auditor, file)])).code).toBe(0);
     await exportTo('copy.tar.gz');
     // Nowhere to read a key or the log from but the files handed over.
     const away = { RECUR_HOME: join(auditor, 'home'), RECUR_KAFKA_PORT: '1' };
-    const ok = await cli(['audit', 'verify', '--bundle', join(auditor, 'copy.tar.gz'), '--pubkey', pubkey], away);
+    const ok = await cliInProcess(['audit', 'verify', '--bundle', join(auditor, 'copy.tar.gz'), '--pubkey', pubkey], away);
     expect(ok).toMatchObject({ code: 0, message: '' });
     expect(ok.out[0]).toMatch(new RegExp(`^verified ${run.id}: 1 session, \\d+ events; every chain intact, every event signed by a known key, tree consistent, every blob present and intact$`));
 
     const events = await session(run.id);
     const forged = await forgeAfter(events[events.length - 1], { type: 'SessionCompleted', answer: 'a better answer' });
     await exportTo('copy-2.tar.gz');
-    const bad = await cli(['audit', 'verify', '--bundle', join(auditor, 'copy-2.tar.gz'), '--pubkey', pubkey, '--json'], away);
+    const bad = await cliInProcess(['audit', 'verify', '--bundle', join(auditor, 'copy-2.tar.gz'), '--pubkey', pubkey, '--json'], away);
     expect(bad.code).toBe(3);
     expect(verdictOf(bad).faults.map((f) => `${f.eventId} ${f.fault}`)).toEqual([`${forged.eventId} unsigned`, `${forged.eventId} ended-twice`]);
   });

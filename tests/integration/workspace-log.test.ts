@@ -2,26 +2,18 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLocalBlobStore } from '../../activities/blob-store';
-import { ExitError } from '../../errors';
 import type { WorkspaceChanged } from '../../schemas';
-import { runCli } from '../../services/cli/cli';
 import { stackPaths } from '../../services/devstack';
 import { createKernelHost } from '../../services/sandbox';
 import { status } from '../../services/devstack';
+import { cliInProcess } from '../helpers/cli-in-process';
 import { SessionHarness, py } from '../helpers/session-harness';
 import { runOnStackWorker } from '../helpers/stack-session';
 
-async function cli(args: string[]): Promise<{ code: number | ExitError; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, { out: (l) => out.push(l), err: (l) => err.push(l) }).catch((e: unknown) => {
-    if (e instanceof ExitError) return e;
-    throw e;
-  });
-  return { code, out, err };
-}
 
 /** Every change a session's cells make on disk, in the log (real Temporal, Kafka, Jupyter kernels, git). */
+const cli = (args: string[]) => cliInProcess(args);
+
 describe('workspace log', () => {
   const h = new SessionHarness();
   const blobs = createLocalBlobStore(stackPaths(h.config).blobs);
@@ -75,8 +67,8 @@ os.remove('doomed.txt')`),
 
     writeFileSync(join(workspace, 'notes.txt'), 'edited by hand\n');
     const bad = await cli(['replay', run.id, '--verify']);
-    expect(bad.code).toBeInstanceOf(ExitError);
-    expect((bad.code as ExitError).message).toMatch(/the workspace does not verify: .*changed after the session's last scan/);
+    expect(bad.code).toBe(3);
+    expect(bad.message).toMatch(/the workspace does not verify: .*changed after the session's last scan/);
     expect(bad.out.join('\n')).toContain('DIFFERS on disk');
 
     const timeline = (await cli(['replay', run.id])).out.join('\n');
