@@ -78,11 +78,13 @@ const excludes = (s: ShadowRepo): string[] => ['--exclude-standard', ...(s.exclu
  */
 export async function scanTree(s: ShadowRepo, maxBytes: number): Promise<{ tree: string; overCap: OverCapFile[]; sizes: Map<string, number> }> {
   if (!existsSync(s.workspace)) return { tree: EMPTY_TREE, overCap: [], sizes: new Map() };
-  // `-t` tags each path: `?` untracked, anything else in the index (changed or removed).
-  const listed = new Map<string, boolean>();
-  for (const entry of zList((await git(['ls-files', '-z', '-t', '-m', '-d', '-o', ...excludes(s)], { env: s.env })).stdout)) {
-    listed.set(entry.slice(2), listed.get(entry.slice(2)) === true || entry[0] !== '?');
-  }
+  // Tracked paths changed or removed, and untracked ones: two walks at once, on two cores where there are.
+  const [tracked, untracked] = await Promise.all([
+    git(['ls-files', '-z', '-m', '-d'], { env: s.env }),
+    git(['ls-files', '-z', '-o', ...excludes(s)], { env: s.env }),
+  ]);
+  const listed = new Map<string, boolean>(zList(untracked.stdout).map((p) => [p, false]));
+  for (const p of zList(tracked.stdout)) listed.set(p, true);
   const update: string[] = [];
   const drop: string[] = [];
   const overCap: OverCapFile[] = [];
