@@ -3,7 +3,7 @@
  * against the real embedded stack (Kafka, Temporal, Jupyter) that its globalSetup starts.
  */
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
-const shared = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+const shared = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'], setupFiles: ['<rootDir>/tests/helpers/without-ci-env.ts'] };
 
 module.exports = {
   projects: [

@@ -8,13 +8,12 @@ const CLI = join(repoRoot(), 'dist', 'services', 'cli', 'main.js');
 
 /**
  * Runs the built CLI against the test stack's daemon and worker, as a user would, from a fresh
- * directory: `recur run` binds the one it is called from, never the checkout. The CI's own
- * `CI=true` (and its GitHub files) is left out, so a test gets CI mode only by asking (`--ci`, or `env: { CI: 'true' }`).
+ * directory: `recur run` binds the one it is called from, never the checkout. CI mode only when
+ * asked (`--ci`, or `env: { CI: 'true' }`): the suite's own CI variables are gone (without-ci-env.ts).
  */
 export function recur(args: string[], opts: { onLine?: (line: string, send: (sig: NodeJS.Signals) => void) => void; env?: Record<string, string> } = {}) {
   return new Promise<{ code: number | null; lines: string[]; stderr: string }>((resolve) => {
-    const { CI: _ci, GITHUB_STEP_SUMMARY: _summary, GITHUB_OUTPUT: _output, ...env } = process.env;
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...env, ...opts.env }, cwd: mkdtempSync(join(tmpdir(), 'recur-cli-')) });
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...opts.env }, cwd: mkdtempSync(join(tmpdir(), 'recur-cli-')) });
     const lines: string[] = [];
     let stderr = '';
     let buf = '';

@@ -83,7 +83,7 @@ describe('the overnight GitHub Actions example, run locally', () => {
         ],
       },
     }));
-    const { CI: _ci, GITHUB_STEP_SUMMARY: _s, GITHUB_OUTPUT: _o, ...base } = process.env as Record<string, string>;
+    const base = process.env as Record<string, string>;
     const stepSummary = join(work, 'step-summary.md');
     const jobEnv: Record<string, string> = { ...base, CI: 'true', GITHUB_WORKSPACE: repo, GITHUB_STEP_SUMMARY: stepSummary, PATH: `${join(repoRoot(), 'bin')}:${base.PATH}` };
     for (const [k, v] of Object.entries(job.env)) jobEnv[k] = expand(String(v), jobEnv);
