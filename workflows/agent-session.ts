@@ -18,8 +18,8 @@ import { failureKind } from './plan-next-step';
 import { sessionActivities } from './proxies';
 import { awaitWork, retain } from './retain';
 import { SessionState } from './session-state';
-import type { BlobRef } from '../schemas/generated/events';
 import type { SessionInput, SessionResult } from './session-types';
+import { completed, interrupted, started } from './session-event-fields';
 import { snapshotKernel } from './snapshot-kernel';
 import { budgetEvents } from './tree-budget';
 import { logWorkspace } from './workspace-log';
@@ -39,7 +39,9 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
   installLongRunHandlers(s);
   let ended: Ended;
   let cancelled: unknown;
-  try { ended = await body.run(() => loop(s, acts)); } catch (e) {
+  try {
+    ended = await body.run(() => loop(s, acts));
+  } catch (e) {
     if (e instanceof ContinueAsNew) throw e;
     const fault = s.fault ?? (isCancellation(e) ? null : describeFault(e));
     if (fault === null) cancelled = e;
@@ -131,20 +133,4 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     if (answer !== null && await afterAnswer(s) === 'end') return completed(answer.answer, answer.answerBlob ?? null);
     if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
   }
-}
-
-/** The ref rides along only when the answer is a preview, so a short answer's result is just its text. */
-const completed = (answer: string, answerBlob: BlobRef | null): SessionResult => ({ status: 'completed', answer, ...(answerBlob && { answerBlob }) });
-
-/** A cell whose run was lost (worker or kernel died): reported, never silently re-run. */
-function interrupted(why: string) {
-  return { status: 'interrupted' as const, outputs: `[the cell was interrupted and not re-run: ${why}]`, durationMs: 0, errorName: 'CellInterrupted', errorValue: why };
-}
-
-function started(input: SessionInput) {
-  return {
-    type: 'SessionStarted' as const, task: input.task, taskBlob: input.taskBlob ?? null, name: input.name, model: input.model,
-    parentId: input.parentId, depth: input.depth, maxDepth: input.limits.maxDepth,
-    maxTurns: input.limits.maxTurns, cellTimeoutSeconds: input.limits.cellTimeoutSeconds, sandbox: input.limits.sandbox ?? null,
-  };
 }

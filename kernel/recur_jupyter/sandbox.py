@@ -23,6 +23,7 @@ workspace edit each other's files and nothing else gains access; what a kernel c
 back to the workspace's owner when it stops (docs/workspace.md).
 """
 
+import asyncio
 import hashlib
 import json
 import os
@@ -222,7 +223,8 @@ class SandboxedKernelManager(AsyncIOLoopKernelManager):
             self.transport = "ipc"
             self.ip = os.path.join(self._recur_policy["zmq"], "k")
         kw["cwd"] = self._recur_policy["workspace"]
-        prepare_dirs(self._recur_policy, self._recur_uid, self._recur_gid)
+        # Off the server's event loop: on a large workspace the ACL walk takes a while, and every other kernel's traffic waits on that loop.
+        await asyncio.to_thread(prepare_dirs, self._recur_policy, self._recur_uid, self._recur_gid)
         cmd, kw = await super()._async_pre_start_kernel(**kw)
         if not self.sandbox:
             return cmd, kw
@@ -242,4 +244,4 @@ class SandboxedKernelManager(AsyncIOLoopKernelManager):
     async def _async_cleanup_resources(self, restart=False):
         await super()._async_cleanup_resources(restart=restart)
         if getattr(self, "_recur_uid", None) is not None:
-            hand_back(writable(self._recur_policy), self._recur_uid)
+            await asyncio.to_thread(hand_back, writable(self._recur_policy), self._recur_uid)
