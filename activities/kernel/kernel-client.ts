@@ -104,6 +104,18 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
    */
   function attach(sessionId: string, model: Kernel.IModel, env?: Record<string, string>): Entry {
     const kernel = new KernelConnection({ model, serverSettings: settings, handleComms: false });
+    // When the server restarts a kernel the library reconnects by itself and leaves that promise
+    // unhandled (KernelConnection's 'restarting' status); if the server reports the kernel dead
+    // meanwhile, the connection disposes itself and the rejection would surface as an unhandled
+    // one. So its reconnect never rejects: callers read the connection's status after it.
+    const reconnect = kernel.reconnect.bind(kernel);
+    kernel.reconnect = async () => {
+      try {
+        await reconnect();
+      } catch {
+        // Disposed, or out of attempts: the connection's status says so.
+      }
+    };
     const entry: Entry = { kernel, bound: false, freshPending: false, restarted: false, processEnded: false, restartAnnounced: false, env };
     kernel.statusChanged.connect((_, status) => {
       if (status === 'restarting' || status === 'autorestarting') {
@@ -131,7 +143,7 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
         return await bindKernel(kernel, params, BIND_TIMEOUT_MS);
       } catch (e) {
         if (!(e instanceof KernelLostError) || attempt >= BIND_ATTEMPTS || kernel.isDisposed) throw e;
-        await kernel.reconnect().catch(() => undefined);
+        await kernel.reconnect();
       }
     }
   }
@@ -161,8 +173,8 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
       entry.processEnded = false;
       entry.restartAnnounced = false;
       if (reopen) {
-        const reopened = await entry.kernel.reconnect().then(() => true, () => false);
-        if (!reopened) {
+        await entry.kernel.reconnect();
+        if (entry.kernel.isDisposed || entry.kernel.connectionStatus !== 'connected') {
           // The server reported the kernel dead mid-restart and the library disposed the
           // connection: the restarted kernel gets a connection of its own.
           const again = env ?? entry.env;
