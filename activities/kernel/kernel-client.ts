@@ -200,8 +200,8 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
 
   /**
    * After a loss the next call rebinds (a restarted kernel reports a fresh namespace). A
-   * connection the server restarted is kept: it is reconnecting itself, and disposing it
-   * mid-reconnect leaves @jupyterlab/services with an unhandled rejection.
+   * connection the server restarted is kept: it is reconnecting itself, and the next call reads
+   * how that went from its status.
    */
   async function lose(sessionId: string, entry: Entry, loss: CellLoss): Promise<never> {
     const kernelId = entry.kernel.id;
