@@ -79,6 +79,8 @@ export function createModelActivities(deps: {
   env: NodeJS.ProcessEnv;
   /** Directories `scripted:` files may be read from; a session naming one elsewhere fails at its first call. */
   scriptedDirs: readonly string[];
+  /** Where subscription logins are stored (`chatgpt/…`, `copilot/…` models). */
+  loginsDir?: string;
   /** The session's Continual Harness as prompt text, appended after the (immutable) base prompt. */
   harnessSection?: (sessionId: string) => Promise<string>;
   /** The session's workspace instruction files (AGENTS.md, CLAUDE.md), read afresh for each call. */
@@ -87,7 +89,7 @@ export function createModelActivities(deps: {
   const models = new Map<string, Model>();
   const modelFor = (spec: string) => {
     let m = models.get(spec);
-    if (!m) models.set(spec, (m = createModel(spec, deps.env, { scriptedDirs: deps.scriptedDirs })));
+    if (!m) models.set(spec, (m = createModel(spec, deps.env, { scriptedDirs: deps.scriptedDirs, loginsDir: deps.loginsDir })));
     return m;
   };
 

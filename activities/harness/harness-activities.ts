@@ -38,6 +38,8 @@ export function createRefineActivities(deps: {
   readLog: (sessionId: string) => Promise<readonly StoredEvent[]>;
   env: NodeJS.ProcessEnv;
   scriptedDirs: readonly string[];
+  /** Where subscription logins are stored, for a refiner on a `chatgpt/…` or `copilot/…` model. */
+  loginsDir?: string;
   blobs: BlobStore;
   moduleNames: ModuleNames;
 }) {
@@ -61,7 +63,7 @@ export function createRefineActivities(deps: {
       const spec = input.model || started?.model;
       if (!spec) throw new ProviderError('refiner', `no model given and ${input.sessionId} has no SessionStarted to take one from`, undefined, { retryable: false });
       let model = models.get(spec);
-      if (!model) models.set(spec, (model = createModel(spec, deps.env, { scriptedDirs: deps.scriptedDirs })));
+      if (!model) models.set(spec, (model = createModel(spec, deps.env, { scriptedDirs: deps.scriptedDirs, loginsDir: deps.loginsDir })));
       const res = await model.complete({
         system: REFINER_SYSTEM_PROMPT, messages: refinerMessages(events, input.harness, input.instructions), tools: 'none',
         agent: 'refiner', callIndex: input.callIndex, signal: Context.current().cancellationSignal,

@@ -11,6 +11,8 @@ export interface OpenAIProviderConfig extends ProviderOptions {
   baseUrl: string;
   /** Sent as a bearer token when set; local servers need none. */
   apiKey?: string;
+  /** Sent on every call as they are: a login's bearer token and the headers its API wants (auth/login-provider.ts). */
+  headers?: Record<string, string>;
   /**
    * OpenAI's newer models reject `max_tokens`; several compatible servers know only that one.
    * Default `max_tokens`.
@@ -21,7 +23,7 @@ export interface OpenAIProviderConfig extends ProviderOptions {
 /** Chat Completions, streamed, against OpenAI or any server that speaks it. */
 export function createOpenAIProvider(config: OpenAIProviderConfig): ModelProvider {
   const url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-  const headers: Record<string, string> = config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {};
+  const headers: Record<string, string> = { ...(config.apiKey && { authorization: `Bearer ${config.apiKey}` }), ...config.headers };
   return {
     name: config.name,
     complete: (request) =>

@@ -1,5 +1,7 @@
 import { ProviderError } from '../../errors';
 import { createAnthropicProvider } from './anthropic';
+import { createLoginProvider, LOGIN_FLOWS, type CallAuth } from './auth/login-provider';
+import { readLogin } from './auth/login-store';
 import { createOpenAIProvider } from './openai';
 import { PROVIDERS, type ProviderName, type ProviderPreset } from './providers';
 import { createScriptedModel, loadScript } from './scripted';
@@ -32,11 +34,13 @@ export function parseModelSpec(spec: string): ModelSpec {
 export interface ModelOptions extends ProviderOptions {
   /** Directories a `scripted:` file may be read from (config `agent.scriptedDirs`); none: every script is refused. */
   scriptedDirs?: readonly string[];
+  /** Where `recur login` stores logins (the home's `logins/`); without it a login-backed model fails here. */
+  loginsDir?: string;
 }
 
 /**
  * A model bound to `spec`. Keys and base-URL overrides come from `env` (pass `process.env`);
- * a missing key fails here, naming the variable, not at the first call. A scripted file is
+ * a missing key or login fails here, naming what is missing, not at the first call. A scripted file is
  * read and checked here too, and only from `scriptedDirs`.
  */
 export function createModel(spec: string, env: Env, options: ModelOptions = {}): Model {
@@ -45,15 +49,24 @@ export function createModel(spec: string, env: Env, options: ModelOptions = {}):
     return bind(createScriptedModel(loadScript(parsed.path, options.scriptedDirs ?? []), parsed.path), parsed.path);
   }
   const preset: ProviderPreset = PROVIDERS[parsed.provider];
-  const apiKey = env[preset.keyEnv] || undefined;
-  if (preset.keyRequired && !apiKey) {
-    throw new ProviderError(parsed.provider, `${preset.keyEnv} is not set; model ${spec} needs it`, undefined, { retryable: false });
-  }
-  const baseUrl = env[preset.baseUrlEnv] || preset.baseUrl;
-  const provider =
+  const name = parsed.provider;
+  const wire = (auth: CallAuth & { apiKey?: string }) =>
     preset.wire === 'anthropic'
-      ? createAnthropicProvider({ ...options, baseUrl, apiKey: apiKey ?? '' })
-      : createOpenAIProvider({ ...options, name: parsed.provider, baseUrl, apiKey, maxTokensField: preset.maxTokensField });
+      ? createAnthropicProvider({ ...options, baseUrl: auth.baseUrl, apiKey: auth.apiKey ?? '' })
+      : createOpenAIProvider({ ...options, name, ...auth, maxTokensField: preset.maxTokensField });
+  if (preset.login) {
+    if (!options.loginsDir) throw new ProviderError(name, `model ${spec} needs a login, and this process has no logins directory`, undefined, { retryable: false });
+    if (!readLogin(options.loginsDir, preset.login)) throw new ProviderError(name, `not logged in; model ${spec} needs \`recur login ${preset.login}\``, undefined, { retryable: false });
+    const provider = createLoginProvider(LOGIN_FLOWS[preset.login], {
+      name, dir: options.loginsDir, env, baseUrl: preset.baseUrl, baseUrlOverride: env[preset.baseUrlEnv] || undefined, wire,
+    });
+    return bind(provider, parsed.model);
+  }
+  const apiKey = (preset.keyEnv && env[preset.keyEnv]) || undefined;
+  if (preset.keyRequired && !apiKey) {
+    throw new ProviderError(name, `${preset.keyEnv} is not set; model ${spec} needs it`, undefined, { retryable: false });
+  }
+  const provider = wire({ baseUrl: env[preset.baseUrlEnv] || preset.baseUrl, headers: {}, apiKey });
   return bind(provider, parsed.model);
 }
 

@@ -169,6 +169,24 @@ const COMMANDS: Record<string, Command> = {
     options: { json: { type: 'boolean' }, reason: { type: 'string' }, by: { type: 'string' } },
     load: async () => (await import('./commands/approvals')).deny,
   },
+  models: {
+    summary: 'list every model provider, its spec form, what it needs (keys, logins, files) and whether that is in place here',
+    usage: 'recur models [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/models')).models,
+  },
+  login: {
+    summary: 'log in to a subscription (chatgpt, copilot) with its device code: prints a URL and a code, waits for approval (Ctrl-C cancels)',
+    usage: 'recur login <chatgpt|copilot> [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/login')).login,
+  },
+  logout: {
+    summary: "delete a subscription's stored login",
+    usage: 'recur logout <chatgpt|copilot> [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/login')).logout,
+  },
   kill: {
     summary: 'cancel a session and its sub-agents',
     usage: 'recur kill <session-id>',

@@ -24,6 +24,8 @@ export function stackPaths(config: RecurConfig) {
     kafkaCredentials: join(run, 'kafka-credentials.json'),
     /** The event log's signing key and every public key that ever signed (services/devstack/log-keys.ts). */
     keys: join(config.home, 'keys'),
+    /** Subscription logins (`recur login`), owner-only; read by the CLI and the worker's model activity (activities/model/auth). */
+    logins: join(config.home, 'logins'),
     venv: join(config.toolsDir, 'venv'),
     python: join(config.toolsDir, 'venv', 'bin', 'python'),
     temporalBin: join(config.toolsDir, 'venv', 'bin', 'temporal'),

@@ -98,13 +98,14 @@ export async function createRecurWorker(
       beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index),
     }),
     ...createModelActivities({
-      transcripts, blobs, env: opts.env ?? process.env, scriptedDirs: config.agent.scriptedDirs, harnessSection: harnessPromptSection(harness),
+      transcripts, blobs, env: opts.env ?? process.env, scriptedDirs: config.agent.scriptedDirs, loginsDir: stackPaths(config).logins, harnessSection: harnessPromptSection(harness),
       contextFiles: (sessionId) => readContextFiles(host.place(sessionId).workspace, config.agent.contextFileMaxBytes, blobs),
     }),
     ...createRefineActivities({
       readLog: readOwnLog,
       env: opts.env ?? process.env,
       scriptedDirs: config.agent.scriptedDirs,
+      loginsDir: stackPaths(config).logins,
       blobs,
       moduleNames,
     }),

@@ -1,0 +1,49 @@
+import type { Env } from '../registry';
+import type { AuthReply, Sleep } from './auth-http';
+import type { LoginName, LoginRecord } from './login-store';
+
+/** What the user is shown while a device-code login waits: open the URL, type the code. */
+export interface DevicePrompt {
+  verificationUrl: string;
+  userCode: string;
+}
+
+export interface LoginDeps {
+  env: Env;
+  onPrompt: (prompt: DevicePrompt) => void;
+  /** Ctrl-C: the poll stops and the login fails as cancelled, nothing written. */
+  signal?: AbortSignal;
+  sleep?: Sleep;
+}
+
+export interface RefreshDeps {
+  env: Env;
+  signal?: AbortSignal;
+}
+
+/** A refresh either gives a new record or says why the provider refused the stored credential for good. */
+export type RefreshResult = { ok: true; record: LoginRecord } | { ok: false; rejected: string };
+
+/** One subscription login: how to get it, keep it fresh, and spend it on a model call. */
+export interface LoginFlow {
+  name: LoginName;
+  /** For `recur login` and `recur models`. */
+  title: string;
+  /** Every variable that points the flow or its API elsewhere (tests point them at a local server). */
+  urlEnv: readonly string[];
+  login(deps: LoginDeps): Promise<LoginRecord>;
+  refresh(record: LoginRecord, deps: RefreshDeps): Promise<RefreshResult>;
+  /** The headers that authenticate a call with `record`, and the API base URL the login itself named, if any. */
+  callAuth(record: LoginRecord): { headers: Record<string, string>; baseUrl?: string };
+}
+
+/** A refused refresh credential (400/401/403) is for good; anything else (429, 5xx) may pass and is thrown as retryable. */
+export function refusedReason(reply: AuthReply): string | null {
+  if (reply.status !== 400 && reply.status !== 401 && reply.status !== 403) return null;
+  const e = reply.body?.error;
+  const detail = typeof e === 'string' ? e : typeof e === 'object' && e !== null ? String((e as { message?: unknown }).message ?? (e as { code?: unknown }).code ?? '') : '';
+  const description = typeof reply.body?.error_description === 'string' ? reply.body.error_description : '';
+  return `HTTP ${reply.status}${detail ? `: ${detail}` : ''}${description ? ` (${description})` : ''}`;
+}
+
+export const urlFrom = (env: Env, name: string, fallback: string): string => (env[name] || fallback).replace(/\/+$/, '');
