@@ -55,7 +55,6 @@ export function writeLogin(dir: string, record: LoginRecord): void {
   const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
   try {
     writeFileSync(tmp, JSON.stringify(record, null, 2), { mode: 0o600 });
-    chmodSync(tmp, 0o600);
     renameSync(tmp, target);
   } finally {
     rmSync(tmp, { force: true });

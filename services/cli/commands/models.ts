@@ -59,7 +59,7 @@ function check(need: Need, here: { env: NodeJS.ProcessEnv; home: string; loginsD
   if ('env' in need) {
     const set = need.env.filter((v) => here.env[v]);
     const what = need.env.length === 1 ? need.env[0] : `one of ${need.env.join(', ')}`;
-    return { what, met: set.length > 0, detail: set.length > 0 ? `${set[0]} set` : 'not set' };
+    return { what, met: set.length > 0, detail: set.length === 0 ? 'not set' : need.env.length === 1 ? 'set' : `${set[0]} set` };
   }
   if ('login' in need) {
     const what = `recur login ${need.login}`;
