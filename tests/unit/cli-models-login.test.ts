@@ -1,7 +1,8 @@
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeLogin } from '../../activities/model/auth/login-store';
+import { checkNeed } from '../../services/cli/commands/models';
 import { cliInProcess } from '../helpers/cli-in-process';
 import { PATHS, github, startFakeLoginServer, type FakeLoginServer } from '../helpers/fake-login-server';
 
@@ -53,6 +54,16 @@ describe('recur models, login and logout', () => {
     expect((await cliInProcess(['logout', 'copilot'], env())).out).toEqual(['logged out of GitHub Copilot']);
     expect(row(await rows(), 'copilot')?.configured).toBe(false);
     expect((await cliInProcess(['logout', 'copilot'], env())).out).toEqual(['not logged in to GitHub Copilot']);
+  });
+
+  test('a need for any of several variables, or for a file under the home, is checked as declared', () => {
+    const here = { env: { AWS_PROFILE: 'dev', AWS_ACCESS_KEY_ID: '' }, home, loginsDir: join(home, 'logins') };
+    expect(checkNeed({ env: ['AWS_ACCESS_KEY_ID', 'AWS_PROFILE'] }, here)).toEqual({ what: 'one of AWS_ACCESS_KEY_ID, AWS_PROFILE', met: true, detail: 'AWS_PROFILE set' });
+    const model = { file: 'models/smollm2.gguf', hint: 'run `recur setup`' };
+    expect(checkNeed(model, here)).toEqual({ what: 'models/smollm2.gguf', met: false, detail: 'run `recur setup`' });
+    mkdirSync(join(home, 'models'));
+    writeFileSync(join(home, 'models', 'smollm2.gguf'), 'gguf');
+    expect(checkNeed(model, here)).toEqual({ what: 'models/smollm2.gguf', met: true, detail: 'installed' });
   });
 
   test('an unknown login provider is a usage error naming the known ones', async () => {

@@ -37,13 +37,17 @@ export interface LoginFlow {
   callAuth(record: LoginRecord): { headers: Record<string, string>; baseUrl?: string };
 }
 
-/** A refused refresh credential (400/401/403) is for good; anything else (429, 5xx) may pass and is thrown as retryable. */
+/**
+ * Why an auth endpoint refused for good (400/401/403: a reused, revoked or expired credential, a
+ * declined code), quoting its message; null for anything that may pass (429, 5xx).
+ */
 export function refusedReason(reply: AuthReply): string | null {
   if (reply.status !== 400 && reply.status !== 401 && reply.status !== 403) return null;
-  const e = reply.body?.error;
-  const detail = typeof e === 'string' ? e : typeof e === 'object' && e !== null ? String((e as { message?: unknown }).message ?? (e as { code?: unknown }).code ?? '') : '';
-  const description = typeof reply.body?.error_description === 'string' ? reply.body.error_description : '';
-  return `HTTP ${reply.status}${detail ? `: ${detail}` : ''}${description ? ` (${description})` : ''}`;
+  const error = reply.body?.error;
+  // GitHub and RFC 6749 send `error` as a code with `error_description`; OpenAI sends `{error: {message, code}}`.
+  const said = typeof error === 'string' ? error : typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : reply.body?.message;
+  const description = reply.body?.error_description;
+  return [`HTTP ${reply.status}`, typeof said === 'string' && said ? `: ${said}` : '', typeof description === 'string' ? ` (${description})` : ''].join('');
 }
 
 export const urlFrom = (env: Env, name: string, fallback: string): string => (env[name] || fallback).replace(/\/+$/, '');

@@ -33,7 +33,7 @@ export async function models(ctx: CommandContext): Promise<number> {
   const here = { env: process.env, home: config.home, loginsDir: stackPaths(config).logins };
   const rows: ProviderRow[] = (Object.keys(PROVIDERS) as ProviderName[]).map((name) => {
     const preset = PROVIDERS[name];
-    const needs = needsOf(preset).map((n) => check(n, here));
+    const needs = needsOf(preset).map((n) => checkNeed(n, here));
     return { provider: name, spec: `${name}/<model>`, wire: preset.wire, baseUrl: process.env[preset.baseUrlEnv] || preset.baseUrl, needs, configured: needs.every((n) => n.met) };
   });
   const dirs = config.agent.scriptedDirs;
@@ -55,7 +55,8 @@ export async function models(ctx: CommandContext): Promise<number> {
   return 0;
 }
 
-function check(need: Need, here: { env: NodeJS.ProcessEnv; home: string; loginsDir: string }): NeedStatus {
+/** Whether one need holds here; exported for the kinds no preset of this build uses yet. */
+export function checkNeed(need: Need, here: { env: NodeJS.ProcessEnv; home: string; loginsDir: string }): NeedStatus {
   if ('env' in need) {
     const set = need.env.filter((v) => here.env[v]);
     const what = need.env.length === 1 ? need.env[0] : `one of ${need.env.join(', ')}`;
