@@ -22,8 +22,8 @@ export interface AuthRequestSeen {
 export interface FakeLoginServer {
   url: string;
   requests: AuthRequestSeen[];
-  /** Queues replies for `path` (e.g. `/login/oauth/access_token`). */
-  on(path: string, ...replies: AuthReplyStub[]): void;
+  /** Queues replies for `path` (e.g. `/login/oauth/access_token`); a function is called when the request arrives. */
+  on(path: string, ...replies: (AuthReplyStub | (() => AuthReplyStub))[]): void;
   /** The requests made to `path`. */
   seen(path: string): AuthRequestSeen[];
   close(): Promise<void>;
@@ -39,7 +39,7 @@ export const PATHS = {
 } as const;
 
 export async function startFakeLoginServer(): Promise<FakeLoginServer> {
-  const queues = new Map<string, AuthReplyStub[]>();
+  const queues = new Map<string, (AuthReplyStub | (() => AuthReplyStub))[]>();
   const requests: AuthRequestSeen[] = [];
   const server = createServer((req, res) => {
     let raw = '';
@@ -50,7 +50,8 @@ export async function startFakeLoginServer(): Promise<FakeLoginServer> {
       const form = String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
       const body = raw === '' ? {} : form ? Object.fromEntries(new URLSearchParams(raw)) : (JSON.parse(raw) as Record<string, string>);
       requests.push({ method: req.method ?? '', path, headers: req.headers, body });
-      const reply = queues.get(path)?.shift() ?? { status: 418, body: { error: `no reply queued for ${path}` } };
+      const next = queues.get(path)?.shift() ?? { status: 418, body: { error: `no reply queued for ${path}` } };
+      const reply = typeof next === 'function' ? next() : next;
       res.writeHead(reply.status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(reply.body));
     });

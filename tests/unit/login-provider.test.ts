@@ -132,6 +132,19 @@ describe('chatgpt/<model>', () => {
     expect(api.requests).toHaveLength(0);
   });
 
+  test('a refresh refused because another process spent the refresh token first uses that process\'s login, not marking it refused', async () => {
+    writeLogin(dir, chatgptLogin({ expiresAt: Date.now() - 1 }));
+    auth.on(PATHS.openaiToken, () => {
+      writeLogin(dir, chatgptLogin({ accessToken: 'access-other', refreshToken: 'refresh-other' }));
+      return openai.refused();
+    });
+    api.enqueue(openaiText('raced'));
+    expect((await chatgptModel().complete(call)).text).toBe('raced');
+    expect(api.requests[0].headers.authorization).toBe('Bearer access-other');
+    expect(readLogin(dir, 'chatgpt')).toMatchObject({ refreshToken: 'refresh-other' });
+    expect(readLogin(dir, 'chatgpt')?.rejected).toBeUndefined();
+  });
+
   test('a refresh the server fails (5xx) is an error that may pass, and the stored login stays as it was', async () => {
     writeLogin(dir, chatgptLogin({ expiresAt: Date.now() - 1 }));
     auth.on(PATHS.openaiToken, { status: 503, body: {} });

@@ -37,6 +37,9 @@ export async function usableLogin(dir: string, flow: LoginFlow, env: Env, stale?
 async function refresh(dir: string, flow: LoginFlow, record: LoginRecord, env: Env): Promise<LoginRecord> {
   const result = await flow.refresh(record, { env });
   if (!result.ok) {
+    // Another process may have spent the same single-use refresh token first: its login stands.
+    const now = readLogin(dir, flow.name);
+    if (now && !now.rejected && now.refreshToken !== record.refreshToken) return now;
     writeLogin(dir, { ...record, rejected: result.rejected, updatedAt: Date.now() });
     throw refused(flow, result.rejected);
   }
