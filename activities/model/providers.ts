@@ -1,6 +1,7 @@
 /**
- * Where each named provider lives and which environment variables configure it. Every entry
- * but `anthropic` speaks OpenAI Chat Completions; the presets differ only in URL and key.
+ * Where each named provider lives and which environment variables configure it. The `openai`
+ * wire (OpenAI Chat Completions) is shared by most entries, which differ only in URL and key;
+ * `anthropic`, `gemini`, `azure` and `openai-responses` each speak their own.
  *
  * | provider   | default base URL                        | base URL env        | key env            |
  * |------------|-----------------------------------------|---------------------|--------------------|
@@ -12,15 +13,25 @@
  * | groq       | https://api.groq.com/openai/v1          | GROQ_BASE_URL       | GROQ_API_KEY       |
  * | fireworks  | https://api.fireworks.ai/inference/v1   | FIREWORKS_BASE_URL  | FIREWORKS_API_KEY  |
  * | openrouter | https://openrouter.ai/api/v1            | OPENROUTER_BASE_URL | OPENROUTER_API_KEY |
+ * | gemini     | https://generativelanguage.googleapis.com | GEMINI_BASE_URL   | GEMINI_API_KEY, else GOOGLE_API_KEY |
+ * | azure      | none: AZURE_OPENAI_ENDPOINT is required   | AZURE_OPENAI_ENDPOINT | AZURE_OPENAI_API_KEY, else AZURE_OPENAI_AD_TOKEN (Entra ID bearer) |
+ * | openai-responses | https://api.openai.com/v1           | OPENAI_BASE_URL     | OPENAI_API_KEY     |
+ *
+ * `azure` also reads AZURE_OPENAI_API_VERSION (default AZURE_OPENAI_DEFAULT_API_VERSION).
  */
 export interface ProviderPreset {
-  wire: 'openai' | 'anthropic';
+  wire: 'openai' | 'anthropic' | 'gemini' | 'azure' | 'openai-responses';
+  /** Empty: there is no default, so `baseUrlEnv` must be set. */
   baseUrl: string;
   baseUrlEnv: string;
   keyEnv: string;
+  /** Read when `keyEnv` is unset: another name for the key, or (azure) another kind of credential. */
+  altKeyEnv?: string;
   /** Local servers run without a key; the key is still sent when set. */
   keyRequired: boolean;
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /** What a user must provide for this provider, in words, for `recur models`. */
+  needs?: string;
 }
 
 const local = (port: number, name: string): ProviderPreset => ({
@@ -48,6 +59,32 @@ export const PROVIDERS = {
   groq: hosted('https://api.groq.com/openai/v1', 'GROQ'),
   fireworks: hosted('https://api.fireworks.ai/inference/v1', 'FIREWORKS'),
   openrouter: hosted('https://openrouter.ai/api/v1', 'OPENROUTER'),
+  gemini: {
+    wire: 'gemini',
+    baseUrl: 'https://generativelanguage.googleapis.com',
+    baseUrlEnv: 'GEMINI_BASE_URL',
+    keyEnv: 'GEMINI_API_KEY',
+    altKeyEnv: 'GOOGLE_API_KEY',
+    keyRequired: true,
+    needs: 'a Gemini API key in GEMINI_API_KEY (or GOOGLE_API_KEY)',
+  },
+  azure: {
+    wire: 'azure',
+    baseUrl: '',
+    baseUrlEnv: 'AZURE_OPENAI_ENDPOINT',
+    keyEnv: 'AZURE_OPENAI_API_KEY',
+    altKeyEnv: 'AZURE_OPENAI_AD_TOKEN',
+    keyRequired: true,
+    needs: 'AZURE_OPENAI_ENDPOINT and AZURE_OPENAI_API_KEY (or an Entra ID token in AZURE_OPENAI_AD_TOKEN); the model is the deployment name',
+  },
+  'openai-responses': {
+    wire: 'openai-responses',
+    baseUrl: 'https://api.openai.com/v1',
+    baseUrlEnv: 'OPENAI_BASE_URL',
+    keyEnv: 'OPENAI_API_KEY',
+    keyRequired: true,
+    needs: 'an OpenAI API key in OPENAI_API_KEY',
+  },
 } satisfies Record<string, ProviderPreset>;
 
 export type ProviderName = keyof typeof PROVIDERS;

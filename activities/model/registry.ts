@@ -1,6 +1,9 @@
 import { ProviderError } from '../../errors';
 import { createAnthropicProvider } from './anthropic';
+import { AZURE_OPENAI_DEFAULT_API_VERSION, createAzureOpenAIProvider } from './azure-openai';
+import { createGeminiProvider } from './gemini';
 import { createOpenAIProvider } from './openai';
+import { createOpenAIResponsesProvider } from './openai-responses';
 import { PROVIDERS, type ProviderName, type ProviderPreset } from './providers';
 import { createScriptedModel, loadScript } from './scripted';
 import type { ProviderOptions } from './streaming-call';
@@ -45,16 +48,46 @@ export function createModel(spec: string, env: Env, options: ModelOptions = {}):
     return bind(createScriptedModel(loadScript(parsed.path, options.scriptedDirs ?? []), parsed.path), parsed.path);
   }
   const preset: ProviderPreset = PROVIDERS[parsed.provider];
-  const apiKey = env[preset.keyEnv] || undefined;
+  const ownKey = env[preset.keyEnv] || undefined;
+  const apiKey = ownKey ?? ((preset.altKeyEnv && env[preset.altKeyEnv]) || undefined);
   if (preset.keyRequired && !apiKey) {
-    throw new ProviderError(parsed.provider, `${preset.keyEnv} is not set; model ${spec} needs it`, undefined, { retryable: false });
+    const names = preset.altKeyEnv ? `${preset.keyEnv} (or ${preset.altKeyEnv})` : preset.keyEnv;
+    throw new ProviderError(parsed.provider, `${names} is not set; model ${spec} needs it`, undefined, { retryable: false });
   }
   const baseUrl = env[preset.baseUrlEnv] || preset.baseUrl;
-  const provider =
-    preset.wire === 'anthropic'
-      ? createAnthropicProvider({ ...options, baseUrl, apiKey: apiKey ?? '' })
-      : createOpenAIProvider({ ...options, name: parsed.provider, baseUrl, apiKey, maxTokensField: preset.maxTokensField });
-  return bind(provider, parsed.model);
+  if (!baseUrl) {
+    throw new ProviderError(parsed.provider, `${preset.baseUrlEnv} is not set; model ${spec} needs it`, undefined, { retryable: false });
+  }
+  return bind(wireProvider(parsed.provider, preset, { ...options, baseUrl, apiKey, ownKey, env }), parsed.model);
+}
+
+interface WireArgs extends ProviderOptions {
+  baseUrl: string;
+  apiKey?: string;
+  /** The key from `keyEnv` itself, not `altKeyEnv`. */
+  ownKey?: string;
+  env: Env;
+}
+
+function wireProvider(name: ProviderName, preset: ProviderPreset, { env, ownKey, apiKey, ...args }: WireArgs): ModelProvider {
+  const key = apiKey ?? '';
+  switch (preset.wire) {
+    case 'anthropic':
+      return createAnthropicProvider({ ...args, apiKey: key });
+    case 'gemini':
+      return createGeminiProvider({ ...args, apiKey: key });
+    case 'openai-responses':
+      return createOpenAIResponsesProvider({ ...args, apiKey: key });
+    case 'azure':
+      return createAzureOpenAIProvider({
+        ...args,
+        endpoint: args.baseUrl,
+        apiVersion: env.AZURE_OPENAI_API_VERSION || AZURE_OPENAI_DEFAULT_API_VERSION,
+        auth: ownKey ? { apiKey: ownKey } : { adToken: key },
+      });
+    case 'openai':
+      return createOpenAIProvider({ ...args, name, apiKey, maxTokensField: preset.maxTokensField });
+  }
 }
 
 function bind(provider: ModelProvider, model: string): Model {
