@@ -3,7 +3,7 @@ import { OpenAIStream } from './openai-stream';
 import { streamingCall, type ProviderOptions } from './streaming-call';
 import type { ModelProvider } from './types';
 
-/** The newest api-version that streams usage (`stream_options`) and takes `max_completion_tokens`. */
+/** Streams usage (`stream_options`) and takes `max_completion_tokens`, which the GA 2024-10-21 lacks; AZURE_OPENAI_API_VERSION overrides it. */
 export const AZURE_OPENAI_DEFAULT_API_VERSION = '2025-04-01-preview';
 
 export interface AzureOpenAIProviderConfig extends ProviderOptions {

@@ -12,13 +12,20 @@ export interface GeminiProviderConfig extends ProviderOptions {
 
 type Part =
   | { text: string }
-  | { functionCall: { id?: string; name: string; args: { code: string } } }
+  | { functionCall: { id?: string; name: string; args: { code: string } }; thoughtSignature: string }
   | { functionResponse: { id?: string; name: string; response: { output: string } } };
 
 interface Content {
   role: 'user' | 'model';
   parts: Part[];
 }
+
+/**
+ * Gemini 3 rejects a replayed function call without the thought signature it came with; the
+ * transcript keeps none, so calls carry the sentinel Google documents for history it did not
+ * sign (https://ai.google.dev/gemini-api/docs/thought-signatures); Gemini 2.5 accepts it too.
+ */
+export const UNSIGNED_THOUGHT = 'skip_thought_signature_validator';
 
 /** Gemini API `streamGenerateContent`, as SSE. */
 export function createGeminiProvider(config: GeminiProviderConfig): ModelProvider {
@@ -73,7 +80,7 @@ function toParts(m: ChatMessage): Part[] {
   // An id Gemini did not send was made up here; the API is given back only its own.
   const id = m.toolCallId !== undefined && !isSyntheticCallId(m.toolCallId) ? { id: m.toolCallId } : {};
   if (m.role === 'assistant' && m.toolCallId !== undefined && m.code !== undefined) {
-    return [...text, { functionCall: { ...id, name: PYTHON_TOOL.name, args: { code: m.code } } }];
+    return [...text, { functionCall: { ...id, name: PYTHON_TOOL.name, args: { code: m.code } }, thoughtSignature: UNSIGNED_THOUGHT }];
   }
   if (m.role !== 'tool') return text;
   if (m.toolCallId !== undefined) return [{ functionResponse: { ...id, name: PYTHON_TOOL.name, response: { output: m.content } } }];

@@ -49,7 +49,8 @@ export function createModel(spec: string, env: Env, options: ModelOptions = {}):
   }
   const preset: ProviderPreset = PROVIDERS[parsed.provider];
   const ownKey = env[preset.keyEnv] || undefined;
-  const apiKey = ownKey ?? ((preset.altKeyEnv && env[preset.altKeyEnv]) || undefined);
+  const altKey = (preset.altKeyEnv && env[preset.altKeyEnv]) || undefined;
+  const apiKey = ownKey ?? altKey;
   if (preset.keyRequired && !apiKey) {
     const names = preset.altKeyEnv ? `${preset.keyEnv} (or ${preset.altKeyEnv})` : preset.keyEnv;
     throw new ProviderError(parsed.provider, `${names} is not set; model ${spec} needs it`, undefined, { retryable: false });
@@ -58,18 +59,18 @@ export function createModel(spec: string, env: Env, options: ModelOptions = {}):
   if (!baseUrl) {
     throw new ProviderError(parsed.provider, `${preset.baseUrlEnv} is not set; model ${spec} needs it`, undefined, { retryable: false });
   }
-  return bind(wireProvider(parsed.provider, preset, { ...options, baseUrl, apiKey, ownKey, env }), parsed.model);
+  const args = { ...options, baseUrl, apiKey, keyIsAlt: ownKey === undefined && altKey !== undefined };
+  return bind(wireProvider(parsed.provider, preset, env, args), parsed.model);
 }
 
 interface WireArgs extends ProviderOptions {
   baseUrl: string;
   apiKey?: string;
-  /** The key from `keyEnv` itself, not `altKeyEnv`. */
-  ownKey?: string;
-  env: Env;
+  /** The key came from `altKeyEnv` (for azure: an Entra ID token, not a resource key). */
+  keyIsAlt: boolean;
 }
 
-function wireProvider(name: ProviderName, preset: ProviderPreset, { env, ownKey, apiKey, ...args }: WireArgs): ModelProvider {
+function wireProvider(name: ProviderName, preset: ProviderPreset, env: Env, { apiKey, keyIsAlt, ...args }: WireArgs): ModelProvider {
   const key = apiKey ?? '';
   switch (preset.wire) {
     case 'anthropic':
@@ -78,13 +79,11 @@ function wireProvider(name: ProviderName, preset: ProviderPreset, { env, ownKey,
       return createGeminiProvider({ ...args, apiKey: key });
     case 'openai-responses':
       return createOpenAIResponsesProvider({ ...args, apiKey: key });
-    case 'azure':
-      return createAzureOpenAIProvider({
-        ...args,
-        endpoint: args.baseUrl,
-        apiVersion: env.AZURE_OPENAI_API_VERSION || AZURE_OPENAI_DEFAULT_API_VERSION,
-        auth: ownKey ? { apiKey: ownKey } : { adToken: key },
-      });
+    case 'azure': {
+      const { baseUrl: endpoint, ...rest } = args;
+      const apiVersion = env.AZURE_OPENAI_API_VERSION || AZURE_OPENAI_DEFAULT_API_VERSION;
+      return createAzureOpenAIProvider({ ...rest, endpoint, apiVersion, auth: keyIsAlt ? { adToken: key } : { apiKey: key } });
+    }
     case 'openai':
       return createOpenAIProvider({ ...args, name, apiKey, maxTokensField: preset.maxTokensField });
   }

@@ -66,7 +66,7 @@ describe('Gemini provider', () => {
       systemInstruction: { parts: [{ text: 'You are root.' }] },
       contents: [
         { role: 'user', parts: [{ text: 'compute' }] },
-        { role: 'model', parts: [{ text: 'Running.' }, { functionCall: { id: 'fc-1', name: 'python', args: { code: 'print(2)' } } }] },
+        { role: 'model', parts: [{ text: 'Running.' }, { functionCall: { id: 'fc-1', name: 'python', args: { code: 'print(2)' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
         { role: 'user', parts: [{ functionResponse: { id: 'fc-1', name: 'python', response: { output: '2' } } }, { text: 'and now?' }] },
         { role: 'model', parts: [{ text: '```python\nprint(3)\n```' }] },
         { role: 'user', parts: [{ text: '(no output)' }] },
@@ -102,7 +102,7 @@ describe('Gemini provider', () => {
     ];
     await provider().complete(request({ messages: history }));
     expect(server.requests[2].body.contents).toEqual([
-      { role: 'model', parts: [{ functionCall: { name: 'python', args: { code: first.code } } }] },
+      { role: 'model', parts: [{ functionCall: { name: 'python', args: { code: first.code } }, thoughtSignature: 'skip_thought_signature_validator' }] },
       { role: 'user', parts: [{ functionResponse: { name: 'python', response: { output: 'π ≈ 3.14159' } } }] },
     ]);
   });
