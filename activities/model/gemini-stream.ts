@@ -34,6 +34,9 @@ const STOP: Record<string, StopReason> = { STOP: 'end', MAX_TOKENS: 'max_tokens'
 /** Server trouble and quota pass on retry; a rejected request does not. */
 const RETRYABLE_STATUSES = new Set(['UNAVAILABLE', 'INTERNAL', 'RESOURCE_EXHAUSTED', 'DEADLINE_EXCEEDED']);
 
+/** The model wrote a call the API could not parse, or one to a tool it was not offered: a bad sample, retried. */
+const BAD_SAMPLE = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL']);
+
 const SYNTHETIC_PREFIX = 'recur_gc_';
 
 /** Whether a call id was made up by this fold, because Gemini sent none. */
@@ -83,10 +86,7 @@ export class GeminiStream implements WireStream {
     if (raw === null) {
       throw new ProviderError(this.provider, 'stream ended before a finishReason', undefined, { retryable: true });
     }
-    // The model wrote a call the API could not parse: a bad sample, as with unparsable arguments.
-    if (raw === 'MALFORMED_FUNCTION_CALL') {
-      throw new ProviderError(this.provider, 'the model produced a malformed function call', undefined, { retryable: true });
-    }
+    if (BAD_SAMPLE.has(raw)) throw new ProviderError(this.provider, `bad function call (${raw})`, undefined, { retryable: true });
     return { text: this.text, calls: this.calls, usage: this.usage, stopReason: STOP[raw] ?? 'other', rawStopReason: raw, model: this.model };
   }
 

@@ -143,8 +143,15 @@ describe('Gemini provider', () => {
   });
 
   test('a malformed function call is a bad sample: retried', async () => {
+    const retries: RetryInfo[] = [];
     server.enqueue(sseFixture('gemini', 'text.sse', (b) => b.replace('"STOP"', '"MALFORMED_FUNCTION_CALL"')), toolCall());
-    expect(await provider().complete(request())).toMatchObject({ attempts: 2, stopReason: 'tool_call' });
+    expect(await provider({}, retries).complete(request())).toMatchObject({ attempts: 2, stopReason: 'tool_call' });
+    expect(retries[0].error.message).toBe('gemini: bad function call (MALFORMED_FUNCTION_CALL)');
+  });
+
+  test('CRLF-framed events split anywhere, mid-line and mid-character, still parse', async () => {
+    server.enqueue({ ...text(), chunkBytes: 3 });
+    expect((await provider().complete(request())).text).toBe('The answer is 42, wörld 🎉.');
   });
 
   test('a 400 INVALID_ARGUMENT fails at once, naming the provider, the status and the reason', async () => {
