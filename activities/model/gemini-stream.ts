@@ -25,7 +25,6 @@ interface Chunk {
   usageMetadata?: GeminiUsage;
   promptFeedback?: { blockReason?: string };
   modelVersion?: string;
-  responseId?: string;
   error?: { code?: number; status?: string; message?: string };
 }
 
@@ -56,15 +55,17 @@ export class GeminiStream implements WireStream {
   private blockReason: string | null = null;
   private usage: Usage | null = null;
   private model?: string;
-  private responseId = '';
 
-  constructor(private readonly provider: string) {}
+  /** `callKey` names the model call (agent and call index): the same on a retry or replay, different for every other call. */
+  constructor(
+    private readonly provider: string,
+    private readonly callKey: string,
+  ) {}
 
   onEvent(event: SseEvent): void {
     const chunk = this.parse(event.data);
     if (chunk.error) throw this.streamError(chunk.error);
     this.model = chunk.modelVersion ?? this.model;
-    this.responseId = chunk.responseId ?? this.responseId;
     this.blockReason = chunk.promptFeedback?.blockReason ?? this.blockReason;
     const usage = chunk.usageMetadata;
     if (usage) {
@@ -90,10 +91,10 @@ export class GeminiStream implements WireStream {
     return { text: this.text, calls: this.calls, usage: this.usage, stopReason: STOP[raw] ?? 'other', rawStopReason: raw, model: this.model };
   }
 
-  /** Gemini gives calls an id only on some surfaces; without one, a stable id is made from the response and the call. */
+  /** Gemini gives calls an id only on some surfaces; without one, the id is made from the model call and the call's place in it. */
   private addCall(call: NonNullable<Part['functionCall']>): void {
     const args = JSON.stringify(call.args ?? {});
-    const digest = createHash('sha256').update(`${this.responseId}\n${this.calls.length}\n${args}`).digest('hex');
+    const digest = createHash('sha256').update(`${this.callKey}\n${this.calls.length}`).digest('hex');
     this.calls.push({ id: call.id || `${SYNTHETIC_PREFIX}${digest.slice(0, 16)}`, code: codeFromToolArguments(this.provider, args) });
   }
 

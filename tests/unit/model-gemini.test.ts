@@ -86,14 +86,17 @@ describe('Gemini provider', () => {
     });
   });
 
-  test('a function call without an id gets a stable made-up one, which is not sent back as Gemini\'s', async () => {
-    server.enqueue(toolCall(), toolCall());
+  test('a function call without an id gets one made from the agent and call index (the same on a retry), not sent back as Gemini\'s', async () => {
+    server.enqueue(toolCall(), toolCall(), toolCall(), toolCall());
     const first = await provider().complete(request());
     const again = await provider().complete(request());
+    const nextCall = await provider().complete(request({ callIndex: 1 }));
+    const otherAgent = await provider().complete(request({ agent: 'child' }));
     expect(first).toMatchObject({ text: 'Computing it in Python.', code: 'import math\nprint("π ≈", math.pi)', stopReason: 'tool_call', rawStopReason: 'STOP' });
     expect(first.usage).toEqual({ inputTokens: 310, outputTokens: 136 });
     expect(first.toolCallId).toMatch(/^recur_gc_[0-9a-f]{16}$/);
     expect(again.toolCallId).toBe(first.toolCallId);
+    expect(new Set([first.toolCallId, nextCall.toolCallId, otherAgent.toolCallId]).size).toBe(3);
 
     server.enqueue(text());
     const history: ChatMessage[] = [
@@ -101,7 +104,7 @@ describe('Gemini provider', () => {
       { role: 'tool', content: 'π ≈ 3.14159', toolCallId: first.toolCallId },
     ];
     await provider().complete(request({ messages: history }));
-    expect(server.requests[2].body.contents).toEqual([
+    expect(server.requests[4].body.contents).toEqual([
       { role: 'model', parts: [{ functionCall: { name: 'python', args: { code: first.code } }, thoughtSignature: 'skip_thought_signature_validator' }] },
       { role: 'user', parts: [{ functionResponse: { name: 'python', response: { output: 'π ≈ 3.14159' } } }] },
     ]);
