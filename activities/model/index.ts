@@ -3,6 +3,9 @@ export { createModel, parseModelSpec, type ModelOptions, type ModelSpec, type En
 export { PROVIDERS, type ProviderName, type ProviderPreset } from './providers';
 export { createOpenAIProvider, type OpenAIProviderConfig } from './openai';
 export { createAnthropicProvider, type AnthropicProviderConfig } from './anthropic';
+export { createGeminiProvider, type GeminiProviderConfig } from './gemini';
+export { AZURE_OPENAI_DEFAULT_API_VERSION, createAzureOpenAIProvider, type AzureOpenAIProviderConfig } from './azure-openai';
+export { createOpenAIResponsesProvider, type OpenAIResponsesProviderConfig } from './openai-responses';
 export { allowedScriptPath, createScriptedModel, loadScript, validateScript, type Script } from './scripted';
 export { extractFencedPython } from './extract-code';
 export { LIST_PRICES, costUsd, priceOf, type Price, type PriceTable } from './pricing';

@@ -22,7 +22,8 @@ interface Chunk {
   usage?: OpenAIUsage | null;
   // Groq has reported usage here instead of `usage`.
   x_groq?: { usage?: OpenAIUsage };
-  error?: { message?: string; type?: string } | string;
+  // Azure names the error in `code`, often with `type: null`.
+  error?: { message?: string; type?: string | null; code?: string | null } | string;
 }
 
 const STOP: Record<string, StopReason> = { stop: 'end', tool_calls: 'tool_call', function_call: 'tool_call', length: 'max_tokens' };
@@ -45,7 +46,8 @@ export class OpenAIStream implements WireStream {
     }
     const chunk = this.parse(event.data);
     if (chunk.error) throw this.streamError(chunk.error);
-    this.model = chunk.model ?? this.model;
+    // Azure's first chunk (prompt filter results) has `model: ""`.
+    this.model = chunk.model || this.model;
     const usage = chunk.usage ?? chunk.x_groq?.usage;
     if (usage) this.usage = { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
     const choice = chunk.choices?.[0];
@@ -91,8 +93,9 @@ export class OpenAIStream implements WireStream {
   /** An error after a 200 is the server failing mid-answer; only a rejected request is worth not retrying. */
   private streamError(error: NonNullable<Chunk['error']>): ProviderError {
     const e = typeof error === 'string' ? { message: error } : error;
-    const retryable = e.type !== 'invalid_request_error';
-    return new ProviderError(this.provider, `stream error: ${e.type ? `${e.type}: ` : ''}${e.message ?? 'unknown'}`, undefined, {
+    const kind = e.type ?? e.code;
+    const retryable = kind !== 'invalid_request_error' && kind !== 'content_filter';
+    return new ProviderError(this.provider, `stream error: ${kind ? `${kind}: ` : ''}${e.message ?? 'unknown'}`, undefined, {
       retryable,
     });
   }

@@ -1,9 +1,10 @@
 import type { LoginName } from './auth/login-store';
 
 /**
- * Where each named provider lives and which environment variables configure it. Every entry
- * but `anthropic` speaks OpenAI Chat Completions; the presets differ only in URL and key, or in
- * the subscription login (`recur login`, docs/logins.md) that authenticates them instead.
+ * Where each named provider lives and which environment variables configure it. The `openai`
+ * wire (OpenAI Chat Completions) is shared by most entries, which differ only in URL and key, or
+ * in the subscription login (`recur login`, docs/logins.md) that authenticates them instead;
+ * `anthropic`, `gemini`, `azure` and `openai-responses` each speak their own.
  *
  * | provider   | default base URL                        | base URL env        | key env            |
  * |------------|-----------------------------------------|---------------------|--------------------|
@@ -17,13 +18,21 @@ import type { LoginName } from './auth/login-store';
  * | openrouter | https://openrouter.ai/api/v1            | OPENROUTER_BASE_URL | OPENROUTER_API_KEY |
  * | chatgpt    | https://chatgpt.com/backend-api/codex   | CHATGPT_BASE_URL    | `recur login chatgpt` |
  * | copilot    | https://api.githubcopilot.com (or the account's own) | COPILOT_BASE_URL | `recur login copilot` |
+ * | gemini     | https://generativelanguage.googleapis.com | GEMINI_BASE_URL   | GEMINI_API_KEY, else GOOGLE_API_KEY |
+ * | azure      | none: AZURE_OPENAI_ENDPOINT is required   | AZURE_OPENAI_ENDPOINT | AZURE_OPENAI_API_KEY, else AZURE_OPENAI_AD_TOKEN (Entra ID bearer) |
+ * | openai-responses | https://api.openai.com/v1           | OPENAI_BASE_URL     | OPENAI_API_KEY     |
+ *
+ * `azure` also reads AZURE_OPENAI_API_VERSION (default AZURE_OPENAI_DEFAULT_API_VERSION).
  */
 export interface ProviderPreset {
-  wire: 'openai' | 'anthropic';
+  wire: 'openai' | 'anthropic' | 'gemini' | 'azure' | 'openai-responses';
+  /** Empty: there is no default, so `baseUrlEnv` must be set. */
   baseUrl: string;
   baseUrlEnv: string;
   /** Absent for a provider authenticated by a login or by credentials of its own kind. */
   keyEnv?: string;
+  /** Read when `keyEnv` is unset: another name for the key, or (azure) another kind of credential. */
+  altKeyEnv?: string;
   /** Local servers run without a key; the key is still sent when set. */
   keyRequired: boolean;
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
@@ -74,9 +83,33 @@ export const PROVIDERS = {
   groq: hosted('https://api.groq.com/openai/v1', 'GROQ'),
   fireworks: hosted('https://api.fireworks.ai/inference/v1', 'FIREWORKS'),
   openrouter: hosted('https://openrouter.ai/api/v1', 'OPENROUTER'),
-  // The Codex backend speaks the Responses API: this binds to the Chat Completions wire until that one is here.
-  chatgpt: { wire: 'openai', baseUrl: 'https://chatgpt.com/backend-api/codex', baseUrlEnv: 'CHATGPT_BASE_URL', keyRequired: false, login: 'chatgpt' },
+  chatgpt: { wire: 'openai-responses', baseUrl: 'https://chatgpt.com/backend-api/codex', baseUrlEnv: 'CHATGPT_BASE_URL', keyRequired: false, login: 'chatgpt' },
   copilot: { wire: 'openai', baseUrl: 'https://api.githubcopilot.com', baseUrlEnv: 'COPILOT_BASE_URL', keyRequired: false, login: 'copilot' },
+  gemini: {
+    wire: 'gemini',
+    baseUrl: 'https://generativelanguage.googleapis.com',
+    baseUrlEnv: 'GEMINI_BASE_URL',
+    keyEnv: 'GEMINI_API_KEY',
+    altKeyEnv: 'GOOGLE_API_KEY',
+    keyRequired: true,
+    needs: [{ env: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] }],
+  },
+  azure: {
+    wire: 'azure',
+    baseUrl: '',
+    baseUrlEnv: 'AZURE_OPENAI_ENDPOINT',
+    keyEnv: 'AZURE_OPENAI_API_KEY',
+    altKeyEnv: 'AZURE_OPENAI_AD_TOKEN',
+    keyRequired: true,
+    needs: [{ env: ['AZURE_OPENAI_ENDPOINT'] }, { env: ['AZURE_OPENAI_API_KEY', 'AZURE_OPENAI_AD_TOKEN'] }],
+  },
+  'openai-responses': {
+    wire: 'openai-responses',
+    baseUrl: 'https://api.openai.com/v1',
+    baseUrlEnv: 'OPENAI_BASE_URL',
+    keyEnv: 'OPENAI_API_KEY',
+    keyRequired: true,
+  },
 } satisfies Record<string, ProviderPreset>;
 
 export type ProviderName = keyof typeof PROVIDERS;

@@ -1,8 +1,11 @@
 import { ProviderError } from '../../errors';
 import { createAnthropicProvider } from './anthropic';
-import { createLoginProvider, LOGIN_FLOWS, type CallAuth } from './auth/login-provider';
+import { createLoginProvider, LOGIN_FLOWS } from './auth/login-provider';
 import { readLogin } from './auth/login-store';
+import { AZURE_OPENAI_DEFAULT_API_VERSION, createAzureOpenAIProvider } from './azure-openai';
+import { createGeminiProvider } from './gemini';
 import { createOpenAIProvider } from './openai';
+import { createOpenAIResponsesProvider } from './openai-responses';
 import { PROVIDERS, type ProviderName, type ProviderPreset } from './providers';
 import { createScriptedModel, loadScript } from './scripted';
 import type { ProviderOptions } from './streaming-call';
@@ -50,24 +53,56 @@ export function createModel(spec: string, env: Env, options: ModelOptions = {}):
   }
   const preset: ProviderPreset = PROVIDERS[parsed.provider];
   const name = parsed.provider;
-  const wire = (auth: CallAuth & { apiKey?: string }) =>
-    preset.wire === 'anthropic'
-      ? createAnthropicProvider({ ...options, baseUrl: auth.baseUrl, apiKey: auth.apiKey ?? '' })
-      : createOpenAIProvider({ ...options, name, ...auth, maxTokensField: preset.maxTokensField });
   if (preset.login) {
     if (!options.loginsDir) throw new ProviderError(name, `model ${spec} needs a login, and this process has no logins directory`, undefined, { retryable: false });
     if (!readLogin(options.loginsDir, preset.login)) throw new ProviderError(name, `not logged in; model ${spec} needs \`recur login ${preset.login}\``, undefined, { retryable: false });
     const provider = createLoginProvider(LOGIN_FLOWS[preset.login], {
-      name, dir: options.loginsDir, env, baseUrl: preset.baseUrl, baseUrlOverride: env[preset.baseUrlEnv] || undefined, wire,
+      name, dir: options.loginsDir, env, baseUrl: preset.baseUrl, baseUrlOverride: env[preset.baseUrlEnv] || undefined,
+      wire: (auth) => wireProvider(name, preset, env, { ...options, ...auth, keyIsAlt: false }),
     });
     return bind(provider, parsed.model);
   }
-  const apiKey = (preset.keyEnv && env[preset.keyEnv]) || undefined;
+  const ownKey = (preset.keyEnv && env[preset.keyEnv]) || undefined;
+  const altKey = (preset.altKeyEnv && env[preset.altKeyEnv]) || undefined;
+  const apiKey = ownKey ?? altKey;
   if (preset.keyRequired && !apiKey) {
-    throw new ProviderError(name, `${preset.keyEnv} is not set; model ${spec} needs it`, undefined, { retryable: false });
+    const names = preset.altKeyEnv ? `${preset.keyEnv} (or ${preset.altKeyEnv})` : preset.keyEnv;
+    throw new ProviderError(name, `${names} is not set; model ${spec} needs it`, undefined, { retryable: false });
   }
-  const provider = wire({ baseUrl: env[preset.baseUrlEnv] || preset.baseUrl, headers: {}, apiKey });
-  return bind(provider, parsed.model);
+  const baseUrl = env[preset.baseUrlEnv] || preset.baseUrl;
+  if (!baseUrl) {
+    throw new ProviderError(name, `${preset.baseUrlEnv} is not set; model ${spec} needs it`, undefined, { retryable: false });
+  }
+  const args = { ...options, baseUrl, apiKey, keyIsAlt: ownKey === undefined && altKey !== undefined };
+  return bind(wireProvider(name, preset, env, args), parsed.model);
+}
+
+interface WireArgs extends ProviderOptions {
+  baseUrl: string;
+  apiKey?: string;
+  /** Sent on every call: a login's bearer token and the headers its API wants (auth/login-provider.ts). */
+  headers?: Record<string, string>;
+  /** The key came from `altKeyEnv` (for azure: an Entra ID token, not a resource key). */
+  keyIsAlt: boolean;
+}
+
+function wireProvider(name: ProviderName, preset: ProviderPreset, env: Env, { apiKey, keyIsAlt, ...args }: WireArgs): ModelProvider {
+  const key = apiKey ?? '';
+  switch (preset.wire) {
+    case 'anthropic':
+      return createAnthropicProvider({ ...args, apiKey: key });
+    case 'gemini':
+      return createGeminiProvider({ ...args, apiKey: key });
+    case 'openai-responses':
+      return createOpenAIResponsesProvider({ ...args, name, apiKey });
+    case 'azure': {
+      const { baseUrl: endpoint, ...rest } = args;
+      const apiVersion = env.AZURE_OPENAI_API_VERSION || AZURE_OPENAI_DEFAULT_API_VERSION;
+      return createAzureOpenAIProvider({ ...rest, endpoint, apiVersion, auth: keyIsAlt ? { adToken: key } : { apiKey: key } });
+    }
+    case 'openai':
+      return createOpenAIProvider({ ...args, name, apiKey, maxTokensField: preset.maxTokensField });
+  }
 }
 
 function bind(provider: ModelProvider, model: string): Model {

@@ -1,4 +1,5 @@
 import { ProviderError } from '../../errors';
+import { readErrorBody } from './error-body';
 import { abortedError, parseRetryAfter, type AttemptResult } from './retry';
 import { SseParser, type SseEvent } from './sse';
 
@@ -50,8 +51,11 @@ export async function postSse(req: SseRequest, onEvent: (event: SseEvent) => voi
     });
     stall.refresh();
     if (!res.ok) {
-      const error = httpError(req.provider, res.status, await res.text());
-      return { ok: false, error, retryAfterMs: parseRetryAfter(res.headers) };
+      const body = readErrorBody(await res.text());
+      const error = new ProviderError(req.provider, `HTTP ${res.status}: ${body.detail}`, res.status, {
+        retryable: isRetryableStatus(res.status),
+      });
+      return { ok: false, error, retryAfterMs: parseRetryAfter(res.headers) ?? body.retryAfterMs };
     }
     if (!res.body) return { ok: false, error: new ProviderError(req.provider, 'response has no body', res.status, { retryable: true }) };
     const parser = new SseParser();
@@ -83,21 +87,6 @@ export async function postSse(req: SseRequest, onEvent: (event: SseEvent) => voi
 /** 429 and 5xx may pass on retry; any other status is the request's fault and will not. */
 export function isRetryableStatus(status: number): boolean {
   return status === 429 || status >= 500;
-}
-
-/** Both APIs answer errors as `{error: {type?, message}}`; anything else is quoted, shortened. */
-export function httpError(provider: string, status: number, body: string): ProviderError {
-  let detail = body.trim().slice(0, 500) || '(empty body)';
-  try {
-    const parsed = JSON.parse(body) as { error?: { type?: string; message?: string } | string; message?: string };
-    const e = parsed.error;
-    if (typeof e === 'string') detail = e;
-    else if (e?.message) detail = e.type ? `${e.type}: ${e.message}` : e.message;
-    else if (parsed.message) detail = parsed.message;
-  } catch {
-    // Not JSON (a proxy's HTML page, say): the shortened raw body is the best detail there is.
-  }
-  return new ProviderError(provider, `HTTP ${status}: ${detail}`, status, { retryable: isRetryableStatus(status) });
 }
 
 function transportError(req: SseRequest, cause: AbortCause | null, err: unknown): ProviderError {

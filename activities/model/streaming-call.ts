@@ -41,6 +41,8 @@ export interface WireCall {
   headers: Record<string, string>;
   body: unknown;
   newStream(): WireStream;
+  /** The provider whose list prices apply, when another API bills the same models (the Responses API: `openai`). */
+  pricedAs?: string;
 }
 
 /** Runs one streamed call with retries and turns the draft into the neutral response. */
@@ -63,6 +65,7 @@ export async function streamingCall(
   );
   const native = draft.calls.length > 0;
   const pricing = { ...LIST_PRICES, ...options.pricing };
+  const priced = wire.pricedAs ?? provider;
   const usage = draft.usage ?? estimateUsage(request, draft.text + draft.calls.map((c) => c.code).join(''));
   return {
     text: draft.text,
@@ -70,7 +73,7 @@ export async function streamingCall(
     ...(native && { toolCallId: draft.calls[0].id }),
     usage,
     usageReported: draft.usage !== null,
-    costUsd: costUsd(provider, request.model, usage, pricing) || costUsd(provider, draft.model ?? '', usage, pricing),
+    costUsd: costUsd(priced, request.model, usage, pricing) || costUsd(priced, draft.model ?? '', usage, pricing),
     latencyMs: Date.now() - started,
     attempts,
     model: draft.model ?? request.model,

@@ -6,6 +6,7 @@ import { readLogin, writeLogin, type LoginRecord } from '../../activities/model/
 import type { ModelCall } from '../../activities/model/types';
 import { openaiError, openaiText, startFakeOpenAIServer } from '../helpers/fake-openai-server';
 import type { FakeSseServer } from '../helpers/fake-sse-server';
+import { sseFixture } from '../helpers/provider-fixtures';
 import { PATHS, github, openai, startFakeLoginServer, type FakeLoginServer } from '../helpers/fake-login-server';
 
 let api: FakeSseServer;
@@ -23,6 +24,9 @@ afterEach(async () => {
 
 const call: ModelCall = { system: 'You are root.', messages: [{ role: 'user', content: 'hi' }], tools: 'python', agent: 'root', callIndex: 0 };
 const HOUR = 3_600_000;
+/** What the recorded Responses stream (tests/fixtures/providers/openai-responses/text.sse) says. */
+const RESPONSES_TEXT = 'Hello, wörld 🎉 done';
+const responsesText = () => sseFixture('openai-responses', 'text.sse');
 
 function copilotLogin(over: Partial<LoginRecord> = {}): LoginRecord {
   return { provider: 'copilot', accessToken: 'copilot-old', expiresAt: Date.now() + HOUR, refreshToken: 'gho_keep', updatedAt: 0, ...over };
@@ -101,8 +105,10 @@ describe('chatgpt/<model>', () => {
   test('an expiring access token is refreshed with the refresh_token grant first; the rotated refresh token is kept', async () => {
     writeLogin(dir, chatgptLogin({ expiresAt: Date.now() + 5_000 }));
     auth.on(PATHS.openaiToken, openai.tokens({ access: 'access-new', refresh: 'refresh-new', expiresIn: 864_000 }));
-    api.enqueue(openaiText('codex'));
-    expect((await chatgptModel().complete(call)).text).toBe('codex');
+    api.enqueue(responsesText());
+    expect((await chatgptModel().complete(call)).text).toBe(RESPONSES_TEXT);
+    // The Codex backend speaks the Responses API.
+    expect(api.requests[0].path).toBe('/responses');
     expect(auth.seen(PATHS.openaiToken)[0].body).toEqual({
       client_id: 'app_EMoamEEZ73f0CkXaXp7hrann', grant_type: 'refresh_token', refresh_token: 'refresh-old', scope: 'openid profile email',
     });
@@ -114,10 +120,10 @@ describe('chatgpt/<model>', () => {
   test('concurrent calls on an expired token share one refresh: OpenAI refresh tokens are single-use', async () => {
     writeLogin(dir, chatgptLogin({ expiresAt: Date.now() - 1 }));
     auth.on(PATHS.openaiToken, openai.tokens({ access: 'access-new', refresh: 'refresh-new', expiresIn: 864_000 }));
-    api.enqueue(openaiText('one'), openaiText('two'));
+    api.enqueue(responsesText(), responsesText());
     const model = chatgptModel();
     const texts = (await Promise.all([model.complete(call), model.complete(call)])).map((r) => r.text).sort();
-    expect(texts).toEqual(['one', 'two']);
+    expect(texts).toEqual([RESPONSES_TEXT, RESPONSES_TEXT]);
     expect(auth.seen(PATHS.openaiToken)).toHaveLength(1);
   });
 
@@ -138,8 +144,8 @@ describe('chatgpt/<model>', () => {
       writeLogin(dir, chatgptLogin({ accessToken: 'access-other', refreshToken: 'refresh-other' }));
       return openai.refused();
     });
-    api.enqueue(openaiText('raced'));
-    expect((await chatgptModel().complete(call)).text).toBe('raced');
+    api.enqueue(responsesText());
+    expect((await chatgptModel().complete(call)).text).toBe(RESPONSES_TEXT);
     expect(api.requests[0].headers.authorization).toBe('Bearer access-other');
     expect(readLogin(dir, 'chatgpt')).toMatchObject({ refreshToken: 'refresh-other' });
     expect(readLogin(dir, 'chatgpt')?.rejected).toBeUndefined();

@@ -5,6 +5,8 @@ import { ProviderError } from '../../errors';
 import { createModel, parseModelSpec } from '../../activities/model/registry';
 import { openaiText, startFakeOpenAIServer } from '../helpers/fake-openai-server';
 import { anthropicText, startFakeAnthropicServer } from '../helpers/fake-anthropic-server';
+import { startFakeSseServer } from '../helpers/fake-sse-server';
+import { sseFixture } from '../helpers/provider-fixtures';
 
 const call = { system: '', messages: [{ role: 'user' as const, content: 'hi' }], tools: 'none' as const, agent: 'root', callIndex: 0 };
 
@@ -15,6 +17,9 @@ describe('model specs', () => {
     ['ollama/llama3.1:8b', { provider: 'ollama', model: 'llama3.1:8b' }],
     ['openrouter/meta-llama/llama-3.1-8b-instruct', { provider: 'openrouter', model: 'meta-llama/llama-3.1-8b-instruct' }],
     ['scripted:/tmp/replies.json', { provider: 'scripted', path: '/tmp/replies.json' }],
+    ['gemini/gemini-2.5-flash', { provider: 'gemini', model: 'gemini-2.5-flash' }],
+    ['azure/my-gpt4o-deployment', { provider: 'azure', model: 'my-gpt4o-deployment' }],
+    ['openai-responses/gpt-5', { provider: 'openai-responses', model: 'gpt-5' }],
   ])('%s parses', (spec, parsed) => {
     expect(parseModelSpec(spec)).toEqual(parsed);
   });
@@ -22,7 +27,7 @@ describe('model specs', () => {
   test('an unknown provider is an error listing the known ones', () => {
     expect(() => parseModelSpec('mistral/large')).toThrow(ProviderError);
     expect(() => parseModelSpec('mistral/large')).toThrow(
-      /unknown provider "mistral"; known: openai, anthropic, vllm, .*, copilot.* \(as <provider>\/<model>\) and scripted:<file.json>/,
+      /unknown provider "mistral"; known: openai, anthropic, vllm, .*, copilot, gemini, azure, openai-responses.* \(as <provider>\/<model>\) and scripted:<file.json>/,
     );
   });
 
@@ -90,5 +95,52 @@ describe('model specs', () => {
     expect(() => createModel(`scripted:${file}.missing`, {}, { scriptedDirs: [dir] })).toThrow(/replies\.json\.missing: cannot read/);
     expect(() => createModel(`scripted:${file}`, {})).toThrow(/not under a directory scripted models may read from \(none\)/);
     expect(() => createModel('scripted:/etc/passwd', {}, { scriptedDirs: [dir] })).toThrow(/\/etc\/passwd: not under a directory/);
+  });
+
+  test('gemini/ takes GEMINI_API_KEY, else GOOGLE_API_KEY, and GEMINI_BASE_URL', async () => {
+    expect(() => createModel('gemini/gemini-2.5-flash', {})).toThrow(/GEMINI_API_KEY \(or GOOGLE_API_KEY\) is not set/);
+    const server = await startFakeSseServer();
+    try {
+      server.enqueue(sseFixture('gemini', 'text.sse'), sseFixture('gemini', 'text.sse'));
+      const base = { GEMINI_BASE_URL: server.url };
+      await createModel('gemini/gemini-2.5-flash', { ...base, GOOGLE_API_KEY: 'google' }).complete(call);
+      await createModel('gemini/gemini-2.5-flash', { ...base, GOOGLE_API_KEY: 'google', GEMINI_API_KEY: 'gemini' }).complete(call);
+      expect(server.requests.map((r) => r.headers['x-goog-api-key'])).toEqual(['google', 'gemini']);
+      expect(server.requests[0].path).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('azure/ needs an endpoint and a key or Entra token; the api-version has a pinned default and can be set', async () => {
+    expect(() => createModel('azure/dep', { AZURE_OPENAI_API_KEY: 'k' })).toThrow(/AZURE_OPENAI_ENDPOINT is not set; model azure\/dep needs it/);
+    expect(() => createModel('azure/dep', { AZURE_OPENAI_ENDPOINT: 'https://x' })).toThrow(/AZURE_OPENAI_API_KEY \(or AZURE_OPENAI_AD_TOKEN\) is not set/);
+    const server = await startFakeSseServer();
+    try {
+      server.enqueue(sseFixture('azure', 'text.sse'), sseFixture('azure', 'text.sse'));
+      await createModel('azure/dep', { AZURE_OPENAI_ENDPOINT: server.url, AZURE_OPENAI_API_KEY: 'k', AZURE_OPENAI_AD_TOKEN: 't' }).complete(call);
+      const entra = { AZURE_OPENAI_ENDPOINT: server.url, AZURE_OPENAI_AD_TOKEN: 't', AZURE_OPENAI_API_VERSION: '2024-12-01-preview' };
+      expect(await createModel('azure/dep', entra).complete(call)).toMatchObject({ provider: 'azure', model: 'gpt-4o-2024-11-20' });
+      const [withKey, withToken] = server.requests;
+      expect(withKey.path).toBe('/openai/deployments/dep/chat/completions?api-version=2025-04-01-preview');
+      expect([withKey.headers['api-key'], withKey.headers.authorization]).toEqual(['k', undefined]);
+      expect(withToken.path).toBe('/openai/deployments/dep/chat/completions?api-version=2024-12-01-preview');
+      expect([withToken.headers['api-key'], withToken.headers.authorization]).toEqual([undefined, 'Bearer t']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('openai-responses/ shares OPENAI_API_KEY and OPENAI_BASE_URL', async () => {
+    expect(() => createModel('openai-responses/gpt-5', {})).toThrow(/OPENAI_API_KEY is not set/);
+    const server = await startFakeSseServer();
+    try {
+      server.enqueue(sseFixture('openai-responses', 'text.sse'));
+      const model = createModel('openai-responses/gpt-4.1', { OPENAI_API_KEY: 'sk-r', OPENAI_BASE_URL: `${server.url}/v1` });
+      expect(await model.complete(call)).toMatchObject({ provider: 'openai-responses', text: 'Hello, wörld 🎉 done' });
+      expect(server.requests[0]).toMatchObject({ path: '/v1/responses', headers: { authorization: 'Bearer sk-r' }, body: { model: 'gpt-4.1' } });
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,6 +1,8 @@
+import { readErrorBody } from '../../activities/model/error-body';
 import { costUsd, priceOf } from '../../activities/model/pricing';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelayMs } from '../../activities/model/retry';
 import { SseParser } from '../../activities/model/sse';
+import { fixtureText } from '../helpers/provider-fixtures';
 
 describe('SSE parser', () => {
   const bytes = (s: string) => new TextEncoder().encode(s);
@@ -53,5 +55,41 @@ describe('pricing', () => {
     expect(priceOf('anthropic', 'claude-sonnet-4-5-20250929')).toEqual({ inputPerMTok: 3, outputPerMTok: 15 });
     expect(costUsd('openai', 'gpt-4o-mini', { inputTokens: 2_000_000, outputTokens: 1_000_000 })).toBeCloseTo(0.9, 10);
     expect(costUsd('vllm', 'my-finetune', { inputTokens: 5_000, outputTokens: 5_000 })).toBe(0);
+    expect(costUsd('gemini', 'gemini-2.5-pro', { inputTokens: 1_000_000, outputTokens: 1_000_000 })).toBeCloseTo(11.25, 10);
   });
 });
+
+describe('error bodies', () => {
+  const body = (provider: string, name: string) => fixtureText(provider, name).body;
+
+  test('OpenAI and Anthropic shapes: type and message', () => {
+    expect(readErrorBody('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}')).toEqual({ detail: 'overloaded_error: Overloaded' });
+    expect(readErrorBody(body('openai-responses', 'error-429.json')).detail).toMatch(/^tokens: Rate limit reached for gpt-4.1/);
+  });
+
+  test('Google shape: status, message, the ErrorInfo reason, the RetryInfo wait; also wrapped in an array', () => {
+    expect(readErrorBody(body('gemini', 'error-429.json'))).toEqual({
+      detail: expect.stringMatching(/^RESOURCE_EXHAUSTED: You exceeded your current quota/),
+      retryAfterMs: 37_000,
+    });
+    expect(readErrorBody(body('gemini', 'error-400.json')).detail).toBe(
+      'INVALID_ARGUMENT: API key not valid. Please pass a valid API key. (API_KEY_INVALID)',
+    );
+    const fractional = '[{"error":{"code":503,"status":"UNAVAILABLE","message":"busy","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1.5s"}]}}]';
+    expect(readErrorBody(fractional)).toEqual({ detail: 'UNAVAILABLE: busy', retryAfterMs: 1500 });
+  });
+
+  test('Azure shape: a word code names the error, a numeric one does not; filtered categories are listed', () => {
+    expect(readErrorBody(body('azure', 'error-404.json')).detail).toMatch(/^DeploymentNotFound: The API deployment/);
+    expect(readErrorBody(body('azure', 'error-429.json')).detail).toMatch(/^Requests to the ChatCompletions_Create/);
+    expect(readErrorBody(body('azure', 'error-400-content-filter.json')).detail).toMatch(/^content_filter: .*\(filtered: jailbreak\)$/);
+  });
+
+  test('anything else is quoted, shortened', () => {
+    expect(readErrorBody('<html>502 Bad Gateway</html>')).toEqual({ detail: '<html>502 Bad Gateway</html>' });
+    expect(readErrorBody('  ')).toEqual({ detail: '(empty body)' });
+    expect(readErrorBody('{"message":"plain"}')).toEqual({ detail: 'plain' });
+    expect(readErrorBody('x'.repeat(800)).detail).toHaveLength(500);
+  });
+});
+
