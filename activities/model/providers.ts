@@ -1,6 +1,6 @@
 /**
  * Where each named provider lives and which environment variables configure it. Every entry
- * but `anthropic` speaks OpenAI Chat Completions; the presets differ only in URL and key.
+ * but `anthropic` and `bedrock` speaks OpenAI Chat Completions; the presets differ only in URL and key.
  *
  * | provider   | default base URL                        | base URL env        | key env            |
  * |------------|-----------------------------------------|---------------------|--------------------|
@@ -12,15 +12,18 @@
  * | groq       | https://api.groq.com/openai/v1          | GROQ_BASE_URL       | GROQ_API_KEY       |
  * | fireworks  | https://api.fireworks.ai/inference/v1   | FIREWORKS_BASE_URL  | FIREWORKS_API_KEY  |
  * | openrouter | https://openrouter.ai/api/v1            | OPENROUTER_BASE_URL | OPENROUTER_API_KEY |
+ * | bedrock    | https://bedrock-runtime.<region>.amazonaws.com | BEDROCK_BASE_URL | AWS_BEARER_TOKEN_BEDROCK, or SigV4 from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY |
  */
 export interface ProviderPreset {
-  wire: 'openai' | 'anthropic';
+  wire: 'openai' | 'anthropic' | 'bedrock';
   baseUrl: string;
   baseUrlEnv: string;
   keyEnv: string;
   /** Local servers run without a key; the key is still sent when set. */
   keyRequired: boolean;
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /** What a user must set for it, in words (`recur models` shows it). */
+  needs?: string;
 }
 
 const local = (port: number, name: string): ProviderPreset => ({
@@ -48,6 +51,15 @@ export const PROVIDERS = {
   groq: hosted('https://api.groq.com/openai/v1', 'GROQ'),
   fireworks: hosted('https://api.fireworks.ai/inference/v1', 'FIREWORKS'),
   openrouter: hosted('https://openrouter.ai/api/v1', 'OPENROUTER'),
+  // Region and auth are read by bedrockSettings; the key here is the API-key option only.
+  bedrock: {
+    wire: 'bedrock',
+    baseUrl: 'https://bedrock-runtime.<region>.amazonaws.com',
+    baseUrlEnv: 'BEDROCK_BASE_URL',
+    keyEnv: 'AWS_BEARER_TOKEN_BEDROCK',
+    keyRequired: false,
+    needs: 'AWS_REGION (or AWS_DEFAULT_REGION), and AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key) or AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN)',
+  },
 } satisfies Record<string, ProviderPreset>;
 
 export type ProviderName = keyof typeof PROVIDERS;

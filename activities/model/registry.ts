@@ -1,5 +1,6 @@
 import { ProviderError } from '../../errors';
 import { createAnthropicProvider } from './anthropic';
+import { bedrockSettings, createBedrockProvider } from './bedrock';
 import { createOpenAIProvider } from './openai';
 import { PROVIDERS, type ProviderName, type ProviderPreset } from './providers';
 import { createScriptedModel, loadScript } from './scripted';
@@ -14,7 +15,8 @@ const KNOWN = `${Object.keys(PROVIDERS).join(', ')} (as <provider>/<model>) and 
 
 /**
  * `openai/gpt-4o`, `anthropic/claude-sonnet-4-5`, `ollama/llama3.1:8b`, `scripted:replies.json`.
- * Only the first `/` splits, since model names may hold more (`openrouter/meta-llama/llama-3-8b`).
+ * Only the first `/` splits, since model names may hold more (`openrouter/meta-llama/llama-3-8b`,
+ * `bedrock/arn:aws:bedrock:…:inference-profile/…`).
  */
 export function parseModelSpec(spec: string): ModelSpec {
   if (spec.startsWith('scripted:')) {
@@ -45,6 +47,7 @@ export function createModel(spec: string, env: Env, options: ModelOptions = {}):
     return bind(createScriptedModel(loadScript(parsed.path, options.scriptedDirs ?? []), parsed.path), parsed.path);
   }
   const preset: ProviderPreset = PROVIDERS[parsed.provider];
+  if (preset.wire === 'bedrock') return bind(createBedrockProvider({ ...options, ...bedrockSettings(env) }), parsed.model);
   const apiKey = env[preset.keyEnv] || undefined;
   if (preset.keyRequired && !apiKey) {
     throw new ProviderError(parsed.provider, `${preset.keyEnv} is not set; model ${spec} needs it`, undefined, { retryable: false });
