@@ -3,12 +3,14 @@ import { join } from 'node:path';
 import type { BlobStore } from '../../activities/blob-store';
 import { modelCalledFields } from '../../activities/call-model';
 import { createAnthropicProvider } from '../../activities/model/anthropic';
+import { createOpenAIProvider } from '../../activities/model/openai';
 import { costUsd } from '../../activities/model/pricing';
 import type { ModelRequest, ModelResponse } from '../../activities/model/types';
 import { buildPrompt } from '../../activities/prompt/build-prompt';
 import { BASE_SYSTEM_PROMPT } from '../../activities/prompt/system-prompt';
 import { encodeEventBatch, ZERO_HASH, type RecurEventInput } from '../../schemas';
 import { anthropicText, startFakeAnthropicServer } from '../helpers/fake-anthropic-server';
+import { openaiText } from '../helpers/fake-openai-server';
 import type { FakeSseServer } from '../helpers/fake-sse-server';
 
 const CACHE_USAGE_SSE = readFileSync(join(__dirname, '..', 'fixtures', 'providers', 'anthropic', 'messages-cache-usage.sse'), 'utf8');
@@ -62,6 +64,16 @@ describe('Anthropic prompt caching', () => {
     // $3/MTok in: 50 plain at 3, 10,000 read at 0.3, 2,000 written at 3.75; 200 out at 15.
     expect(res.costUsd).toBeCloseTo((50 * 3 + 10_000 * 0.3 + 2_000 * 3.75 + 200 * 15) / 1e6, 12);
     expect(res.costUsd).toBeCloseTo(0.01365, 12);
+  });
+});
+
+describe('OpenAI cached input', () => {
+  test('prompt_tokens_details.cached_tokens are cache reads within prompt_tokens, priced at the model\'s discount', async () => {
+    server.enqueue(openaiText('ok', { model: 'gpt-4o-2024-08-06', usage: { prompt: 2_000_000, completion: 0, cached: 1_500_000 } }));
+    const res = await createOpenAIProvider({ name: 'openai', baseUrl: server.url, apiKey: 'k' }).complete(request({ model: 'gpt-4o' }));
+    expect(res.usage).toEqual({ inputTokens: 2_000_000, outputTokens: 0, cacheReadTokens: 1_500_000 });
+    // gpt-4o: $2.50 plain, cached at half.
+    expect(res.costUsd).toBeCloseTo(0.5 * 2.5 + 1.5 * 1.25, 12);
   });
 });
 
