@@ -3,6 +3,7 @@ export { createModel, parseModelSpec, type ModelOptions, type ModelSpec, type En
 export { PROVIDERS, type ProviderName, type ProviderPreset } from './providers';
 export { createOpenAIProvider, type OpenAIProviderConfig } from './openai';
 export { createAnthropicProvider, type AnthropicProviderConfig } from './anthropic';
+export { bedrockSettings, createBedrockProvider, type BedrockProviderConfig } from './bedrock';
 export { allowedScriptPath, createScriptedModel, loadScript, validateScript, type Script } from './scripted';
 export { extractFencedPython } from './extract-code';
 export { LIST_PRICES, costUsd, priceOf, type Price, type PriceTable } from './pricing';
