@@ -70,6 +70,8 @@ export async function modelCalledFields(
     requestBlob: null,
     contextFiles: context.map((c) => c.file),
     usageSource: res.usageReported ? 'reported' : 'estimated',
+    cacheReadTokens: res.usage.cacheReadTokens ?? null,
+    cacheWriteTokens: res.usage.cacheWriteTokens ?? null,
   };
 }
 
@@ -81,7 +83,7 @@ export function createModelActivities(deps: {
   scriptedDirs: readonly string[];
   /** Where subscription logins are stored (`chatgpt/…`, `copilot/…` models). */
   loginsDir?: string;
-  /** The session's Continual Harness as prompt text, appended after the (immutable) base prompt. */
+  /** The session's Continual Harness as prompt text, right after the (immutable) base prompt. */
   harnessSection?: (sessionId: string) => Promise<string>;
   /** The session's workspace instruction files (AGENTS.md, CLAUDE.md), read afresh for each call. */
   contextFiles?: (sessionId: string) => Promise<ShownContextFile[]>;
@@ -108,8 +110,7 @@ export function createModelActivities(deps: {
             agent: input.agent, callIndex: input.compactions ?? 0, signal: ctx.cancellationSignal,
           });
         }
-        const prompt = buildPrompt(events, compacted, context);
-        if (deps.harnessSection) prompt.system += await deps.harnessSection(input.sessionId);
+        const prompt = buildPrompt(events, compacted, context, await deps.harnessSection?.(input.sessionId));
         res = await modelFor(input.model).complete({
           ...prompt, tools: 'python', agent: input.agent, callIndex: input.callIndex, signal: ctx.cancellationSignal,
         });

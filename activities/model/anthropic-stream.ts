@@ -2,7 +2,7 @@ import { ProviderError } from '../../errors';
 import { codeFromToolArguments } from './python-tool';
 import type { SseEvent } from './sse';
 import type { Draft, WireStream } from './streaming-call';
-import type { StopReason } from './types';
+import type { StopReason, Usage } from './types';
 
 interface AnthropicUsage {
   input_tokens?: number | null;
@@ -33,6 +33,8 @@ export class AnthropicStream implements WireStream {
   private readonly blocks: Block[] = [];
   private inputTokens = 0;
   private outputTokens = 0;
+  private cacheReadTokens = 0;
+  private cacheWriteTokens = 0;
   /** Whether message_start or message_delta carried any usage. */
   private usageSeen = false;
   private stopReason: string | null = null;
@@ -80,7 +82,7 @@ export class AnthropicStream implements WireStream {
       calls: blocks.flatMap((b) =>
         b.kind === 'tool' ? [{ id: b.id, code: codeFromToolArguments(this.provider, b.json || JSON.stringify(b.input ?? {})) }] : [],
       ),
-      usage: this.usageSeen ? { inputTokens: this.inputTokens, outputTokens: this.outputTokens } : null,
+      usage: this.usageSeen ? this.usage() : null,
       stopReason: STOP[this.stopReason ?? ''] ?? 'other',
       rawStopReason: this.stopReason,
       model: this.model,
@@ -94,10 +96,15 @@ export class AnthropicStream implements WireStream {
   private addUsage(usage: AnthropicUsage | undefined): void {
     if (!usage) return;
     this.usageSeen = true;
-    if (usage.input_tokens != null) {
-      this.inputTokens = usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
-    }
+    if (usage.cache_read_input_tokens != null) this.cacheReadTokens = usage.cache_read_input_tokens;
+    if (usage.cache_creation_input_tokens != null) this.cacheWriteTokens = usage.cache_creation_input_tokens;
+    if (usage.input_tokens != null) this.inputTokens = usage.input_tokens + this.cacheWriteTokens + this.cacheReadTokens;
     if (usage.output_tokens != null) this.outputTokens = usage.output_tokens;
+  }
+
+  private usage(): Usage {
+    const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = this;
+    return { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens };
   }
 
   private addDelta(block: Block | undefined, delta: StreamEvent['delta']): void {

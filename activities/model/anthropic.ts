@@ -1,5 +1,5 @@
 import { AnthropicStream } from './anthropic-stream';
-import { withoutNativeToolCalls } from './messages';
+import { splitSystem, withoutNativeToolCalls } from './messages';
 import { PYTHON_TOOL } from './python-tool';
 import { streamingCall, type ProviderOptions } from './streaming-call';
 import type { ChatMessage, ModelProvider, ModelRequest } from './types';
@@ -15,10 +15,14 @@ export const ANTHROPIC_VERSION = '2023-06-01';
 /** The Messages API requires `max_tokens`; this is used when the request sets none. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 8192;
 
-type Block =
+type Block = (
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: { code: string } }
-  | { type: 'tool_result'; tool_use_id: string; content?: string };
+  | { type: 'tool_result'; tool_use_id: string; content?: string }
+) & { cache_control?: typeof EPHEMERAL };
+
+/** The 5-minute cache; a breakpoint caches everything before it (tools, then system, then turns). */
+const EPHEMERAL = { type: 'ephemeral' } as const;
 
 interface Turn {
   role: 'user' | 'assistant';
@@ -44,11 +48,19 @@ export function createAnthropicProvider(config: AnthropicProviderConfig): ModelP
 export function anthropicRequestBody(request: ModelRequest): Record<string, unknown> {
   const history = request.tools === 'none' ? withoutNativeToolCalls(request.messages) : request.messages;
   const { name, description, parameters } = PYTHON_TOOL;
+  const messages = toAnthropicTurns(history);
+  const caching = request.cacheBreaks !== undefined;
+  const system = caching
+    ? splitSystem(request.system, request.cacheBreaks).map((p) => ({ type: 'text', text: p.text, ...(p.cached && { cache_control: EPHEMERAL }) }))
+    : request.system;
+  // The conversation so far is the next call's prefix: a breakpoint after it caches the turns too.
+  const lastTurn = messages[messages.length - 1];
+  if (caching && lastTurn) lastTurn.content[lastTurn.content.length - 1].cache_control = EPHEMERAL;
   return {
     model: request.model,
     max_tokens: request.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
-    ...(request.system && { system: request.system }),
-    messages: toAnthropicTurns(history),
+    ...(system.length > 0 && { system }),
+    messages,
     stream: true,
     ...(request.temperature !== undefined && { temperature: request.temperature }),
     ...(request.tools === 'python' && { tools: [{ name, description, input_schema: parameters }] }),

@@ -6,6 +6,7 @@ export { createAnthropicProvider, type AnthropicProviderConfig } from './anthrop
 export { createGeminiProvider, type GeminiProviderConfig } from './gemini';
 export { AZURE_OPENAI_DEFAULT_API_VERSION, createAzureOpenAIProvider, type AzureOpenAIProviderConfig } from './azure-openai';
 export { createOpenAIResponsesProvider, type OpenAIResponsesProviderConfig } from './openai-responses';
+export { bedrockSettings, createBedrockProvider, type BedrockProviderConfig } from './bedrock';
 export { allowedScriptPath, createScriptedModel, loadScript, validateScript, type Script } from './scripted';
 export { extractFencedPython } from './extract-code';
 export { LIST_PRICES, costUsd, priceOf, type Price, type PriceTable } from './pricing';

@@ -13,6 +13,8 @@ interface ToolCallDelta {
 interface OpenAIUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
+  /** OpenAI's automatic prompt cache: `cached_tokens` are part of `prompt_tokens`. */
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
 }
 
 interface Chunk {
@@ -49,7 +51,7 @@ export class OpenAIStream implements WireStream {
     // Azure's first chunk (prompt filter results) has `model: ""`.
     this.model = chunk.model || this.model;
     const usage = chunk.usage ?? chunk.x_groq?.usage;
-    if (usage) this.usage = { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
+    if (usage) this.usage = toUsage(usage);
     const choice = chunk.choices?.[0];
     if (!choice) return;
     this.text += choice.delta?.content ?? '';
@@ -99,4 +101,9 @@ export class OpenAIStream implements WireStream {
       retryable,
     });
   }
+}
+
+function toUsage(u: OpenAIUsage): Usage {
+  const cached = u.prompt_tokens_details?.cached_tokens;
+  return { inputTokens: u.prompt_tokens ?? 0, outputTokens: u.completion_tokens ?? 0, ...(cached != null && { cacheReadTokens: cached }) };
 }

@@ -4,7 +4,7 @@ import type { LoginName } from './auth/login-store';
  * Where each named provider lives and which environment variables configure it. The `openai`
  * wire (OpenAI Chat Completions) is shared by most entries, which differ only in URL and key, or
  * in the subscription login (`recur login`, docs/logins.md) that authenticates them instead;
- * `anthropic`, `gemini`, `azure` and `openai-responses` each speak their own.
+ * `anthropic`, `gemini`, `azure`, `openai-responses` and `bedrock` each speak their own.
  *
  * | provider   | default base URL                        | base URL env        | key env            |
  * |------------|-----------------------------------------|---------------------|--------------------|
@@ -21,11 +21,12 @@ import type { LoginName } from './auth/login-store';
  * | gemini     | https://generativelanguage.googleapis.com | GEMINI_BASE_URL   | GEMINI_API_KEY, else GOOGLE_API_KEY |
  * | azure      | none: AZURE_OPENAI_ENDPOINT is required   | AZURE_OPENAI_ENDPOINT | AZURE_OPENAI_API_KEY, else AZURE_OPENAI_AD_TOKEN (Entra ID bearer) |
  * | openai-responses | https://api.openai.com/v1           | OPENAI_BASE_URL     | OPENAI_API_KEY     |
+ * | bedrock    | https://bedrock-runtime.<region>.amazonaws.com | BEDROCK_BASE_URL | AWS_BEARER_TOKEN_BEDROCK, or SigV4 from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY |
  *
  * `azure` also reads AZURE_OPENAI_API_VERSION (default AZURE_OPENAI_DEFAULT_API_VERSION).
  */
 export interface ProviderPreset {
-  wire: 'openai' | 'anthropic' | 'gemini' | 'azure' | 'openai-responses';
+  wire: 'openai' | 'anthropic' | 'gemini' | 'azure' | 'openai-responses' | 'bedrock';
   /** Empty: there is no default, so `baseUrlEnv` must be set. */
   baseUrl: string;
   baseUrlEnv: string;
@@ -109,6 +110,15 @@ export const PROVIDERS = {
     baseUrlEnv: 'OPENAI_BASE_URL',
     keyEnv: 'OPENAI_API_KEY',
     keyRequired: true,
+  },
+  // Region and auth are read by bedrockSettings; the key here is the API-key option only.
+  bedrock: {
+    wire: 'bedrock',
+    baseUrl: 'https://bedrock-runtime.<region>.amazonaws.com',
+    baseUrlEnv: 'BEDROCK_BASE_URL',
+    keyEnv: 'AWS_BEARER_TOKEN_BEDROCK',
+    keyRequired: false,
+    needs: [{ env: ['AWS_REGION', 'AWS_DEFAULT_REGION'] }, { env: ['AWS_BEARER_TOKEN_BEDROCK', 'AWS_ACCESS_KEY_ID'] }],
   },
 } satisfies Record<string, ProviderPreset>;
 

@@ -4,6 +4,7 @@ import { createLoginProvider, LOGIN_FLOWS } from './auth/login-provider';
 import { readLogin } from './auth/login-store';
 import { AZURE_OPENAI_DEFAULT_API_VERSION, createAzureOpenAIProvider } from './azure-openai';
 import { createGeminiProvider } from './gemini';
+import { bedrockSettings, createBedrockProvider } from './bedrock';
 import { createOpenAIProvider } from './openai';
 import { createOpenAIResponsesProvider } from './openai-responses';
 import { PROVIDERS, type ProviderName, type ProviderPreset } from './providers';
@@ -19,7 +20,8 @@ const KNOWN = `${Object.keys(PROVIDERS).join(', ')} (as <provider>/<model>) and 
 
 /**
  * `openai/gpt-4o`, `anthropic/claude-sonnet-4-5`, `ollama/llama3.1:8b`, `scripted:replies.json`.
- * Only the first `/` splits, since model names may hold more (`openrouter/meta-llama/llama-3-8b`).
+ * Only the first `/` splits, since model names may hold more (`openrouter/meta-llama/llama-3-8b`,
+ * `bedrock/arn:aws:bedrock:…:inference-profile/…`).
  */
 export function parseModelSpec(spec: string): ModelSpec {
   if (spec.startsWith('scripted:')) {
@@ -100,6 +102,9 @@ function wireProvider(name: ProviderName, preset: ProviderPreset, env: Env, { ap
       const apiVersion = env.AZURE_OPENAI_API_VERSION || AZURE_OPENAI_DEFAULT_API_VERSION;
       return createAzureOpenAIProvider({ ...rest, endpoint, apiVersion, auth: keyIsAlt ? { adToken: key } : { apiKey: key } });
     }
+    case 'bedrock':
+      // Region and credentials are AWS's own variables; the base URL is derived from the region unless BEDROCK_BASE_URL names one.
+      return createBedrockProvider({ ...args, ...bedrockSettings(env) });
     case 'openai':
       return createOpenAIProvider({ ...args, name, apiKey, maxTokensField: preset.maxTokensField });
   }

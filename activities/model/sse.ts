@@ -1,3 +1,5 @@
+import type { Framing } from './stream';
+
 /** One Server-Sent Event: `event` is the `event:` field (empty when absent), `data` its joined `data:` lines. */
 export interface SseEvent {
   event: string;
@@ -47,3 +49,12 @@ export class SseParser {
     return null;
   }
 }
+
+/** SSE as a `Framing`: one parser per response. */
+export const SSE_FRAMING: Framing<SseEvent> = {
+  accept: 'text/event-stream',
+  async *frames(chunks) {
+    const parser = new SseParser();
+    for await (const chunk of chunks) yield* parser.push(chunk);
+  },
+};

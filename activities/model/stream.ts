@@ -1,7 +1,6 @@
 import { ProviderError } from '../../errors';
 import { readErrorBody } from './error-body';
 import { abortedError, parseRetryAfter, type AttemptResult } from './retry';
-import { SseParser, type SseEvent } from './sse';
 
 export interface StreamTimeouts {
   /** No byte for this long (waiting for headers included) aborts the attempt as stalled; it is retried. */
@@ -12,24 +11,35 @@ export interface StreamTimeouts {
 
 export const DEFAULT_STREAM_TIMEOUTS: StreamTimeouts = { stallTimeoutMs: 60_000, requestTimeoutMs: 600_000 };
 
-export interface SseRequest {
+export interface StreamRequest {
   provider: string;
   url: string;
+  /** Sent as they are: the caller sets content-type and accept, so a signature can cover them. */
   headers: Record<string, string>;
-  body: unknown;
+  /** The JSON body, serialised once, so a signed attempt sends exactly the bytes it signed. */
+  body: string;
   timeouts: StreamTimeouts;
   signal?: AbortSignal;
+}
+
+/**
+ * How a response body splits into events: SSE for most APIs, AWS event-stream frames for
+ * Bedrock. `frames` pulls from `chunks` as it needs them, so the stall timer sees every read.
+ */
+export interface Framing<E> {
+  accept: string;
+  frames(chunks: AsyncIterable<Uint8Array>): AsyncIterable<E>;
 }
 
 type AbortCause = 'caller' | 'stall' | 'timeout';
 
 /**
- * POSTs `body` as JSON and feeds each SSE event of the response to `onEvent`. Never throws for
- * transport trouble: HTTP errors, network errors, stalls and timeouts come back as failures
- * marked retryable or not. A ProviderError thrown by `onEvent` (an `error` event mid-stream)
- * ends the request and comes back the same way.
+ * POSTs `body` and feeds each event of the response, as `framing` splits it, to `onEvent`. Never
+ * throws for transport trouble: HTTP errors, network errors, undecodable frames, stalls and
+ * timeouts come back as failures marked retryable or not. A ProviderError thrown by `onEvent`
+ * (an `error` event mid-stream) ends the request and comes back the same way.
  */
-export async function postSse(req: SseRequest, onEvent: (event: SseEvent) => void): Promise<AttemptResult<void>> {
+export async function postStream<E>(req: StreamRequest, framing: Framing<E>, onEvent: (event: E) => void): Promise<AttemptResult<void>> {
   if (req.signal?.aborted) return { ok: false, error: abortedError(req.provider, req.signal) };
   const controller = new AbortController();
   let handlerError: unknown;
@@ -43,32 +53,31 @@ export async function postSse(req: SseRequest, onEvent: (event: SseEvent) => voi
   const overall = setTimeout(() => abort('timeout'), req.timeouts.requestTimeoutMs);
   const stall = setTimeout(() => abort('stall'), req.timeouts.stallTimeoutMs);
   try {
-    const res = await fetch(req.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...req.headers },
-      body: JSON.stringify(req.body),
-      signal: controller.signal,
-    });
+    const res = await fetch(req.url, { method: 'POST', headers: req.headers, body: req.body, signal: controller.signal });
     stall.refresh();
     if (!res.ok) {
       const body = readErrorBody(await res.text());
-      const error = new ProviderError(req.provider, `HTTP ${res.status}: ${body.detail}`, res.status, {
+      // AWS names the error's type in a header (`ThrottlingException:http://…`), not in the body.
+      const awsType = res.headers.get('x-amzn-errortype')?.split(':')[0];
+      const error = new ProviderError(req.provider, `HTTP ${res.status}: ${awsType ? `${awsType}: ` : ''}${body.detail}`, res.status, {
         retryable: isRetryableStatus(res.status),
       });
       return { ok: false, error, retryAfterMs: parseRetryAfter(res.headers) ?? body.retryAfterMs };
     }
     if (!res.body) return { ok: false, error: new ProviderError(req.provider, 'response has no body', res.status, { retryable: true }) };
-    const parser = new SseParser();
     const reader = res.body.getReader();
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-      stall.refresh();
-      for (const event of parser.push(chunk.value)) {
-        try {
-          onEvent(event);
-        } catch (err) {
-          handlerError = err;
-          throw err;
-        }
+    async function* chunks(): AsyncIterable<Uint8Array> {
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        stall.refresh();
+        yield chunk.value;
+      }
+    }
+    for await (const event of framing.frames(chunks())) {
+      try {
+        onEvent(event);
+      } catch (err) {
+        handlerError = err;
+        throw err;
       }
     }
     return { ok: true, value: undefined };
@@ -89,7 +98,7 @@ export function isRetryableStatus(status: number): boolean {
   return status === 429 || status >= 500;
 }
 
-function transportError(req: SseRequest, cause: AbortCause | null, err: unknown): ProviderError {
+function transportError(req: StreamRequest, cause: AbortCause | null, err: unknown): ProviderError {
   if (cause === 'caller') return abortedError(req.provider, req.signal);
   const retryable = { retryable: true, cause: err };
   if (cause === 'stall') {

@@ -2,8 +2,8 @@ import { estimateUsage } from './estimate-usage';
 import { extractFencedPython } from './extract-code';
 import { costUsd, LIST_PRICES, type PriceTable } from './pricing';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryInfo, type RetryPolicy } from './retry';
-import type { SseEvent } from './sse';
-import { DEFAULT_STREAM_TIMEOUTS, postSse, type StreamTimeouts } from './stream';
+import { SSE_FRAMING, type SseEvent } from './sse';
+import { DEFAULT_STREAM_TIMEOUTS, postStream, type Framing, type StreamTimeouts } from './stream';
 import type { ModelRequest, ModelResponse, StopReason, Usage } from './types';
 
 /** Knobs every HTTP provider shares; anything left out takes the defaults. */
@@ -29,36 +29,45 @@ export interface Draft {
   model?: string;
 }
 
-/** Folds one attempt's SSE events; a fresh one per attempt, so a retried stream starts clean. */
-export interface WireStream {
-  onEvent(event: SseEvent): void;
+/** Folds one attempt's events (SSE unless the call says otherwise); a fresh one per attempt, so a retried stream starts clean. */
+export interface WireStream<E = SseEvent> {
+  onEvent(event: E): void;
   /** The draft, or a retryable ProviderError if the stream ended before the API said it was done. */
   finish(): Draft;
 }
 
-export interface WireCall {
+export interface WireCall<E = SseEvent> {
   url: string;
   headers: Record<string, string>;
   body: unknown;
-  newStream(): WireStream;
+  newStream(): WireStream<E>;
+  /** How the response splits into events; SSE when left out. */
+  framing?: Framing<E>;
+  /** Turns each attempt's headers into signed ones (AWS SigV4), so a retry is signed afresh. */
+  sign?: (request: { url: string; headers: Record<string, string>; body: string }) => Promise<Record<string, string>>;
   /** The provider whose list prices apply, when another API bills the same models (the Responses API: `openai`). */
   pricedAs?: string;
 }
 
 /** Runs one streamed call with retries and turns the draft into the neutral response. */
-export async function streamingCall(
+export async function streamingCall<E = SseEvent>(
   provider: string,
   options: ProviderOptions,
   request: ModelRequest,
-  wire: WireCall,
+  wire: WireCall<E>,
 ): Promise<ModelResponse> {
   const started = Date.now();
   const timeouts = { ...DEFAULT_STREAM_TIMEOUTS, ...options.timeouts };
+  // Only an SSE call leaves framing out.
+  const framing = wire.framing ?? (SSE_FRAMING as unknown as Framing<E>);
+  const body = JSON.stringify(wire.body);
+  const headers = { 'content-type': 'application/json', accept: framing.accept, ...wire.headers };
   const { value: draft, attempts } = await withRetry(
     async () => {
       const stream = wire.newStream();
-      const sse = { provider, url: wire.url, headers: wire.headers, body: wire.body, timeouts, signal: request.signal };
-      const result = await postSse(sse, (event) => stream.onEvent(event));
+      const signed = wire.sign ? await wire.sign({ url: wire.url, headers, body }) : headers;
+      const req = { provider, url: wire.url, headers: signed, body, timeouts, signal: request.signal };
+      const result = await postStream(req, framing, (event) => stream.onEvent(event));
       return result.ok ? { ok: true, value: stream.finish() } : result;
     },
     { provider, policy: { ...DEFAULT_RETRY_POLICY, ...options.retry }, signal: request.signal, onRetry: options.onRetry },

@@ -21,6 +21,13 @@ export interface ModelRequest {
   /** Provider-specific model name, e.g. `gpt-4o` or `claude-sonnet-4-5`. */
   model: string;
   system: string;
+  /**
+   * Offsets into `system`, ascending, where a stable prefix ends (the base prompt, then the
+   * harness): providers that cache prompts put a cache breakpoint at each, and one after the
+   * last turn, since the next call's prompt extends this one; the others ignore them. Set only
+   * for a session's own turns: a one-off call (a compaction summary) is not worth a cache write.
+   */
+  cacheBreaks?: number[];
   messages: ChatMessage[];
   /** `python` offers the one native tool; `none` offers nothing (native calls in history are sent as fenced code). */
   tools: 'python' | 'none';
@@ -40,8 +47,13 @@ export interface ModelRequest {
 export type ModelCall = Omit<ModelRequest, 'model'>;
 
 export interface Usage {
+  /** Every prompt token, cache reads and writes included (the budget counts them all). */
   inputTokens: number;
   outputTokens: number;
+  /** Of `inputTokens`, those read from the provider's prompt cache; absent when it reported none. */
+  cacheReadTokens?: number;
+  /** Of `inputTokens`, those written to the prompt cache (priced above plain input by some providers). */
+  cacheWriteTokens?: number;
 }
 
 /** `end`: the model finished its turn; `tool_call`: it called `python`; `max_tokens`: cut off. */

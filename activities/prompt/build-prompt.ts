@@ -8,6 +8,8 @@ import { contextSection, type ShownContextFile } from './context-section';
 
 export interface Prompt {
   system: string;
+  /** Where the stable prefixes of `system` end (the base prompt, then the harness): cache breakpoints. */
+  cacheBreaks: number[];
   messages: ChatMessage[];
 }
 
@@ -29,10 +31,14 @@ function cellResultText(e: Extract<StoredEvent['event'], { type: 'CellExecuted' 
  * Rebuilds the conversation a session's model sees from the session's own log, so nothing but
  * event references passes through the workflow. Pure: the same events give the same prompt.
  * A compaction (logged, or `pending` before it is) shows its summary in place of the turns it covers.
- * The workspace's instruction files (`context`, read for this call and logged with its ModelCalled)
- * follow the base prompt.
+ * The system prompt runs from the most stable part to the least, so a provider's prompt cache
+ * keeps the longest prefix: the base prompt, the Continual Harness (`harness`, which changes only
+ * when an entry is edited), then the workspace's instruction files (`context`, read for this call
+ * and logged with its ModelCalled) and the goal.
  */
-export function buildPrompt(events: readonly StoredEvent[], pending: CompactedFields | null = null, context: readonly ShownContextFile[] = []): Prompt {
+export function buildPrompt(
+  events: readonly StoredEvent[], pending: CompactedFields | null = null, context: readonly ShownContextFile[] = [], harness = '',
+): Prompt {
   const compaction = pending ?? lastCompaction(events);
   let goal: GoalChanged | null = null;
   const messages: ChatMessage[] = [];
@@ -77,5 +83,6 @@ export function buildPrompt(events: readonly StoredEvent[], pending: CompactedFi
         break;
     }
   }
-  return { system: withGoal(BASE_SYSTEM_PROMPT + contextSection(context), goal), messages };
+  const stable = BASE_SYSTEM_PROMPT + harness;
+  return { system: withGoal(stable + contextSection(context), goal), cacheBreaks: [BASE_SYSTEM_PROMPT.length, stable.length], messages };
 }

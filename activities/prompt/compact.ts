@@ -7,7 +7,7 @@ import { lastCompaction } from './long-run-notes';
 const KEEP_RECENT_SHARE = 0.25;
 
 /** About four characters a token: the same rough count the budget is set in. */
-export function estimateTokens(p: Prompt): number {
+export function estimateTokens(p: Pick<Prompt, 'system' | 'messages'>): number {
   return Math.ceil((p.system.length + p.messages.reduce((n, m) => n + m.content.length + (m.code?.length ?? 0), 0)) / 4);
 }
 

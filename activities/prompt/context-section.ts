@@ -18,7 +18,7 @@ function fileBlock({ file, text }: ShownContextFile): string {
 }
 
 /**
- * The workspace's instruction files as the model sees them, right after the base prompt (which
+ * The workspace's instruction files as the model sees them, after the base prompt and the harness (which
  * they never replace). Pure: the logged ContextFile refs and their blobs give the same text back.
  */
 export function contextSection(files: readonly ShownContextFile[]): string {

@@ -33,7 +33,7 @@ const HEADINGS: Array<[HarnessKind, string]> = [
 ];
 
 /**
- * The harness as the model sees it, appended after the base system prompt (which it never
+ * The harness as the model sees it, right after the base system prompt (which it never
  * replaces): prompt notes, spec and skill metadata (never skill code), memory. Empty when H is.
  */
 export function harnessSection(entries: readonly HarnessEntry[]): string {

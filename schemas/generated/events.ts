@@ -401,7 +401,7 @@ export interface ModelCalled {
   readonly model: string;
   /** Provider that served the call, e.g. `anthropic`, `openai`, `scripted`. Limit: 256 characters. */
   readonly provider: string;
-  /** Prompt tokens billed for the call. */
+  /** Prompt tokens billed for the call, cache reads and writes included. */
   readonly tokensIn: number;
   /** Completion tokens billed for the call. */
   readonly tokensOut: number;
@@ -423,6 +423,10 @@ export interface ModelCalled {
   readonly contextFiles: readonly ContextFile[];
   /** reported: tokensIn and tokensOut are the provider's own usage; estimated: it reported none (the scripted model, a stream without a usage chunk), so they are about four characters a token over the prompt and the reply; null in events written before this was recorded. */
   readonly usageSource: UsageSource | null;
+  /** Of tokensIn, the prompt tokens the provider read from its prompt cache (priced below plain input); null when it reported no cache use (or the event predates this field). */
+  readonly cacheReadTokens: number | null;
+  /** Of tokensIn, the prompt tokens the provider wrote to its prompt cache (Anthropic prices them above plain input); null when it reported no cache use (or the event predates this field). */
+  readonly cacheWriteTokens: number | null;
 }
 
 /** What the egress proxy did with a connection. */
@@ -865,7 +869,7 @@ export type RecurEventInput =
   | MessageDelivered
   | MessageRefused
   | WithDefaults<MessageSent, 'textBlob'>
-  | WithDefaults<ModelCalled, 'responseBlob' | 'toolCalls' | 'requestBlob' | 'contextFiles' | 'usageSource'>
+  | WithDefaults<ModelCalled, 'responseBlob' | 'toolCalls' | 'requestBlob' | 'contextFiles' | 'usageSource' | 'cacheReadTokens' | 'cacheWriteTokens'>
   | WithDefaults<NetworkConnection, 'address' | 'approvalId'>
   | WithDefaults<ScheduleChanged, 'nextRunAt'>
   | ScheduleFired

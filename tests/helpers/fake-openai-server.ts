@@ -10,7 +10,7 @@ export const startFakeOpenAIServer: () => Promise<FakeSseServer> = startFakeSseS
 export interface OpenAIStreamOptions {
   model?: string;
   /** null: a server that ignores `stream_options.include_usage` and sends no usage chunk. */
-  usage?: { prompt: number; completion: number } | null;
+  usage?: { prompt: number; completion: number; cached?: number } | null;
   /** How many deltas the text (or the tool arguments) is cut into. */
   pieces?: number;
 }
@@ -57,7 +57,7 @@ function sse(opts: OpenAIStreamOptions, deltas: object[], finishReason: string):
         prompt_tokens: usage.prompt,
         completion_tokens: usage.completion,
         total_tokens: usage.prompt + usage.completion,
-        prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+        prompt_tokens_details: { cached_tokens: usage.cached ?? 0, audio_tokens: 0 },
         completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 },
       },
     }]),

@@ -127,7 +127,7 @@ export class FakeSessionWorld {
     const code = 'code' in reply ? JSON.stringify(reply.code) : null;
     const event = {
       model: 'fake', provider: 'scripted', tokensIn: this.tokensPerCall.in, tokensOut: this.tokensPerCall.out, costUsd: 0, latencyMs: 0, response: code ?? (reply as { answer: string }).answer,
-      responseBlob: null, toolCalls: [], stopReason: 'end_turn', requestBlob: null, contextFiles: [], usageSource: 'estimated' as const,
+      responseBlob: null, toolCalls: [], stopReason: 'end_turn', requestBlob: null, contextFiles: [], usageSource: 'estimated' as const, cacheReadTokens: null, cacheWriteTokens: null,
     };
     return { answer: code ? null : (reply as { answer: string }).answer, answerBlob: null, code, codeBlob: null, toolCallId: null, event };
   }

@@ -27,7 +27,7 @@ describe('model specs', () => {
   test('an unknown provider is an error listing the known ones', () => {
     expect(() => parseModelSpec('mistral/large')).toThrow(ProviderError);
     expect(() => parseModelSpec('mistral/large')).toThrow(
-      /unknown provider "mistral"; known: openai, anthropic, vllm, .*, copilot, gemini, azure, openai-responses.* \(as <provider>\/<model>\) and scripted:<file.json>/,
+      /unknown provider "mistral"; known: openai, anthropic, vllm, .*, copilot, gemini, azure, openai-responses, bedrock.* \(as <provider>\/<model>\) and scripted:<file.json>/,
     );
   });
 

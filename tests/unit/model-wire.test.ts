@@ -52,7 +52,7 @@ describe('retry timing', () => {
 describe('pricing', () => {
   test('a dated snapshot is priced as its model; an unknown model costs 0', () => {
     expect(priceOf('openai', 'gpt-4o-2024-08-06')).toEqual(priceOf('openai', 'gpt-4o'));
-    expect(priceOf('anthropic', 'claude-sonnet-4-5-20250929')).toEqual({ inputPerMTok: 3, outputPerMTok: 15 });
+    expect(priceOf('anthropic', 'claude-sonnet-4-5-20250929')).toMatchObject({ inputPerMTok: 3, outputPerMTok: 15 });
     expect(costUsd('openai', 'gpt-4o-mini', { inputTokens: 2_000_000, outputTokens: 1_000_000 })).toBeCloseTo(0.9, 10);
     expect(costUsd('vllm', 'my-finetune', { inputTokens: 5_000, outputTokens: 5_000 })).toBe(0);
     expect(costUsd('gemini', 'gemini-2.5-pro', { inputTokens: 1_000_000, outputTokens: 1_000_000 })).toBeCloseTo(11.25, 10);

@@ -58,7 +58,25 @@ describe('ModelCalled written before contextFiles and usageSource', () => {
 
   test('decodes with no context files and no usage source', () => {
     const bytes = encodeSingleObject(MODEL_CALLED_V1, fields);
-    expect(EVENT_SCHEMAS_BY_FINGERPRINT.decode(bytes).value).toEqual({ ...fields, contextFiles: [], usageSource: null });
+    expect(EVENT_SCHEMAS_BY_FINGERPRINT.decode(bytes).value).toEqual({
+      ...fields, contextFiles: [], usageSource: null, cacheReadTokens: null, cacheWriteTokens: null,
+    });
+    expect(() => new SchemaSet(Object.values(EVENT_SCHEMA)).decode(bytes)).toThrow(/unknown writer schema/);
+  });
+});
+
+/** ModelCalled as the fourth wave wrote it, before it recorded prompt-cache reads and writes. */
+const MODEL_CALLED_V2 = soeSchema(JSON.parse(readFileSync(join(__dirname, '..', '..', 'schemas', 'history', 'ModelCalled.2.json'), 'utf8')));
+
+describe('ModelCalled written before cacheReadTokens and cacheWriteTokens', () => {
+  const fields = {
+    turn: 1, model: 'm', provider: 'p', tokensIn: 1, tokensOut: 2, costUsd: 0, latencyMs: 3, response: 'hi', responseBlob: null,
+    toolCalls: [], stopReason: 'end', requestBlob: null, contextFiles: [], usageSource: 'reported',
+  };
+
+  test('decodes with no cache counts', () => {
+    const bytes = encodeSingleObject(MODEL_CALLED_V2, fields);
+    expect(EVENT_SCHEMAS_BY_FINGERPRINT.decode(bytes).value).toEqual({ ...fields, cacheReadTokens: null, cacheWriteTokens: null });
     expect(() => new SchemaSet(Object.values(EVENT_SCHEMA)).decode(bytes)).toThrow(/unknown writer schema/);
   });
 });
