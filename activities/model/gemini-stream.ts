@@ -15,6 +15,8 @@ interface Part {
 interface GeminiUsage {
   /** Includes cachedContentTokenCount: cached input is input, for the budget as for the bill's token count. */
   promptTokenCount?: number;
+  /** Read from an explicit or implicit context cache: priced by the table's cache-read multiplier. */
+  cachedContentTokenCount?: number;
   candidatesTokenCount?: number;
   /** Thinking is billed as output but not counted in candidatesTokenCount. */
   thoughtsTokenCount?: number;
@@ -72,6 +74,7 @@ export class GeminiStream implements WireStream {
       this.usage = {
         inputTokens: usage.promptTokenCount ?? 0,
         outputTokens: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
+        ...(usage.cachedContentTokenCount != null && { cacheReadTokens: usage.cachedContentTokenCount }),
       };
     }
     const candidate = chunk.candidates?.[0];

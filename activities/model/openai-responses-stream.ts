@@ -16,7 +16,7 @@ interface Response {
   incomplete_details?: { reason?: string } | null;
   error?: { code?: string; message?: string } | null;
   /** input_tokens includes input_tokens_details.cached_tokens, output_tokens the reasoning tokens. */
-  usage?: { input_tokens?: number; output_tokens?: number } | null;
+  usage?: { input_tokens?: number; output_tokens?: number; input_tokens_details?: { cached_tokens?: number | null } | null } | null;
 }
 
 interface StreamEvent {
@@ -108,7 +108,9 @@ export class ResponsesStream implements WireStream {
     this.incomplete = response?.status === 'incomplete';
     this.stop = this.incomplete ? (response?.incomplete_details?.reason ?? 'incomplete') : (response?.status ?? 'completed');
     const usage = response?.usage;
-    if (usage) this.usage = { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0 };
+    if (!usage) return;
+    const cached = usage.input_tokens_details?.cached_tokens;
+    this.usage = { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0, ...(cached != null && { cacheReadTokens: cached }) };
   }
 
   private call(index: number | undefined): { id: string; args: string } {

@@ -50,11 +50,11 @@ export const LIST_PRICES: PriceTable = {
   'groq/llama-3.3-70b-versatile': { inputPerMTok: 0.59, outputPerMTok: 0.79 },
   'groq/llama-3.1-8b-instant': { inputPerMTok: 0.05, outputPerMTok: 0.08 },
   // Gemini's Pro models cost more past 200k prompt tokens; these are the prices up to that.
-  'gemini/gemini-3-pro-preview': { inputPerMTok: 2, outputPerMTok: 12 },
-  'gemini/gemini-2.5-pro': { inputPerMTok: 1.25, outputPerMTok: 10 },
-  'gemini/gemini-2.5-flash': { inputPerMTok: 0.3, outputPerMTok: 2.5 },
-  'gemini/gemini-2.5-flash-lite': { inputPerMTok: 0.1, outputPerMTok: 0.4 },
-  'gemini/gemini-2.0-flash': { inputPerMTok: 0.1, outputPerMTok: 0.4 },
+  'gemini/gemini-3-pro-preview': { inputPerMTok: 2, outputPerMTok: 12, ...cachedAt(0.1) },
+  'gemini/gemini-2.5-pro': { inputPerMTok: 1.25, outputPerMTok: 10, ...cachedAt(0.25) },
+  'gemini/gemini-2.5-flash': { inputPerMTok: 0.3, outputPerMTok: 2.5, ...cachedAt(0.25) },
+  'gemini/gemini-2.5-flash-lite': { inputPerMTok: 0.1, outputPerMTok: 0.4, ...cachedAt(0.25) },
+  'gemini/gemini-2.0-flash': { inputPerMTok: 0.1, outputPerMTok: 0.4, ...cachedAt(0.25) },
 };
 
 /** Snapshot suffixes name the same priced model: `-2024-08-06`, `-20250514`, `-latest`. */

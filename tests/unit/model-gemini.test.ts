@@ -36,7 +36,7 @@ describe('Gemini provider', () => {
       text: 'The answer is 42, wörld 🎉.',
       code: null,
       // promptTokenCount 1200 (1024 of it cached); candidates 9 + thoughts 50.
-      usage: { inputTokens: 1200, outputTokens: 59 },
+      usage: { inputTokens: 1200, outputTokens: 59, cacheReadTokens: 1024 },
       usageReported: true,
       model: 'gemini-2.5-flash',
       provider: 'gemini',
@@ -44,7 +44,8 @@ describe('Gemini provider', () => {
       rawStopReason: 'STOP',
       attempts: 1,
     });
-    expect(res.costUsd).toBeCloseTo((1200 * 0.3 + 59 * 2.5) / 1e6, 12);
+    // Cached input at a quarter of the input price.
+    expect(res.costUsd).toBeCloseTo((176 * 0.3 + 1024 * 0.3 * 0.25 + 59 * 2.5) / 1e6, 12);
   });
 
   test('the request: URL with alt=sse, key header, systemInstruction, user/model contents, function declaration and responses', async () => {

@@ -99,7 +99,7 @@ describe('OpenAI Responses provider', () => {
       code: 'import math\nprint("π ≈", math.pi)',
       toolCallId: 'call_Qh8dVb0sSx3bK4mZpL7wT2nY',
       stopReason: 'tool_call',
-      usage: { inputTokens: 2048, outputTokens: 290 },
+      usage: { inputTokens: 2048, outputTokens: 290, cacheReadTokens: 1536 },
       model: 'gpt-5-mini-2025-08-07',
     });
   });
