@@ -3,7 +3,7 @@ import { checkForkPoint } from '../../activities/fork/plan-fork';
 import type { StoredEvent } from '../../schemas';
 import type { Workspaces } from '../sandbox/workspace-binding';
 import { sandboxRecord } from '../sandbox/sandbox-record';
-import type { SessionInput } from '../../workflows/session-types';
+import type { SessionInput, SessionLimits } from '../../workflows/session-types';
 import type { ForkSessionReply, ForkSessionRequest, TreeLog } from './api-types';
 import { DaemonHttpError, badRequest, notFound } from './http-error';
 import { MAX_TEXT_CHARS, checkModel, newRootSessionId } from './parse-requests';
@@ -30,6 +30,13 @@ export function parseFork(body: unknown, scriptedDirs: readonly string[], home: 
   }
   if (b.cwd !== undefined) req.cwd = parseWorkspace(b.cwd, home);
   return req;
+}
+
+/** The tree budget the origin logged up to the fork point (its last tree BudgetSet), as limits; none without one. */
+export function budgetAt(copied: readonly StoredEvent[]): Partial<SessionLimits> {
+  const set = copied.filter((e) => e.event.type === 'BudgetSet' && e.event.scope === 'tree').at(-1)?.event;
+  if (set?.type !== 'BudgetSet') return {};
+  return { maxTokens: set.tokens, maxCostUsd: set.costUsd, maxSeconds: set.seconds, maxTreeTurns: set.turns };
 }
 
 const ownEventId = (originId: string) => new RegExp(`^${originId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\d+$`);
@@ -68,10 +75,11 @@ export async function forkSession(deps: RouteDeps, workspaces: Workspaces, origi
   const input: SessionInput = {
     sessionId, rootId: sessionId, parentId: null, name: 'root', task: started.task, taskBlob: started.taskBlob, model: req.model ?? started.model,
     depth: 0, workspace: workspaces.of(sessionId).dir, approvals,
-    // What the origin logged about itself holds in the fork too: its turn cap, cell timeout, depth and sandbox.
+    // What the origin logged about itself holds in the fork too: its turn cap, cell timeout, depth, sandbox and tree budget.
     limits: {
       ...rootLimits(config, started.sandbox ?? sandboxRecord(config.sandbox)),
       maxTurns: started.maxTurns, cellTimeoutSeconds: started.cellTimeoutSeconds, maxDepth: started.maxDepth,
+      ...budgetAt(events.slice(0, req.at + 1)),
     },
     fork: { originId, atSeq: req.at, instruction },
   };

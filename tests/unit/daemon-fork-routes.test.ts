@@ -46,6 +46,16 @@ describe('POST /v1/sessions/:id/fork', () => {
     expect(JSON.stringify(input)).not.toContain('x = 1');
   });
 
+  it("carries the origin's tree budget as logged up to the fork point", async () => {
+    const budget: RecurEventInput = { type: 'BudgetSet', scope: 'tree', tokens: 5000, costUsd: 2, seconds: 600, turns: 40, askedTokens: null, askedCostUsd: null, note: 'as run asked' };
+    log.events = chain('r', [[0, ev.started('root', 0)], [1, budget], [2, ev.model(0, 'thinking')]]).records;
+    expect((await fork('r', { at: 2 })).status).toBe(201);
+    expect(fake.calls.started[0].limits).toMatchObject({ maxTokens: 5000, maxCostUsd: 2, maxSeconds: 600, maxTreeTurns: 40 });
+    expect((await fork('r', { at: 0 })).status).toBe(201);
+    expect(fake.calls.started[1].limits).toMatchObject({ maxTokens: null, maxSeconds: null });
+    expect(fake.calls.started[1].limits.maxCostUsd).toBeUndefined();
+  });
+
   it('answers 404 for a session the log does not hold', async () => {
     const { status, body } = await fork('nosuch', { at: 0 });
     expect(status).toBe(404);
