@@ -11,9 +11,9 @@ import { py, scriptsDir } from '../helpers/session-harness';
 const dir = scriptsDir();
 const config = loadConfig();
 
-function script(name: string, root: string[]): string {
+function script(name: string, root: string[], others: Record<string, string[]> = {}): string {
   const file = join(dir, `${name}.json`);
-  writeFileSync(file, JSON.stringify({ agents: { root } }));
+  writeFileSync(file, JSON.stringify({ agents: { root, ...others } }));
   return `scripted:${file}`;
 }
 
@@ -70,6 +70,28 @@ describe('recur fork on the running daemon and worker', () => {
     const replay = await cliInProcess(['replay', forkId, '--verify']);
     expect({ code: replay.code, message: replay.message }).toEqual({ code: 0, message: '' });
     expect(replay.out.at(-1)).toBe('replayed 5 cells: 5 same, 0 differ, 0 not replayable (host call), 0 skipped, 0 unchecked');
+  });
+
+  it("leaves the origin's sub-agents behind: the fork names them, restores what the snapshot held of them, and audits clean", async () => {
+    const origin = script('parent', [py('h = rlm("double 21", name="kid")\nv = h.result()'), py('w = 1'), py('w = 2'), 'parent done'], { kid: [py('final(21 * 2)')] });
+    const ran = await recur(['run', 'delegate', '--model', origin, '--json']);
+    expect(ran.code).toBe(0);
+    const id = events(ran.lines)[0].sessionId;
+    const before = await ownLog(id);
+    const snapshot = before.find((e) => e.type === 'KernelSnapshotted')!;
+
+    const forked = script('orphan', ['-', '-', '-', py('print(v, w)'), 'fork done']);
+    const run = await recur(['fork', id, '--at', String(snapshot.seq), '--model', forked, '--json']);
+    expect(run.code).toBe(0);
+    const forkId = events(run.lines)[0].sessionId;
+    const log = await ownLog(forkId);
+    expect(log[snapshot.seq + 1].event).toMatchObject({ type: 'ForkedFrom', snapshotSeq: snapshot.seq, children: [`${id}/kid`] });
+    const cell = log.slice(snapshot.seq + 1).find((e) => e.type === 'CellExecuted')!.event;
+    expect(cell.type === 'CellExecuted' && cell.outputs).toMatch(/\n42 2$/);
+    // The fork's tree is the fork alone: no session of it under the origin's id.
+    expect(events(run.lines).every((e) => e.sessionId === forkId)).toBe(true);
+    const audit = await cliInProcess(['audit', 'verify', forkId]);
+    expect({ code: audit.code, message: audit.message }).toEqual({ code: 0, message: '' });
   });
 
   it('refuses an unknown session, a seq out of range and one inside a step, naming what is valid', async () => {
