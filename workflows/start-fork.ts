@@ -3,7 +3,7 @@
  * activity, and the workflow takes over the counters that history implies. Deterministic: only
  * the copy's small fold travels through history, never the copied events.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, proxyActivities } from '@temporalio/workflow';
 import type { CopyForkLogResult, ForkActivities } from '../activities/fork/fork-activities';
 import type { SessionState } from './session-state';
 import type { ForkSpec } from './session-types';
@@ -19,8 +19,9 @@ const { copyForkLog } = proxyActivities<ForkActivities>({
 export async function startFork(s: SessionState, fork: ForkSpec): Promise<void> {
   let copy: CopyForkLogResult | undefined;
   // Inside the append queue, so nothing else is appended before the copy; the copy itself is the activity's append.
+  // Not cancellable: a cancel mid-copy would log the session's end at seq 0, over the copy's own seq 0.
   await s.emit(async () => {
-    copy = await copyForkLog({ forkId: s.id, originId: fork.originId, atSeq: fork.atSeq });
+    copy = await CancellationScope.nonCancellable(() => copyForkLog({ forkId: s.id, originId: fork.originId, atSeq: fork.atSeq }));
     return [];
   }, () => {
     const { fold } = copy!;
