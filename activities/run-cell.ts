@@ -19,10 +19,18 @@ export function renderOutputs(r: ExecuteResult): string {
   return parts.join('').replace(/\n$/, '');
 }
 
+/** Why a fresh kernel is caught up with the log: it died, it was unloaded while idle, or the session is a fork. */
+type RestoreCause = 'lost' | 'unloaded' | 'forked';
+const RESTORE_WHAT: Record<RestoreCause, string> = {
+  lost: 'was lost and has been restored',
+  unloaded: 'was unloaded while you were idle and has been reloaded',
+  forked: 'has been restored to its state at the fork point',
+};
+
 /** The one line the model reads about a restore. */
-export function restoreNote(r: KernelRestoredFields, skipped: Array<{ requestId: string; reason: string }>, unloaded = false): string {
+export function restoreNote(r: KernelRestoredFields, skipped: Array<{ requestId: string; reason: string }>, why: RestoreCause = 'lost'): string {
   const from = r.fromSnapshotSeq === null ? 'no snapshot yet' : `the snapshot at #${r.fromSnapshotSeq}`;
-  const what = unloaded ? 'was unloaded while you were idle and has been reloaded' : 'was lost and has been restored';
+  const what = RESTORE_WHAT[why];
   const parts = [`[your kernel ${what}: ${r.restored.length} variable(s) from ${from}, ${r.replayedCells.length} later cell(s) re-run`];
   if (r.failed.length) parts.push(`; could not restore: ${r.failed.map((f) => `${f.name} (${f.reason})`).join(', ')}`);
   if (skipped.length) parts.push(`; not re-run: ${skipped.map((s) => `${s.requestId} (${s.reason})`).join(', ')}`);
@@ -78,9 +86,9 @@ export function createKernelActivities(deps: KernelDeps) {
       interruptedCell: plan.interruptedCell,
       durationMs: Date.now() - t0,
     };
-    // Unloaded on purpose (idle) rather than lost: the last thing that happened to the kernel was a SessionUnloaded.
-    const last = events.filter((e) => e.type === 'SessionUnloaded' || e.type === 'KernelRestored').at(-1);
-    return { fields, note: restoreNote(fields, plan.skipped, last?.type === 'SessionUnloaded') };
+    // Unloaded on purpose (idle) or forked rather than lost: what last happened to the kernel says which.
+    const last = events.filter((e) => e.type === 'SessionUnloaded' || e.type === 'KernelRestored' || e.type === 'ForkedFrom').at(-1);
+    return { fields, note: restoreNote(fields, plan.skipped, last?.type === 'SessionUnloaded' ? 'unloaded' : last?.type === 'ForkedFrom' ? 'forked' : 'lost') };
   }
 
   async function execute(input: RunCellInput, prefix: string, sending: () => void): Promise<CellFields> {

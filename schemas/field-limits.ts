@@ -71,6 +71,7 @@ export const FIELD_LIMITS = {
   CellRequested: { cellId: ID, code: INLINE.code, codeBlob: BLOB, toolCallId: NAME },
   Compacted: { summary: 32_768 },
   ContinuationInjected: { text: REASON },
+  ForkedFrom: { originSessionId: ID, originHash: HASH, model: NAME, instructionMessageId: ID, children: { items: 100, of: ID } },
   GateChecked: { command: 4_000, output: REASON },
   GoalChanged: { objective: HARD.objective, reason: INLINE.evidence },
   HarnessEditRequested: { op: NAME, editIds: { items: 100, of: ID } },

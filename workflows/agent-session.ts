@@ -21,6 +21,7 @@ import { SessionState } from './session-state';
 import type { SessionInput, SessionResult } from './session-types';
 import { completed, interrupted, started } from './session-event-fields';
 import { snapshotKernel } from './snapshot-kernel';
+import { startFork } from './start-fork';
 import { budgetEvents } from './tree-budget';
 import { logWorkspace } from './workspace-log';
 import { callModelFor, reachedLimit, wrapUp } from './wrap-up';
@@ -62,7 +63,7 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
 async function loop(s: SessionState, acts: Acts): Promise<Ended> {
   const { input } = s;
   if (!input.carry) {
-    await s.emit(() => [started(input), ...budgetEvents(s)]);
+    await (input.fork ? startFork(s, input.fork) : s.emit(() => [started(input), ...budgetEvents(s)]));
     await logWorkspace(s, acts, 'start');
   }
   await logInputGoal(s);

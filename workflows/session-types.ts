@@ -83,8 +83,18 @@ export interface SessionInput {
   slice?: { asked: Slice; granted: Slice; capped: string | null } | null;
   /** Set on a slice holder and everything below it: its calls count against a slice even where the tree has no budget. */
   inSlice?: boolean;
+  /** Set on a fork (`recur fork`): its history is copied from the origin's log before it goes on. */
+  fork?: ForkSpec | null;
   /** Present when this run continues an earlier run of the same session (continue-as-new). */
   carry?: SessionCarry;
+}
+
+/** What `recur fork` asks for: the origin (a root), the last of its events to copy, and a new instruction if any. */
+export interface ForkSpec {
+  originId: string;
+  atSeq: number;
+  /** Delivered as a user message at the fork's first turn. */
+  instruction?: InboxMessage | null;
 }
 
 export interface InboxMessage {

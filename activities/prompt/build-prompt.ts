@@ -3,7 +3,7 @@ import { extractFencedPython } from '../model/extract-code';
 import type { StoredEvent } from '../../schemas';
 import { BASE_SYSTEM_PROMPT } from './system-prompt';
 import type { GoalChanged } from '../../schemas/generated/events';
-import { compactedNote, injectedMessage, lastCompaction, withGoal, type CompactedFields } from './long-run-notes';
+import { compactedNote, forkedNote, injectedMessage, lastCompaction, withGoal, type CompactedFields } from './long-run-notes';
 import { contextSection, type ShownContextFile } from './context-section';
 
 export interface Prompt {
@@ -74,6 +74,11 @@ export function buildPrompt(
       }
       case 'MessageDelivered':
         if (e.via === 'prompt') push({ role: 'user', content: `[message from ${e.from}] ${e.text}` });
+        break;
+      case 'ForkedFrom':
+        // The origin's goal stays behind: the fork's workflow does not hold it.
+        goal = null;
+        push({ role: 'user', content: forkedNote(e) });
         break;
       case 'ContinuationInjected':
       case 'ScheduleFired':

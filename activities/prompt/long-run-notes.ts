@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../../schemas';
-import type { Compacted, ContinuationInjected, GoalChanged, ScheduleFired } from '../../schemas/generated/events';
+import type { Compacted, ContinuationInjected, ForkedFrom, GoalChanged, ScheduleFired } from '../../schemas/generated/events';
 
 export type CompactedFields = Omit<Compacted, 'type'>;
 
@@ -22,6 +22,14 @@ export function injectedMessage(e: ContinuationInjected | ScheduleFired): string
   if (e.type === 'ContinuationInjected') return e.text;
   const missed = e.missed > 0 ? ` (${e.missed} more ticks were missed and are folded into this one)` : '';
   return `[schedule ${e.scheduleId} fired${missed}] ${e.instruction}`;
+}
+
+/** Where a fork's own history begins, as its model reads it: what came over from the origin, and what did not. */
+export function forkedNote(e: ForkedFrom): string {
+  const children = e.children.length > 0
+    ? ` The original's sub-agents (${e.children.join(', ')}) are not part of this fork: their handles do not work here; spawn new ones if you need them.`
+    : '';
+  return `[this session is a fork of ${e.originSessionId} at its event #${e.originSeq}: everything above happened there, and you go on from that point on your own. Your kernel's variables are as they were at that point (restored when your next cell runs); files in the workspace are as they are now. A goal set there is not carried over.${children}]`;
 }
 
 /** The base prompt plus the goal, when one is open; rebuilt from the log, so it survives compaction and restart. */

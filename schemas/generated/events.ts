@@ -150,6 +150,26 @@ export interface ContinuationInjected {
   readonly text: string;
 }
 
+/** This session is a fork of another (`recur fork <origin> --at <originSeq>`): its events 0..originSeq are copies of the origin's events 0..originSeq (same types, payloads and timestamps, event ids rewritten to this session's, chained and signed anew), and this event follows them directly. Appended by the fork's own workflow once the copy is logged, before its first model call; the origin's log is never written. Sub-agents of the origin are not forked: the copied SubagentSpawned and SubagentCompleted events describe sessions of the origin's tree. */
+export interface ForkedFrom {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'ForkedFrom';
+  /** Session id of the origin, a root session. Limit: 1024 characters. */
+  readonly originSessionId: string;
+  /** seq of the origin's last copied event; events 0..originSeq of both logs hold the same facts. */
+  readonly originSeq: number;
+  /** The origin's chain hash at originSeq, as read when the fork was made: an auditor checks the copy against the origin's log with it. Limit: 64 characters. */
+  readonly originHash: string;
+  /** seq of the copied KernelSnapshotted the fork's kernel is restored from (the latest at or before originSeq), after which the cells logged up to originSeq are re-run; null when no snapshot precedes the fork point (every cell is re-run). */
+  readonly snapshotSeq: number | null;
+  /** The model the fork calls from here on (the origin's unless the fork named another). Limit: 256 characters. */
+  readonly model: string;
+  /** Id of the user message with the fork's new instruction, delivered (MessageDelivered) at its first turn; null when the fork just continues. Limit: 1024 characters. */
+  readonly instructionMessageId: string | null;
+  /** Session ids of the origin's sub-agents spawned up to originSeq; they are not part of the fork, and handles to them do not work in it. Limit: 100 items of 1024 characters (the first 100 spawned are kept). */
+  readonly children: readonly string[];
+}
+
 /** An autonomous-mode quality gate (a shell command the user configured) ran after the agent said it was done. Appended by the session's workflow, one per gate run, in the gates' order; a failed gate's output goes back to the agent as a continuation. */
 export interface GateChecked {
   /** Event type: the record's short name, also the envelope's `type`. */
@@ -818,6 +838,7 @@ export type RecurEvent =
   | CellRequested
   | Compacted
   | ContinuationInjected
+  | ForkedFrom
   | GateChecked
   | GoalChanged
   | HarnessEditRequested
@@ -846,7 +867,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'NetworkConnection', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'NetworkConnection', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -860,6 +881,7 @@ export type RecurEventInput =
   | WithDefaults<CellRequested, 'codeBlob' | 'toolCallId'>
   | Compacted
   | ContinuationInjected
+  | WithDefaults<ForkedFrom, 'snapshotSeq' | 'instructionMessageId'>
   | WithDefaults<GateChecked, 'exitCode'>
   | WithDefaults<GoalChanged, 'tokenBudget' | 'secondsBudget' | 'costBudgetUsd' | 'reason'>
   | HarnessEditRequested

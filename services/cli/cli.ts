@@ -66,6 +66,15 @@ const COMMANDS: Record<string, Command> = {
     ci: true,
     load: async () => (await import('./commands/run')).run,
   },
+  fork: {
+    summary: "start a new root session whose history is another's up to one event (kernel restored to that point) and stream it like run",
+    usage: `recur fork <session-id> --at <seq> ["<new instruction>"] [--model <provider/model>|scripted:<file>] [--cwd DIR] [--detach] [--json] ${CI_USAGE}`,
+    options: {
+      at: { type: 'string' }, model: { type: 'string', short: 'm' }, cwd: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' }, ...CI_OPTIONS,
+    },
+    ci: true,
+    load: async () => (await import('./commands/fork')).fork,
+  },
   attach: {
     summary: 'resume streaming a session from where the last Ctrl-C left it, until it ends',
     usage: `recur attach <session-id> [--json] ${CI_USAGE}`,

@@ -74,6 +74,8 @@ function facts(e: RecurEvent): string {
       return workspaceFacts(e);
     case 'ApprovalDecided':
       return `${e.approvalId} ${e.decision} by ${e.by}${e.reason ? `: ${firstLine(e.reason)}` : ''}`;
+    case 'ForkedFrom':
+      return `fork of ${shortSessionId(e.originSessionId)} at #${e.originSeq} → ${e.model}${e.snapshotSeq === null ? '' : `, kernel from the snapshot at #${e.snapshotSeq}`}${e.children.length ? ` (${e.children.length} sub-agent(s) not forked)` : ''}`;
     case 'WorkspaceMerged':
       return `${e.childId} ${e.status}${e.files.length ? `: ${e.files.slice(0, 5).join(', ')}${e.files.length > 5 ? ` +${e.files.length - 5} more` : ''}` : ''}`;
     default:

@@ -41,6 +41,24 @@ export interface StartSessionRequest {
   cwd?: string;
 }
 
+/** `POST /v1/sessions/:id/fork` (docs/fork.md): a new root whose history is the session's events 0..at. */
+export interface ForkSessionRequest {
+  /** The origin's last event to copy; a seq after a whole step, before the session's end. */
+  at: number;
+  /** Reaches the fork as a user message at its first turn; without it the fork just goes on. */
+  instruction?: string;
+  /** The model the fork calls from here on; the origin's without it. */
+  model?: string;
+  /** The fork's workspace, as for a run; a directory of its own under the home without it. */
+  cwd?: string;
+}
+
+export interface ForkSessionReply {
+  sessionId: string;
+  forkedFrom: { sessionId: string; seq: number; hash: string };
+  maxTurns: number;
+}
+
 export interface StartSessionReply {
   sessionId: string;
   /** The root's turn cap, so a caller can state it (a goal run without autonomous mode ends there). */

@@ -56,7 +56,7 @@ function text(body: Record<string, unknown>, key: string): string {
 }
 
 /** The worker refuses a script outside `scriptedDirs` too; refusing it here answers the caller at once. */
-function checkModel(model: string, scriptedDirs: readonly string[]): string {
+export function checkModel(model: string, scriptedDirs: readonly string[]): string {
   let spec;
   try {
     spec = parseModelSpec(model);

@@ -11,6 +11,8 @@ import type { SessionService } from './session-service';
 import { sandboxRecord } from '../sandbox/sandbox-record';
 import { sessionWorkspaces } from '../sandbox/kernel-host';
 import { approvalRoute } from './approval-routes';
+import { forkSession } from './fork-routes';
+import { rootLimits } from './root-limits';
 
 export interface ApiRequest {
   method: string;
@@ -43,7 +45,6 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
 
   async function startSession(body: unknown): Promise<ApiReply> {
     const req = parseStartSession(body, deps.config.agent.scriptedDirs, deps.config.home);
-    const { agent } = deps.config;
     const sessionId = newRootSessionId(req.name);
     // Recorded before the workflow starts, so the host finds it whenever it first asks.
     if (req.cwd) workspaces.record(sessionId, { dir: req.cwd, group: req.cwd, shared: [] });
@@ -59,21 +60,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
       depth: 0,
       workspace: workspaces.of(sessionId).dir,
       limits: {
-        maxTurns: agent.maxTurns,
-        maxTokens: null,
-        maxSeconds: null,
-        cellTimeoutSeconds: agent.cellTimeoutSeconds,
-        maxDepth: agent.maxDepth,
-        turnsPerRun: agent.turnsPerRun,
-        snapshotEveryCells: agent.snapshotEveryCells,
-        idleUnloadSeconds: agent.idleUnloadSeconds,
-        autoRefineTurns: deps.config.harness.autoRefineTurns,
-        compactAtTokens: agent.compactAtTokens,
-        maxChildren: agent.maxChildren,
-        maxTreeSessions: agent.maxTreeSessions,
-        messagesPerMinute: agent.messagesPerMinute,
-        messageBurst: agent.messageBurst,
-        sandbox: { ...sandboxRecord(deps.config.sandbox), ...(req.net !== undefined && { net: req.net }) },
+        ...rootLimits(deps.config, { ...sandboxRecord(deps.config.sandbox), ...(req.net !== undefined && { net: req.net }) }),
         ...auto.limits,
         ...req.limits,
       },
@@ -115,6 +102,8 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         if (!reply.ok) throw refusal(reply.reason);
         return ok({ schedules: reply.schedules });
       }
+      case 'POST fork':
+        return ok(await forkSession(deps, workspaces, sessionId, req.body), 201);
       case 'POST kill':
         await deps.sessions.cancel(sessionId);
         return ok({ sessionId, cancelRequested: true });

@@ -34,8 +34,8 @@ export type CellVerdict =
 const DEFAULT_TIMEOUT_SECONDS = 600;
 /** What the kernel package raises for a host call in a kernel bound to no host (kernel/recur_kernel/_session.py). */
 const HOST_CALL_FAILURE = 'this kernel is not connected to a Recur host';
-/** The notice run-cell.ts puts before a cell's output when the kernel had been restarted. */
-const RESTART_NOTE = /^\[note: your kernel was restarted before this cell[^\n]*\]\n/;
+/** The notice run-cell.ts puts before a cell's output when the kernel had been restarted or restored (restoreNote). */
+const RESTART_NOTE = /^\[(note: your kernel was restarted before this cell|your kernel (was lost|was unloaded|has been restored))[^\n]*\]\n/;
 
 /** Each CellExecuted of one session, in seq order, with the code its CellRequested asked to run. */
 export function planCellReplay(events: readonly StoredEvent[]): PlannedCell[] {

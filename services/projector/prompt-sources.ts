@@ -9,6 +9,7 @@ function feedsPrompt(e: StoredEvent): boolean {
     case 'SessionStarted':
     case 'ModelCalled':
     case 'CellExecuted':
+    case 'ForkedFrom':
       return true;
     case 'MessageDelivered':
       return e.event.via === 'prompt';

@@ -63,7 +63,10 @@ function treeProblems(treeId: string, sessions: ReadonlyMap<string, readonly Sto
   const spawned = new Set<string>();
   for (const events of sessions.values()) {
     let end: StoredEvent | undefined;
+    // A fork's copied history (before its ForkedFrom) spawned the origin's children, which the origin's tree holds.
+    const copiedUpTo = events.find((e) => e.type === 'ForkedFrom')?.seq ?? -1;
     for (const e of [...events].sort((a, b) => a.seq - b.seq)) {
+      if (e.seq < copiedUpTo && (e.type === 'SubagentSpawned' || e.type === 'SubagentCompleted')) continue;
       if (e.event.type === 'SubagentSpawned') {
         if (spawned.has(e.event.childId)) problems.push(at(e, 'spawned-twice', `${e.event.childId} was already spawned`));
         spawned.add(e.event.childId);

@@ -7,6 +7,7 @@ import { createLocalBlobStore } from '../../activities/blob-store';
 import { createModelActivities } from '../../activities/call-model';
 import { readContextFiles } from '../../activities/context-files';
 import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
+import { createForkActivities, type ForkActivities } from '../../activities/fork/fork-activities';
 import { ServerConnection } from '@jupyterlab/services';
 import { createKernelClient } from '../../activities/kernel/index';
 import { createJupyterSessions } from '../../activities/kernel/jupyter-sessions';
@@ -92,11 +93,13 @@ export async function createRecurWorker(
   const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), host, pythonPath: `${repoRoot()}/kernel`, cap }));
 
   const snapshots = createSnapshotActivities({ kernels, blobs, places: host });
-  const activities: SessionActivities & HarnessActivities & ReturnType<typeof createAutoRefineActivities> = withRecurErrors({
-    ...createEventLogActivities({
-      kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), onAppended: (r) => transcripts.record(r),
-      beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index),
-    }),
+  const log = createEventLogActivities({
+    kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), onAppended: (r) => transcripts.record(r),
+    beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index),
+  });
+  const activities: SessionActivities & HarnessActivities & ForkActivities & ReturnType<typeof createAutoRefineActivities> = withRecurErrors({
+    ...log,
+    ...createForkActivities({ readLog: readOwnLog, appendEvents: log.appendEvents }),
     ...createModelActivities({
       transcripts, blobs, env: opts.env ?? process.env, scriptedDirs: config.agent.scriptedDirs, loginsDir: stackPaths(config).logins, harnessSection: harnessPromptSection(harness),
       contextFiles: (sessionId) => readContextFiles(host.place(sessionId).workspace, config.agent.contextFileMaxBytes, blobs),

@@ -6,6 +6,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { withRecurErrors } from '../../activities/activity-errors';
 import type { AppendEventsInput } from '../../activities/event-log';
+import { createForkActivities } from '../../activities/fork/fork-activities';
 import type { CallModelInput, CallModelResult } from '../../activities/call-model';
 import type { RunCellInput, RunCellResult } from '../../activities/session-activities';
 import { createTreeActivities } from '../../activities/tree-sessions';
@@ -47,6 +48,8 @@ export class FakeSessionWorld {
   readonly shutdowns: string[] = [];
   /** What each cell's host calls returned (or the error they raised), by session. */
   readonly cellResults = new Map<string, unknown[][]>();
+  /** Every cell activity's input, in call order. */
+  readonly cellInputs: RunCellInput[] = [];
   private constructor(readonly env: TestWorkflowEnvironment, readonly worker: Worker, private readonly running: Promise<void>) {}
 
   static async start(taskQueue = 'fake-world'): Promise<FakeSessionWorld> {
@@ -63,6 +66,8 @@ export class FakeSessionWorld {
       // A workspace nothing writes to and that nothing scans: no WorkspaceChanged in these logs.
       scanWorkspace: async () => ({ event: null, manifest: { sha256: '0'.repeat(64), size: 0 } }),
       ...createTreeActivities({ client: env.client }),
+      // The real copy, over this world's log.
+      ...createForkActivities({ readLog: async (id) => world.logs.get(id) ?? [], appendEvents: (i) => world.append(i) }),
     });
     const worker = await Worker.create({
       connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities,
@@ -133,6 +138,7 @@ export class FakeSessionWorld {
   }
 
   private async runCell(i: RunCellInput): Promise<RunCellResult> {
+    this.cellInputs.push(i);
     const h = this.client.workflow.getHandle(i.sessionId);
     const results: unknown[] = [];
     for (const op of JSON.parse(i.code) as Op[]) {
