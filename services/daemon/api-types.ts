@@ -39,6 +39,12 @@ export interface StartSessionRequest {
    * working directory and its one read-write mount. Without it the session gets a directory of its own under the home.
    */
   cwd?: string;
+  /**
+   * Whether the root stays addressable after its answer, taking follow-ups (`recur send`) until
+   * killed (docs/conversations.md). Default true; `recur run --ci` and `--once` send false, so the
+   * workflow ends at the answer.
+   */
+  retain?: boolean;
 }
 
 export interface StartSessionReply {
@@ -80,6 +86,24 @@ export interface SendMessageRequest {
 
 export interface SendMessageReply {
   messageId: string;
+}
+
+/** `POST /v1/sessions/:id/interrupt`: false when no cell was running, so nothing was interrupted. */
+export interface InterruptReply {
+  interrupted: boolean;
+}
+
+/** `POST /v1/sessions/:id/model`: the model the session's next calls use. */
+export interface SwitchModelRequest {
+  model: string;
+}
+export interface SwitchModelReply {
+  model: string;
+}
+
+/** `POST /v1/sessions/:id/compact`: the next model call compacts the transcript (Compacted, manual). */
+export interface CompactReply {
+  requested: true;
 }
 
 /** A record of the session tree the reader could not use; it is reported, never dropped silently. */

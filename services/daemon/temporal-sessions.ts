@@ -5,6 +5,7 @@ import {
 import type { agentSessionWorkflow } from '../../workflows';
 import { deliverMessageSignal, getChildrenQuery, getStatusQuery } from '../../workflows/messages';
 import { goalUpdate, scheduleUpdate } from '../../workflows/long-run-messages';
+import { compactNowUpdate, interruptCellUpdate, switchModelUpdate } from '../../workflows/operator-messages';
 import { decideApprovalUpdate, getApprovalsQuery, type OpenApproval } from '../../workflows/approvals/approval-messages';
 import type { SessionResult } from '../../workflows/session-types';
 import type { SessionDetail, SessionSummary } from './api-types';
@@ -93,6 +94,9 @@ export function createTemporalSessions(deps: { client: Client; taskQueue: string
       await handle(sessionId).cancel();
     }, true),
 
+    interrupt: (sessionId) => call(sessionId, () => handle(sessionId).executeUpdate(interruptCellUpdate), true),
+    switchModel: (sessionId, model) => call(sessionId, () => handle(sessionId).executeUpdate(switchModelUpdate, { args: [{ model }] }), true),
+    compact: (sessionId) => call(sessionId, () => handle(sessionId).executeUpdate(compactNowUpdate), true),
     goal: (sessionId, req) => call(sessionId, () => handle(sessionId).executeUpdate(goalUpdate, { args: [req] }), true),
     schedule: (sessionId, req) => call(sessionId, () => handle(sessionId).executeUpdate(scheduleUpdate, { args: [req] }), true),
     decideApproval: (sessionId, d) => call(sessionId, () => handle(sessionId).executeUpdate(decideApprovalUpdate, { args: [d] }), true),
