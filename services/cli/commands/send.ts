@@ -41,8 +41,13 @@ export async function send(ctx: CommandContext): Promise<number> {
     if (outcome.kind === 'detached') return 130;
     if (outcome.kind === 'cut') throw new ExitError(1, `the event stream closed before ${sessionId} answered ${messageId}; see recur logs ${sessionId}`);
     const e = outcome.end.event;
-    if (!json && (e.type === 'TaskEnded' || e.type === 'SessionCompleted') && outcome.code === 0) ctx.out(`\n${e.answer ?? ''}`);
-    else if (!json) ctx.err(`no answer: ${outcome.end.type}${'reason' in e && e.reason ? `: ${e.reason}` : ''}`);
+    if (json) return outcome.code;
+    if ((e.type === 'TaskEnded' || e.type === 'SessionCompleted') && outcome.code === 0) {
+      ctx.out('');
+      ctx.out(e.answer ?? '');
+    } else {
+      ctx.err(`no answer: ${outcome.end.type}${'reason' in e && e.reason ? `: ${e.reason}` : ''}`);
+    }
     return outcome.code;
   } finally {
     process.off('SIGINT', onSigint);
