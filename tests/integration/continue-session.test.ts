@@ -82,6 +82,6 @@ test('run, answer, unload, follow-up over the same variables, interrupt a long c
   expect(after.code).toBe(1);
   expect(JSON.parse(after.lines.at(-1)!)).toMatchObject({ type: 'SessionClosed' });
   const listed = JSON.parse((await recur(['ls', '--json'])).lines.join('\n')).sessions;
-  expect(listed).toEqual(expect.arrayContaining([expect.objectContaining({ sessionId: id, status: 'canceled' })]));
+  expect(listed).toEqual(expect.arrayContaining([expect.objectContaining({ sessionId: id, status: 'cancelled' })]));
   await expect(daemon.post(`/v1/sessions/${id}/messages`, { text: 'too late' })).rejects.toThrow(/no running session/);
 });
