@@ -6,7 +6,7 @@
  * session to unload early (unloadIdleSignal); it goes the same way. Deterministic workflow code:
  * timers and activities only.
  */
-import { condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { decideIdleUnload } from './decide-idle-unload';
 import { endTask } from './end-session';
 import { deliverMessageSignal, type SpawnReply, type SpawnRequest } from './messages';
@@ -50,6 +50,7 @@ export async function awaitWork(s: SessionState, r: RetainState, acts: Acts): Pr
   const ready = () => s.inbox.length > 0 || asked() || workflowInfo().continueAsNewSuggested;
   for (;;) {
     s.phase = r.unloadedSeq === null ? 'idle' : 'unloaded';
+    listPhase(s.phase);
     const next = decideIdleUnload(r, Date.now(), s.input.limits.idleUnloadSeconds);
     if (next.kind === 'unload') await unload(s, r, acts, next.idleSeconds);
     else if (next.ms === null) await condition(ready);
@@ -76,7 +77,13 @@ async function unload(s: SessionState, r: RetainState, acts: Acts, idleSeconds: 
   }]);
 }
 
+/** What a listing (`recur ls`) shows without querying each session: a retained one's idle phase, in its memo. */
+function listPhase(phase: 'idle' | 'unloaded' | null): void {
+  if ((workflowInfo().memo?.phase ?? null) !== phase) upsertMemo({ phase: phase ?? undefined });
+}
+
 async function wake(s: SessionState, r: RetainState): Promise<'work'> {
+  listPhase(null);
   const [first] = s.inbox;
   const { unloadedSeq } = r;
   const round = r.round + 1;

@@ -62,6 +62,8 @@ export interface SessionSummary {
   /** ISO 8601; the start of the session's first run. */
   startTime: string;
   closeTime: string | null;
+  /** A running session that answered and waits for a message (docs/conversations.md): `idle`, or `unloaded` with its kernel shut down. */
+  phase?: 'idle' | 'unloaded' | null;
 }
 
 export interface ListSessionsReply {

@@ -20,8 +20,12 @@ const QUERY_DEADLINE_MS = 3_000;
 
 const iso = (d: Date | undefined): string | null => (d ? d.toISOString() : null);
 
-function summary(info: Pick<WorkflowExecutionInfo, 'workflowId' | 'status' | 'startTime' | 'closeTime'>): SessionSummary {
-  return { sessionId: info.workflowId, status: info.status.name.toLowerCase(), startTime: iso(info.startTime)!, closeTime: iso(info.closeTime) };
+function summary(info: Pick<WorkflowExecutionInfo, 'workflowId' | 'status' | 'startTime' | 'closeTime' | 'memo'>): SessionSummary {
+  const phase = info.status.name === 'RUNNING' ? info.memo?.phase : undefined;
+  return {
+    sessionId: info.workflowId, status: info.status.name.toLowerCase(), startTime: iso(info.startTime)!, closeTime: iso(info.closeTime),
+    phase: phase === 'idle' || phase === 'unloaded' ? phase : null,
+  };
 }
 
 /** Maps Temporal's failures onto HTTP statuses; anything unexpected is rethrown as is (500). */

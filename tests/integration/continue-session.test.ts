@@ -41,8 +41,11 @@ test('run, answer, unload, follow-up over the same variables, interrupt a long c
   expect(JSON.parse(first.lines.at(-1)!)).toMatchObject({ sessionId: id, type: 'SessionCompleted', event: { answer: 'first' } });
 
   await untilLogged(config, id, 'the idle root to unload', (log) => logged(log, id, 'SessionUnloaded'));
+  // Listings are eventually consistent: the memo the workflow set after its unload shows up in time.
+  const row = await until('ls to show the root unloaded', async () => (await recur(['ls'])).lines.find((l) => new RegExp(`^${id}\\s+unloaded\\s`).test(l)));
+  expect(row).toMatch(/\s-$/);
   const ls = await recur(['ls', '--json']);
-  expect(JSON.parse(ls.lines.join('\n')).sessions).toEqual(expect.arrayContaining([expect.objectContaining({ sessionId: id, status: 'running' })]));
+  expect(JSON.parse(ls.lines.join('\n')).sessions).toEqual(expect.arrayContaining([expect.objectContaining({ sessionId: id, status: 'running', phase: 'unloaded' })]));
 
   const second = await recur(['send', id, 'and one more?', '--wait']);
   expect(second.stderr).toContain('waiting for the answer');

@@ -108,7 +108,7 @@ describe('daemon API on the real stack', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       list = await api('GET', '/v1/sessions');
     }
-    expect(list.body.sessions).toContainEqual({ sessionId: id, status: 'running', startTime: described.startTime.toISOString(), closeTime: null });
+    expect(list.body.sessions).toContainEqual({ sessionId: id, status: 'running', startTime: described.startTime.toISOString(), closeTime: null, phase: null });
     const one = await api('GET', `/v1/sessions/${enc(id)}`);
     expect(one.body).toMatchObject({ sessionId: id, status: 'running', runId: described.runId, live: null, queryError: expect.any(String) });
 

@@ -45,7 +45,10 @@ describe('a retained root', () => {
     const h = await start(input);
     await until('the first answer', () => world.types(id).includes('SessionCompleted'));
     await until('the root to idle', async () => (await phase(h)) === 'idle');
-    expect((await h.describe()).status.name).toBe('RUNNING');
+    const open = await h.describe();
+    expect(open.status.name).toBe('RUNNING');
+    // What a listing shows without a query: the memo.
+    expect(open.memo).toEqual({ phase: 'idle' });
 
     await h.signal(deliverMessageSignal, say('user#1', 'and a follow-up'));
     await until('the follow-up answer', () => world.types(id).includes('TaskEnded'));
@@ -78,6 +81,7 @@ describe('a retained root', () => {
     await until('the unload', () => world.types(id).includes('SessionUnloaded'));
     expect(world.shutdowns).toContain(id);
     await until('the root to show unloaded', async () => (await phase(h)) === 'unloaded');
+    expect((await h.describe()).memo).toEqual({ phase: 'unloaded' });
     await h.signal(deliverMessageSignal, say('user#2', 'wake up'));
     await until('the second answer', () => world.types(id).includes('TaskEnded'));
     const types = world.types(id);
@@ -85,6 +89,7 @@ describe('a retained root', () => {
     const [resumed] = of(id, 'SessionResumed');
     expect(resumed).toMatchObject({ messageId: 'user#2', round: 1, unloaded: true });
     expect(resumed.idleSeconds).toBeGreaterThanOrEqual(1);
+    await until('the memo to show the idle phase again after the round', async () => (await h.describe()).memo?.phase === 'idle');
     await h.cancel();
     await expect(h.result()).rejects.toThrow();
     expect(of(id, 'SessionClosed')).toEqual([expect.objectContaining({ round: 1, idle: true })]);
