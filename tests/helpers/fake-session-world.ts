@@ -56,7 +56,8 @@ export class FakeSessionWorld {
   private readonly blocked = new Map<string, () => void>();
   private constructor(readonly env: TestWorkflowEnvironment, readonly worker: Worker, private readonly running: Promise<void>) {}
 
-  static async start(taskQueue = 'fake-world'): Promise<FakeSessionWorld> {
+  /** `maxCachedWorkflows: 0`: every workflow task replays the history from the start, as a restarted worker does. */
+  static async start(taskQueue = 'fake-world', opts: { maxCachedWorkflows?: number } = {}): Promise<FakeSessionWorld> {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
     const env = await TestWorkflowEnvironment.createLocal({
       server: { executable: { type: 'existing-path', path: join(homedir(), '.recur', 'tools', 'venv', 'bin', 'temporal') } },
@@ -73,7 +74,7 @@ export class FakeSessionWorld {
       ...createTreeActivities({ client: env.client }),
     });
     const worker = await Worker.create({
-      connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities,
+      connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities, ...opts,
     });
     const running = worker.run();
     world = new FakeSessionWorld(env, worker, running);

@@ -12,7 +12,9 @@ let world: FakeSessionWorld;
 const TQ = 'continue-session';
 
 beforeAll(async () => {
-  world = await FakeSessionWorld.start(TQ);
+  // No workflow cache: each workflow task rebuilds the session from its history, as a restarted
+  // worker would, so retained state and an operator's switch must come back from the history alone.
+  world = await FakeSessionWorld.start(TQ, { maxCachedWorkflows: 0 });
 });
 afterAll(async () => {
   await world?.stop();
@@ -104,7 +106,7 @@ describe('a retained root', () => {
 });
 
 describe("an operator's controls", () => {
-  test('a model switch is logged and used by every later call, across continue-as-new', async () => {
+  test('a model switch is logged and used by every later call, across continue-as-new and worker replays', async () => {
     world.script = { root: [{ answer: 'first' }, { code: [] }, { answer: 'second' }] };
     // One turn a run: the follow-up's second call comes from a continued run.
     const input = { ...world.input('t', { turnsPerRun: 1 }), retain: true };
