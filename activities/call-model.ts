@@ -30,6 +30,8 @@ export interface CallModelInput {
   compactAtTokens?: number | null;
   /** Compactions this session has logged: the summariser call's index. */
   compactions?: number;
+  /** An operator asked: summarise everything but the latest turn, whatever the prompt's size (Compacted.manual). */
+  compactNow?: boolean;
 }
 
 export interface CallModelResult {
@@ -105,10 +107,11 @@ export function createModelActivities(deps: {
       let context: ShownContextFile[] = [];
       try {
         if (deps.contextFiles) context = await deps.contextFiles(input.sessionId);
-        if (input.compactAtTokens) {
-          compacted = await compactFor(modelFor(input.model), events, input.compactAtTokens, {
+        const manual = input.compactNow === true;
+        if (input.compactAtTokens || manual) {
+          compacted = await compactFor(modelFor(input.model), events, manual ? 0 : input.compactAtTokens!, {
             agent: input.agent, callIndex: input.compactions ?? 0, signal: ctx.cancellationSignal,
-          });
+          }, manual);
         }
         const prompt = buildPrompt(events, compacted, context, await deps.harnessSection?.(input.sessionId));
         res = await modelFor(input.model).complete({

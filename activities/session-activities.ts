@@ -42,6 +42,8 @@ export interface SessionActivities {
   callModel(input: CallModelInput): Promise<CallModelResult>;
   runCell(input: RunCellInput): Promise<RunCellResult>;
   shutdownKernel(input: { sessionId: string }): Promise<void>;
+  /** Interrupts the kernel's running cell (SIGINT through the Jupyter server); an idle kernel ignores it. */
+  interruptKernel(input: { sessionId: string }): Promise<void>;
   snapshotKernel(input: SnapshotKernelInput): Promise<SnapshotKernelResult>;
   runGate(input: RunGateInput): Promise<RunGateResult>;
   reserveTreeSession(input: { rootId: string; childId: string; slice?: Slice | null }): Promise<ReserveReply>;

@@ -91,6 +91,7 @@ export const FIELD_LIMITS = {
   MessageDelivered: { messageId: ID, from: ID, to: ID, text: INLINE.message + 200 },
   MessageRefused: { from: ID, to: HARD.recipient, reason: 2_000 },
   MessageSent: { messageId: ID, from: ID, to: ID, text: INLINE.message, textBlob: BLOB },
+  ModelSwitched: { model: NAME, previous: NAME },
   ModelCalled: {
     model: NAME, provider: NAME, response: INLINE.response, responseBlob: BLOB,
     // A tool call's arguments are JSON of the (preview) code: at most 6 characters per escaped character.
@@ -100,9 +101,11 @@ export const FIELD_LIMITS = {
   },
   ScheduleChanged: { scheduleId: NAME, spec: HARD.scheduleSpec, instruction: HARD.instruction },
   ScheduleFired: { scheduleId: NAME, instruction: HARD.instruction },
+  SessionClosed: { reason: 2_000 },
   SessionCompleted: { answer: INLINE.answer, answerBlob: BLOB },
   SessionFailed: { reason: REASON, error: REASON },
   SessionReloaded: { messageId: ID, from: ID },
+  SessionResumed: { messageId: ID, from: ID },
   SessionStarted: { task: INLINE.task, taskBlob: BLOB, name: NAME, model: NAME, parentId: ID, systemPromptBlob: BLOB, sandbox: { fields: { mode: NAME, net: NAME } } },
   SessionUnloaded: { manifest: BLOB },
   SpawnRefused: { name: NAME, reason: 2_000 },

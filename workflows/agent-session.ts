@@ -19,7 +19,9 @@ import { sessionActivities } from './proxies';
 import { awaitWork, retain } from './retain';
 import { SessionState } from './session-state';
 import type { SessionInput, SessionResult } from './session-types';
-import { completed, interrupted, started } from './session-event-fields';
+import { completed, started } from './session-event-fields';
+import { installOperatorHandlers } from './operator-handlers';
+import { runRequestedCell } from './run-requested-cell';
 import { snapshotKernel } from './snapshot-kernel';
 import { startFork } from './start-fork';
 import { budgetEvents } from './tree-budget';
@@ -38,6 +40,7 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
   s.onFault = () => body.cancel();
   installHandlers(s, agentSessionWorkflow, acts);
   installLongRunHandlers(s);
+  installOperatorHandlers(s, acts);
   let ended: Ended;
   let cancelled: unknown;
   try {
@@ -74,8 +77,8 @@ async function loop(s: SessionState, acts: Acts): Promise<Ended> {
       return continueAsNew<typeof agentSessionWorkflow>({ ...input, carry: s.carry() });
     }
     if (outcome === 'work') continue;
-    if (!retainsAfter(input.parentId, outcome, s.retained)) return { result: outcome };
-    const logged = await retain(s, outcome);
+    if (!retainsAfter(input, outcome, s.retained)) return { result: outcome };
+    const logged = await retain(s, outcome, acts);
     if (logged !== outcome) return { result: outcome, logged };
   }
 }
@@ -111,19 +114,8 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
       { type: 'ModelCalled', turn, ...reply.event },
       { type: 'CellRequested', cellId: `${s.id}/${seq + 1}`, code, codeBlob, toolCallId: reply.toolCallId },
     ], () => s.turn++);
-    s.phase = 'cell';
     const requestId = `${s.id}/${reqSeq}`;
-    const { cell, restored } = await acts.runCell({
-      sessionId: s.id, rootId: input.rootId, cellId: requestId, code, codeBlob, timeoutSeconds: input.limits.cellTimeoutSeconds,
-      firstCell: s.long.cellsRun++ === 0, restoreFrom: s.lastSnapshot, throughSeq: reqSeq,
-    }).catch(async (e: unknown) => {
-      if (!(e instanceof ActivityFailure)) throw e;
-      if (!isCancellation(e)) return { cell: interrupted(e.cause?.message ?? e.message), restored: null };
-      // Every CellRequested gets its CellExecuted, even when the session is cancelled mid-cell.
-      const lost = interrupted('the session was cancelled');
-      await CancellationScope.nonCancellable(() => s.emit(() => [{ type: 'CellExecuted', requestId, code, ...lost }]));
-      throw e;
-    });
+    const { cell, restored } = await runRequestedCell(s, acts, { requestId, reqSeq, code, codeBlob });
     if (restored) await s.emit(() => [{ type: 'KernelRestored', ...restored }]);
     const doneSeq = await s.emit(() => [{ type: 'CellExecuted', requestId, code, ...cell }]);
     await logWorkspace(s, acts, 'cell', requestId);

@@ -1,13 +1,14 @@
 import type { ChildInfo, ChildOutcome } from './child-types';
-import type { RetainState, SessionResult } from './session-types';
+import type { RetainState, SessionInput, SessionResult } from './session-types';
 
 /**
- * Whether a session whose task just ended stays addressable: a sub-agent that answered its first
- * task, and from then on every later one, however it ended. Roots end; so does a sub-agent whose
- * first task failed (its parent saw it fail and has no use for it). Pure.
+ * Whether a session whose task just ended stays addressable: a sub-agent, or a root started with
+ * `retain`, that answered its first task, and from then on every later one, however it ended.
+ * Other roots end; so does a session whose first task failed (its parent, or the user, saw it
+ * fail). Pure.
  */
-export function retainsAfter(parentId: string | null, r: SessionResult, retained: RetainState | null): boolean {
-  return parentId !== null && (retained !== null || r.status === 'completed');
+export function retainsAfter(input: Pick<SessionInput, 'parentId' | 'retain'>, r: SessionResult, retained: RetainState | null): boolean {
+  return (input.parentId !== null || input.retain === true) && (retained !== null || r.status === 'completed');
 }
 
 export type IdleStep =

@@ -10,7 +10,7 @@ import { treeSpend } from './approvals/tree-spend';
 import { childFinishedSignal } from './messages';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
-import type { SessionResult } from './session-types';
+import type { RetainState, SessionResult } from './session-types';
 import { reportSpend } from './tree-budget';
 import { logWorkspace } from './workspace-log';
 
@@ -66,7 +66,7 @@ async function logEnd(s: SessionState, round: number, r: SessionResult, last: bo
   }
 }
 
-const clip = (text: string): string => (text.length <= FALLBACK_REASON_CHARS ? text : `${text.slice(0, FALLBACK_REASON_CHARS - 15)}… [clipped]`);
+const clip = (text: string, max = FALLBACK_REASON_CHARS): string => (text.length <= max ? text : `${text.slice(0, max - 15)}… [clipped]`);
 
 function endEvent(round: number, r: SessionResult): RecurEventInput {
   if (round > 0) {
@@ -80,6 +80,11 @@ function endEvent(round: number, r: SessionResult): RecurEventInput {
     : { type: 'SessionFailed', kind: r.kind, reason: r.reason };
 }
 
+async function logClosed(s: SessionState, r: SessionResult, retained: RetainState): Promise<void> {
+  const reason = clip(r.status === 'failed' ? r.reason : 'the session ended', FIELD_LIMITS.SessionClosed.reason);
+  await s.emit(() => [{ type: 'SessionClosed', reason, round: retained.round, idle: retained.idle }], () => (s.closed = true));
+}
+
 /**
  * Ends the session: logs the end (unless it idled, retained, with nothing under way, or the caller
  * logged it already), stops every
@@ -91,9 +96,12 @@ export async function finish(
   const { retained } = s;
   s.phase = 'done';
   const ending = alreadyLogged === undefined && !retained?.idle;
+  // A retained root's rounds each end with TaskEnded (or its SessionCompleted): its own end for good needs an event of its own.
+  const closing = retained !== null && s.input.parentId === null;
   // The end scan comes before the terminal event; a scan or its append failing never keeps the end from the log.
   if (ending) await logWorkspace(s, acts, 'end').catch(() => undefined);
-  const logged = ending ? await endTask(s, r, true) : alreadyLogged !== undefined ? alreadyLogged : r;
+  const logged = ending ? await endTask(s, r, !closing) : alreadyLogged !== undefined ? alreadyLogged : r;
+  if (closing) await logClosed(s, r, retained).catch(() => undefined);
   s.closed = true;
   // A call granted but never reported (it failed, or the session was cancelled in it) stops holding the tree's room.
   if (s.input.parentId !== null) await reportSpend(s, acts, 'end').catch(() => undefined);

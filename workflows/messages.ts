@@ -85,6 +85,8 @@ export interface SessionStatusView {
   nextSeq: number;
   /** idle: retained and waiting for work, or waiting on a durable timer for a scheduled tick; unloaded: idle with its kernel shut down; approval: waiting for an operator's yes to spend more. */
   phase: 'starting' | 'model' | 'cell' | 'idle' | 'unloaded' | 'approval' | 'done';
+  /** The round of work it is in (idle: the one it last finished): 0 until a retained session is woken again. */
+  round: number;
   unread: number;
   messagesSent: number;
   /** The goal's status, null with no goal. */

@@ -54,7 +54,13 @@ export function sessionActivities(cellTimeoutSeconds: number) {
     heartbeatTimeout: '10 seconds',
     retry: { maximumAttempts: 5, initialInterval: '1 second' },
   });
+  const kernel = proxyActivities<Pick<SessionActivities, 'interruptKernel'>>({
+    // A REST call to the Jupyter server; an operator waits on it, so it gives up soon.
+    startToCloseTimeout: '30 seconds',
+    retry: { maximumAttempts: 3, initialInterval: '500ms' },
+  });
   return {
+    interruptKernel: kernel.interruptKernel,
     prepareWorktree: worktrees.prepareWorktree,
     scanWorkspace: workspace.scanWorkspace,
     reserveTreeSession: tree.reserveTreeSession,

@@ -1,12 +1,12 @@
 /*
- * A sub-agent that completed its task stays addressable: its workflow waits for a message or a
- * new task, and after `idleUnloadSeconds` with none it snapshots its kernel and shuts it down. The
+ * A sub-agent that completed its task stays addressable, and so does a root started with `retain`
+ * (the daemon's default): its workflow waits for a message or a new task, and after `idleUnloadSeconds` with none it snapshots its kernel and shuts it down. The
  * next message reloads it; the kernel itself comes back on the next cell (runCell restores the
  * latest snapshot into a fresh kernel). A host at its loaded-kernel cap may ask an idle, loaded
  * session to unload early (unloadIdleSignal); it goes the same way. Deterministic workflow code:
  * timers and activities only.
  */
-import { condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { decideIdleUnload } from './decide-idle-unload';
 import { endTask } from './end-session';
 import { deliverMessageSignal, type SpawnReply, type SpawnRequest } from './messages';
@@ -15,6 +15,7 @@ import type { SessionState } from './session-state';
 import type { ChildInfo } from './child-types';
 import type { RetainState, SessionResult } from './session-types';
 import { snapshotKernel } from './snapshot-kernel';
+import { logWorkspace } from './workspace-log';
 
 type Acts = ReturnType<typeof sessionActivities>;
 
@@ -23,7 +24,9 @@ type Acts = ReturnType<typeof sessionActivities>;
  * session idles. When the end could not be logged as it was (null, or a fallback failure), the
  * session is not retained: that logged end is its last, and the caller ends it.
  */
-export async function retain(s: SessionState, r: SessionResult): Promise<SessionResult | null> {
+export async function retain(s: SessionState, r: SessionResult, acts: Acts): Promise<SessionResult | null> {
+  // A root's answer is what its user reads its net change at (`recur diff`): each round ends with an end scan.
+  if (s.input.parentId === null) await logWorkspace(s, acts, 'end').catch(() => undefined);
   const logged = await endTask(s, r);
   if (logged !== r) return logged;
   for (const child of s.children.values()) {
@@ -47,6 +50,7 @@ export async function awaitWork(s: SessionState, r: RetainState, acts: Acts): Pr
   const ready = () => s.inbox.length > 0 || asked() || workflowInfo().continueAsNewSuggested;
   for (;;) {
     s.phase = r.unloadedSeq === null ? 'idle' : 'unloaded';
+    listPhase(s.phase);
     const next = decideIdleUnload(r, Date.now(), s.input.limits.idleUnloadSeconds);
     if (next.kind === 'unload') await unload(s, r, acts, next.idleSeconds);
     else if (next.ms === null) await condition(ready);
@@ -73,14 +77,25 @@ async function unload(s: SessionState, r: RetainState, acts: Acts, idleSeconds: 
   }]);
 }
 
+/** What a listing (`recur ls`) shows without querying each session: a retained one's idle phase, in its memo. */
+function listPhase(phase: 'idle' | 'unloaded' | null): void {
+  if ((workflowInfo().memo?.phase ?? null) !== phase) upsertMemo({ phase: phase ?? undefined });
+}
+
 async function wake(s: SessionState, r: RetainState): Promise<'work'> {
-  if (r.unloadedSeq !== null) {
-    const [first] = s.inbox;
-    const unloadedSeq = r.unloadedSeq;
-    await s.emit(() => [{ type: 'SessionReloaded', messageId: first.messageId, from: first.from, unloadedSeq }]);
-    r.unloadedSeq = null;
-  }
-  r.round += 1;
+  listPhase(null);
+  const [first] = s.inbox;
+  const { unloadedSeq } = r;
+  const round = r.round + 1;
+  // A root's user is outside every session log: its own log says what woke it.
+  const resumed = s.input.parentId === null ? [{
+    type: 'SessionResumed' as const, messageId: first.messageId, from: first.from, round, unloaded: unloadedSeq !== null,
+    idleSeconds: Math.floor((Date.now() - r.idleSince) / 1000),
+  }] : [];
+  const reloaded = unloadedSeq !== null ? [{ type: 'SessionReloaded' as const, messageId: first.messageId, from: first.from, unloadedSeq }] : [];
+  if (reloaded.length + resumed.length > 0) await s.emit(() => [...reloaded, ...resumed]);
+  r.unloadedSeq = null;
+  r.round = round;
   r.idle = false;
   r.unloadAsked = false;
   const task = [...s.inbox].reverse().find((m) => m.task);

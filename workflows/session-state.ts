@@ -7,6 +7,7 @@ import type { FinalAnswer, SessionStatusView } from './messages';
 import { FIELD_LIMITS, previewNamingBlob } from '../schemas/field-limits';
 import { ApprovalBook } from './approvals/approval-book';
 import { LongRun } from './long-run';
+import { OperatorControls } from './operator-controls';
 import type { RateBucket } from './message-rate';
 import { SeenMessages } from './seen-messages';
 import { TreeLedger } from './tree-ledger';
@@ -46,6 +47,8 @@ export class SessionState {
   /** Goal, schedules, keep-going counters. */
   readonly long: LongRun;
   readonly approvals: ApprovalBook;
+  /** The model in use, a compaction asked for, the cell an interrupt is for. */
+  readonly ops: OperatorControls;
   /** Root only: what the whole tree has spent, and its budget. */
   readonly ledger: TreeLedger | null;
   final: FinalAnswer | null = null;
@@ -79,6 +82,7 @@ export class SessionState {
     this.retained = c?.retained ?? null;
     this.long = new LongRun(input, c?.longRun, this.startedAt);
     this.approvals = new ApprovalBook(c?.approvals);
+    this.ops = new OperatorControls(input, c?.operator);
     this.ledger = input.parentId === null ? new TreeLedger(treeBudgetOf(input.limits), this.startedAt, c?.ledger) : null;
   }
 
@@ -140,7 +144,7 @@ export class SessionState {
     return {
       nextSeq, headHash, turn, tokens, startedAt, children: [...this.children.values()], inbox, seen: this.seen.carry(), messagesSent, rate,
       treeSessions, cellsSinceSnapshot, lastSnapshot, retained, longRun: this.long.carry(), approvals: this.approvals.carry(),
-      workspaceStart: this.workspaceStart, ...(this.ledger && { ledger: this.ledger.carry() }),
+      workspaceStart: this.workspaceStart, operator: this.ops.carry(), ...(this.ledger && { ledger: this.ledger.carry() }),
     };
   }
 }

@@ -3,16 +3,14 @@ import type { BlobRef, SandboxPolicy } from '../schemas/generated/events';
 import type { ApprovalCarry } from './approvals/approval-book';
 import type { ApprovalPolicy } from './approvals/approval-policy';
 import type { ChildInfo } from './child-types';
+import type { OperatorCarry } from './operator-controls';
 import type { AutonomousSpec, GoalSpec, LongRunCarry } from './long-run-types';
 import type { RateBucket } from './message-rate';
 import type { SeenCarry } from './seen-messages';
 import type { LedgerCarry, Slice } from './tree-ledger';
 
-/*
- * Values that may be large (tasks, answers, messages) reach a workflow as a preview within its
- * field limit (schemas/field-limits.ts) plus the BlobRef of the whole, put in the blob store at
- * the edge where they entered; readers that need the whole resolve the ref.
- */
+/* Large values (tasks, answers, messages) arrive as a preview within their field limit plus the
+ * BlobRef of the whole, stored at the edge where they entered; readers that need it resolve the ref. */
 
 export interface SessionLimits {
   maxTurns: number;
@@ -85,6 +83,8 @@ export interface SessionInput {
   inSlice?: boolean;
   /** Set on a fork (`recur fork`): its history is copied from the origin's log before it goes on. */
   fork?: ForkSpec | null;
+  /** A root stays addressable after its answer, as a retained child (retain.ts); set by the daemon but in CI mode or with --once. */
+  retain?: boolean;
   /** Present when this run continues an earlier run of the same session (continue-as-new). */
   carry?: SessionCarry;
 }
@@ -131,12 +131,13 @@ export interface SessionCarry {
   approvals?: ApprovalCarry;
   /** The manifest the session's start scan logged (workflows/workspace-log.ts); its end scan diffs against it. */
   workspaceStart?: BlobRef | null;
+  operator?: OperatorCarry;
 }
 
 /**
- * A sub-agent that completed its first task stays addressable (see workflows/retain.ts). `round`
- * counts the pieces of work after that task; `idleSince` is workflow time, so the idle timer
- * resumes with the right remainder after continue-as-new.
+ * A sub-agent (or a root started with `retain`) that completed its first task stays addressable
+ * (workflows/retain.ts). `round` counts the pieces of work after that task; `idleSince` is
+ * workflow time, so the idle timer resumes with the right remainder after continue-as-new.
  */
 export interface RetainState {
   round: number;

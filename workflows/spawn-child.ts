@@ -45,7 +45,7 @@ export async function spawn(s: SessionState, req: SpawnRequest, childWorkflow: C
   const asked = req.slice ?? null;
   const slot = input.parentId === null ? reserveTreeSession(s, childId, asked) : await acts.reserveTreeSession({ rootId: input.rootId, childId, slice: asked });
   if (!slot.ok) return refuse(s, name, 'sessions_per_tree', slot.reason);
-  const model = req.model ?? input.model;
+  const model = req.model ?? s.ops.model;
   const child: ChildInfo = { name, id: childId, task: req.task, taskBlob, model, status: 'running', answer: null, error: null };
   let clash = false;
   await s.emit(() => {

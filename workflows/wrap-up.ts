@@ -17,10 +17,13 @@ const wrapUpText = (why: string) => `[wrap-up] ${why}. This is your last model c
 
 /** One model call with this session's compaction settings; logs a compaction it made, counts tokens and cost, and tells the tree. */
 export async function callModelFor(s: SessionState, acts: Acts) {
+  const manual = s.ops.compactAsked;
   const reply = await acts.callModel({
-    sessionId: s.id, agent: s.input.name, model: s.input.model, callIndex: s.turn, throughSeq: s.nextSeq - 1,
-    compactAtTokens: s.input.limits.compactAtTokens ?? null, compactions: s.long.compactions,
+    sessionId: s.id, agent: s.input.name, model: s.ops.model, callIndex: s.turn, throughSeq: s.nextSeq - 1,
+    compactAtTokens: s.input.limits.compactAtTokens ?? null, compactions: s.long.compactions, ...(manual && { compactNow: true }),
   });
+  // Asked once: with too little to summarise the ask is spent all the same.
+  if (manual) s.ops.compactAsked = false;
   if (reply.compacted) {
     const c = reply.compacted;
     await s.emit(() => [{ type: 'Compacted', ...c }], () => {

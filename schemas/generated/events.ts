@@ -77,7 +77,7 @@ export interface CellExecuted {
   readonly requestId: string;
   /** The code that ran, as in the request (preview; the full source is the request's codeBlob when set). Limit: 8192 characters. */
   readonly code: string;
-  /** ok: ran to the end; error: raised; timeout: interrupted after the cell timeout; interrupted: the kernel died or was lost while it ran, so it was not re-run. */
+  /** ok: ran to the end; error: raised; timeout: interrupted after the cell timeout; interrupted: an operator interrupted it (POST /v1/sessions/:id/interrupt; its outputs end in a note saying so, the kernel and its variables intact), or the kernel died or was lost while it ran, so it was not re-run. */
   readonly status: CellStatus;
   /** stdout, stderr, results and display text in arrival order; truncated when outputsBlob is set. Limit: 12000 characters. */
   readonly outputs: string;
@@ -109,7 +109,7 @@ export interface CellRequested {
   readonly toolCallId: string | null;
 }
 
-/** The prompt neared the model's context budget, so older turns were summarised: from here on the prompt shows the summary in place of events fromSeq..toSeq. The task, goal, kernel and its variables are untouched. Appended by the session's workflow just before the ModelCalled whose prompt first used it. */
+/** The prompt neared the model's context budget, or an operator asked (manual), so older turns were summarised: from here on the prompt shows the summary in place of events fromSeq..toSeq. The task, goal, kernel and its variables are untouched. Appended by the session's workflow just before the ModelCalled whose prompt first used it. */
 export interface Compacted {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'Compacted';
@@ -133,6 +133,8 @@ export interface Compacted {
   readonly tokensOut: number;
   /** Cost of the summariser call in US dollars (0 for models without a known price). */
   readonly costUsd: number;
+  /** True when an operator asked for it (POST /v1/sessions/:id/compact, `recur compact`, /compact in `recur chat`): everything but the latest turn is summarised, whatever the prompt's size. False when the prompt passed compactAtTokens. */
+  readonly manual: boolean;
 }
 
 /** Why the host continued the session. */
@@ -449,6 +451,16 @@ export interface ModelCalled {
   readonly cacheWriteTokens: number | null;
 }
 
+/** An operator switched the session's model (POST /v1/sessions/:id/model, `recur model`, /model in `recur chat`): every model call after this event uses the new one, the session's own and its compaction calls, across continue-as-new and worker restarts. Children it spawns later inherit it unless their spawn names another. Appended by the session's workflow before the switch takes effect; the spec was validated by the daemon. */
+export interface ModelSwitched {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'ModelSwitched';
+  /** The new model spec (`provider/model` or `scripted:<file>`). Limit: 256 characters. */
+  readonly model: string;
+  /** The spec the session used until now. Limit: 256 characters. */
+  readonly previous: string;
+}
+
 /** What the egress proxy did with a connection. */
 export type NetworkDecision = 'allowed' | 'approved' | 'refused' | 'denied';
 
@@ -512,6 +524,18 @@ export interface ScheduleFired {
   readonly runCount: number;
 }
 
+/** A retained root session ended for good: an operator killed it (`recur kill`, POST /v1/sessions/:id/kill) or its workflow faulted. Its last event: nothing more is logged for it, it takes no more messages, and its kernel is shut down. A root that idles after an answer logs nothing until the next round (SessionResumed) or this. Appended by the root's workflow, after the TaskEnded of a round that was under way; never for a root that ended at its first answer (SessionCompleted or SessionFailed is then its last event). */
+export interface SessionClosed {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'SessionClosed';
+  /** Why it ended, in words. Limit: 2000 characters. */
+  readonly reason: string;
+  /** The round it was in or had last finished: 0 when it closed after its first answer, N after round N. */
+  readonly round: number;
+  /** True when it closed while idle, between rounds; false when a round was under way (its TaskEnded, status cancelled or failed, comes just before). */
+  readonly idle: boolean;
+}
+
 /** The session gave its final answer. Appended by the session's workflow at the end of its task; a session has at most one of SessionCompleted and SessionFailed. A root session ends here; a sub-agent is then retained and may log later events (SessionUnloaded, SessionReloaded, TaskEnded) until its parent ends. */
 export interface SessionCompleted {
   /** Event type: the record's short name, also the envelope's `type`. */
@@ -547,6 +571,22 @@ export interface SessionReloaded {
   readonly from: string;
   /** seq of the SessionUnloaded this reload follows. */
   readonly unloadedSeq: number;
+}
+
+/** A root session that had answered (SessionCompleted, or TaskEnded of a later round) and stayed retained got a message and starts a new round of work in the same kernel, with its transcript intact. Appended by the root's workflow when it wakes, after its SessionReloaded when the kernel had been unloaded, and before the message is delivered (MessageDelivered) and its next model call. The round ends with TaskEnded carrying the same round. Roots only: a sub-agent's new round is started by its parent, whose log records it (SubagentTasked, MessageSent). */
+export interface SessionResumed {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'SessionResumed';
+  /** Id of the first unread message, the one that woke the session. Limit: 1024 characters. */
+  readonly messageId: string;
+  /** Sender of that message: 'user' for `recur send` and the daemon API, else a session id. Limit: 1024 characters. */
+  readonly from: string;
+  /** The round that starts: 1 for the first after SessionCompleted, then 2, ...; its end is the TaskEnded with this round. */
+  readonly round: number;
+  /** True when the kernel had been unloaded while the session idled (a SessionReloaded precedes this event, and the next cell restores the snapshot). */
+  readonly unloaded: boolean;
+  /** Whole seconds the session idled since its previous answer (workflow time). */
+  readonly idleSeconds: number;
 }
 
 /** What contained the session's kernel on its host (docs/sandbox.md); the worker's config at the session's start. */
@@ -849,12 +889,15 @@ export type RecurEvent =
   | MessageRefused
   | MessageSent
   | ModelCalled
+  | ModelSwitched
   | NetworkConnection
   | ScheduleChanged
   | ScheduleFired
+  | SessionClosed
   | SessionCompleted
   | SessionFailed
   | SessionReloaded
+  | SessionResumed
   | SessionStarted
   | SessionUnloaded
   | SpawnRefused
@@ -867,7 +910,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'NetworkConnection', 'ScheduleChanged', 'ScheduleFired', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -879,7 +922,7 @@ export type RecurEventInput =
   | WithDefaults<BudgetSet, 'tokens' | 'costUsd' | 'seconds' | 'turns' | 'askedTokens' | 'askedCostUsd' | 'note'>
   | WithDefaults<CellExecuted, 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>
   | WithDefaults<CellRequested, 'codeBlob' | 'toolCallId'>
-  | Compacted
+  | WithDefaults<Compacted, 'manual'>
   | ContinuationInjected
   | WithDefaults<ForkedFrom, 'snapshotSeq' | 'instructionMessageId'>
   | WithDefaults<GateChecked, 'exitCode'>
@@ -892,12 +935,15 @@ export type RecurEventInput =
   | MessageRefused
   | WithDefaults<MessageSent, 'textBlob'>
   | WithDefaults<ModelCalled, 'responseBlob' | 'toolCalls' | 'requestBlob' | 'contextFiles' | 'usageSource' | 'cacheReadTokens' | 'cacheWriteTokens'>
+  | ModelSwitched
   | WithDefaults<NetworkConnection, 'address' | 'approvalId'>
   | WithDefaults<ScheduleChanged, 'nextRunAt'>
   | ScheduleFired
+  | SessionClosed
   | WithDefaults<SessionCompleted, 'answerBlob'>
   | WithDefaults<SessionFailed, 'error'>
   | SessionReloaded
+  | SessionResumed
   | WithDefaults<SessionStarted, 'taskBlob' | 'parentId' | 'budgetUsd' | 'systemPromptBlob' | 'sandbox'>
   | WithDefaults<SessionUnloaded, 'manifest' | 'coversSeq'>
   | SpawnRefused

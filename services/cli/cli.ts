@@ -57,20 +57,20 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('./commands/setup')).setup,
   },
   run: {
-    summary: 'start a root agent session and stream its events (and its sub-agents\') until it ends',
-    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--detach] [--json] ${LONG_RUN_USAGE} ${BUDGET_USAGE} ${CI_USAGE}`,
+    summary: 'start a root agent session and stream its events (and its sub-agents\') until it answers; it then stays open for `recur send` (not with --once or in CI mode)',
+    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--once] [--detach] [--json] ${LONG_RUN_USAGE} ${BUDGET_USAGE} ${CI_USAGE}`,
     options: {
-      model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, cwd: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' },
+      model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, cwd: { type: 'string' }, once: { type: 'boolean' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' },
       ...LONG_RUN_OPTIONS, ...BUDGET_OPTIONS, ...CI_OPTIONS,
     },
     ci: true,
     load: async () => (await import('./commands/run')).run,
   },
   fork: {
-    summary: "start a new root session whose history is another's up to one event (kernel restored to that point) and stream it like run",
-    usage: `recur fork <session-id> --at <seq> ["<new instruction>"] [--model <provider/model>|scripted:<file>] [--cwd DIR] [--detach] [--json] ${CI_USAGE}`,
+    summary: "start a new root session whose history is another's up to one event (kernel restored to that point) and stream it like run; it stays open like a run",
+    usage: `recur fork <session-id> --at <seq> ["<new instruction>"] [--model <provider/model>|scripted:<file>] [--cwd DIR] [--once] [--detach] [--json] ${CI_USAGE}`,
     options: {
-      at: { type: 'string' }, model: { type: 'string', short: 'm' }, cwd: { type: 'string' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' }, ...CI_OPTIONS,
+      at: { type: 'string' }, model: { type: 'string', short: 'm' }, cwd: { type: 'string' }, once: { type: 'boolean' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' }, ...CI_OPTIONS,
     },
     ci: true,
     load: async () => (await import('./commands/fork')).fork,
@@ -95,10 +95,28 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('./commands/logs')).logs,
   },
   send: {
-    summary: 'send a message to a running session (it reads it before its next model call)',
-    usage: 'recur send <session-id> "<text>" [--json]',
-    options: { json: { type: 'boolean' } },
+    summary: 'send a message to a session (it reads it before its next model call); to a root that answered, a follow-up it answers in the same kernel; --wait prints that answer',
+    usage: 'recur send <session-id> "<text>" [--wait] [--json]',
+    options: { json: { type: 'boolean' }, wait: { type: 'boolean', short: 'w' } },
     load: async () => (await import('./commands/send')).send,
+  },
+  interrupt: {
+    summary: "interrupt a session's running cell without ending the session (its model reads that the operator interrupted it)",
+    usage: 'recur interrupt <session-id> [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/controls')).interrupt,
+  },
+  model: {
+    summary: "switch a session's model for its next model calls (logged as ModelSwitched)",
+    usage: 'recur model <session-id> <provider/model|scripted:file> [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/controls')).model,
+  },
+  compact: {
+    summary: "compact a session's transcript at its next model call (Compacted, manual)",
+    usage: 'recur compact <session-id> [--json]',
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./commands/controls')).compact,
   },
   diff: {
     summary: "print a session's net change to its workspace (unified diff, from its end scan in the log); --stat: git's diff stat",
@@ -197,7 +215,7 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('./commands/login')).logout,
   },
   kill: {
-    summary: 'cancel a session and its sub-agents',
+    summary: 'end a session and its sub-agents for good (a root that stayed open after its answer too)',
     usage: 'recur kill <session-id>',
     load: async () => (await import('./commands/kill')).kill,
   },

@@ -2,10 +2,13 @@ import type { StoredEvent } from '../../schemas';
 import { isProblemFrame, type StreamFrame } from '../daemon/api-types';
 import { advanceCursor, type Cursor } from '../daemon/cursor';
 import { formatEventLine, formatProblemLine } from './format-event';
+import { endCode, endOfRound, type FollowEnd } from './turn-end';
 
 export interface FollowSessionOptions {
-  /** The session whose SessionCompleted or SessionFailed ends the stream. */
+  /** The root being followed. */
   sessionId: string;
+  /** Where the follow stops (turn-end.ts): by default at the root's first end of a round or of the session. */
+  ends?: FollowEnd;
   /** Frames past this cursor are expected from `frames`. */
   cursor: Cursor;
   frames: AsyncIterable<StreamFrame>;
@@ -23,14 +26,12 @@ export type FollowOutcome =
   /** The frames ran out before the end event. */
   | { kind: 'cut'; cursor: Cursor };
 
-const isEnd = (e: StoredEvent, sessionId: string): boolean =>
-  e.sessionId === sessionId && (e.type === 'SessionCompleted' || e.type === 'SessionFailed');
-
 /**
- * Prints frames until `sessionId` ends: one line per event (NDJSON with `json`, whose last line
- * is then the end event), problems on stderr (in the NDJSON stream with `json`).
+ * Prints frames until `ends` says so: one line per event (NDJSON with `json`, whose last line is
+ * then the end event), problems on stderr (in the NDJSON stream with `json`).
  */
 export async function followSession(o: FollowSessionOptions): Promise<FollowOutcome> {
+  const ends = o.ends ?? endOfRound(o.sessionId, 0);
   let cursor = o.cursor;
   for await (const frame of o.frames) {
     if (o.signal.aborted) break;
@@ -41,7 +42,7 @@ export async function followSession(o: FollowSessionOptions): Promise<FollowOutc
     }
     cursor = advanceCursor(cursor, frame.sessionId, frame.seq);
     o.out(o.json ? JSON.stringify(frame) : formatEventLine(frame));
-    if (isEnd(frame, o.sessionId)) return { kind: 'ended', code: frame.type === 'SessionCompleted' ? 0 : 1, end: frame };
+    if (ends(frame)) return { kind: 'ended', code: endCode(frame), end: frame };
   }
   return { kind: o.signal.aborted ? 'detached' : 'cut', cursor };
 }

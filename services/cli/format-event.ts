@@ -67,7 +67,15 @@ function facts(e: RecurEvent): string {
     case 'GateChecked':
       return `${e.passed ? 'passed' : `failed (${e.exitCode ?? 'killed'})`} ${seconds(e.durationMs)}: ${quoted(e.command)}`;
     case 'Compacted':
-      return `seq ${e.fromSeq}-${e.toSeq} (${e.droppedTurns} turns, ${e.droppedChars} chars) → ${e.tokensBefore}→${e.tokensAfter} tok`;
+      return `${e.manual ? 'manual ' : ''}seq ${e.fromSeq}-${e.toSeq} (${e.droppedTurns} turns, ${e.droppedChars} chars) → ${e.tokensBefore}→${e.tokensAfter} tok`;
+    case 'TaskEnded':
+      return `round ${e.round} ${e.status}: ${e.status === 'completed' ? `answer: ${quoted(e.answer ?? '')}` : firstLine(e.reason ?? '')}`;
+    case 'SessionResumed':
+      return `round ${e.round} by ${shortSessionId(e.from)} ${e.messageId} after ${e.idleSeconds}s idle${e.unloaded ? ' (kernel reloaded)' : ''}`;
+    case 'SessionClosed':
+      return `after round ${e.round}${e.idle ? ' (idle)' : ''}: ${firstLine(e.reason)}`;
+    case 'ModelSwitched':
+      return `${e.previous} → ${e.model}`;
     case 'ApprovalRequested':
       return `${e.kind} waits for an operator (recur approve|deny <id>): ${quoted(e.detail)}`;
     case 'WorkspaceChanged':

@@ -39,6 +39,12 @@ export interface StartSessionRequest {
    * working directory and its one read-write mount. Without it the session gets a directory of its own under the home.
    */
   cwd?: string;
+  /**
+   * Whether the root stays addressable after its answer, taking follow-ups (`recur send`) until
+   * killed (docs/conversations.md). Default true; `recur run --ci` and `--once` send false, so the
+   * workflow ends at the answer.
+   */
+  retain?: boolean;
 }
 
 /** `POST /v1/sessions/:id/fork` (docs/fork.md): a new root whose history is the session's events 0..at. */
@@ -51,6 +57,8 @@ export interface ForkSessionRequest {
   model?: string;
   /** The fork's workspace, as for a run; a directory of its own under the home without it. */
   cwd?: string;
+  /** As for a run: false ends the fork at its answer (CI mode, --once); it stays open for follow-ups otherwise. */
+  retain?: boolean;
 }
 
 export interface ForkSessionReply {
@@ -74,6 +82,8 @@ export interface SessionSummary {
   /** ISO 8601; the start of the session's first run. */
   startTime: string;
   closeTime: string | null;
+  /** A running session that answered and waits for a message (docs/conversations.md): `idle`, or `unloaded` with its kernel shut down. */
+  phase?: 'idle' | 'unloaded' | null;
 }
 
 export interface ListSessionsReply {
@@ -98,6 +108,24 @@ export interface SendMessageRequest {
 
 export interface SendMessageReply {
   messageId: string;
+}
+
+/** `POST /v1/sessions/:id/interrupt`: false when no cell was running, so nothing was interrupted. */
+export interface InterruptReply {
+  interrupted: boolean;
+}
+
+/** `POST /v1/sessions/:id/model`: the model the session's next calls use. */
+export interface SwitchModelRequest {
+  model: string;
+}
+export interface SwitchModelReply {
+  model: string;
+}
+
+/** `POST /v1/sessions/:id/compact`: the next model call compacts the transcript (Compacted, manual). */
+export interface CompactReply {
+  requested: true;
 }
 
 /** A record of the session tree the reader could not use; it is reported, never dropped silently. */

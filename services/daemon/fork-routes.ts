@@ -15,7 +15,7 @@ import { parseWorkspace } from './workspace-input';
 export function parseFork(body: unknown, scriptedDirs: readonly string[], home: string): ForkSessionRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('the request body must be a JSON object');
   const b = body as Record<string, unknown>;
-  const unknown = Object.keys(b).filter((k) => !['at', 'instruction', 'model', 'cwd'].includes(k));
+  const unknown = Object.keys(b).filter((k) => !['at', 'instruction', 'model', 'cwd', 'retain'].includes(k));
   if (unknown.length) throw badRequest(`unknown field(s): ${unknown.join(', ')}`);
   if (typeof b.at !== 'number' || !Number.isInteger(b.at) || b.at < 0) throw badRequest(`at must be a seq (an integer from 0), got ${JSON.stringify(b.at) ?? 'nothing'}`);
   const req: ForkSessionRequest = { at: b.at };
@@ -29,6 +29,8 @@ export function parseFork(body: unknown, scriptedDirs: readonly string[], home: 
     req.model = checkModel(b.model, scriptedDirs);
   }
   if (b.cwd !== undefined) req.cwd = parseWorkspace(b.cwd, home);
+  if (b.retain !== undefined && typeof b.retain !== 'boolean') throw badRequest('retain must be true or false');
+  if (b.retain === false) req.retain = false;
   return req;
 }
 
@@ -82,6 +84,7 @@ export async function forkSession(deps: RouteDeps, workspaces: Workspaces, origi
       ...budgetAt(events.slice(0, req.at + 1)),
     },
     fork: { originId, atSeq: req.at, instruction },
+    ...(req.retain !== false && { retain: true }),
   };
   await deps.sessions.start(input);
   return { sessionId, forkedFrom: { sessionId: originId, seq: req.at, hash: events[req.at].hash }, maxTurns: input.limits.maxTurns };

@@ -92,9 +92,9 @@ function checkLimits(value: unknown): Partial<SessionLimits> {
 }
 
 /** Validates `POST /v1/sessions`; throws a 400 DaemonHttpError naming the first problem. */
-export function parseStartSession(body: unknown, scriptedDirs: readonly string[], home: string): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net' | 'cwd'> {
+export function parseStartSession(body: unknown, scriptedDirs: readonly string[], home: string): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits' | 'retain'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net' | 'cwd'> {
   const b = objectBody(body);
-  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net', 'cwd'].includes(k));
+  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net', 'cwd', 'retain'].includes(k));
   if (unknown.length) throw badRequest(`unknown field(s): ${unknown.join(', ')}`);
   const task = text(b, 'task');
   const model = checkModel(text(b, 'model'), scriptedDirs);
@@ -110,7 +110,14 @@ export function parseStartSession(body: unknown, scriptedDirs: readonly string[]
     net = (b.net as string).trim().toLowerCase();
   }
   const cwd = b.cwd === undefined ? undefined : parseWorkspace(b.cwd, home);
-  return { task, model, name, net, cwd, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
+  if (b.retain !== undefined && typeof b.retain !== 'boolean') throw badRequest('retain must be true or false');
+  const retain = b.retain !== false;
+  return { task, model, name, net, cwd, retain, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
+}
+
+/** Validates `POST /v1/sessions/:id/model`: a spec the worker can make a model of (checkModel's reasons as a 400). */
+export function parseSwitchModel(body: unknown, scriptedDirs: readonly string[]): { model: string } {
+  return { model: checkModel(text(objectBody(body), 'model'), scriptedDirs) };
 }
 
 /** Validates `POST /v1/sessions/:id/messages`. */

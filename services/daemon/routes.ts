@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { inRange, type RecurConfig } from '../../config';
 import type { SessionInput } from '../../workflows/session-types';
-import type { HealthReply, ListSessionsReply, SendMessageReply, StartSessionReply, TreeLog, WorkerState } from './api-types';
+import type {
+  CompactReply, HealthReply, InterruptReply, ListSessionsReply, SendMessageReply, StartSessionReply, SwitchModelReply, TreeLog, WorkerState,
+} from './api-types';
 import { parseCursor } from './cursor';
 import { DaemonHttpError, badRequest, notFound, outOfRange } from './http-error';
 import { DEFAULT_LOG_PAGE, MAX_LOG_PAGE, pageLog } from './page-log';
-import { checkSessionId, newRootSessionId, parseSendMessage, parseStartSession } from './parse-requests';
+import { checkSessionId, newRootSessionId, parseSendMessage, parseStartSession, parseSwitchModel } from './parse-requests';
 import { autonomousInput, parseGoalAction, parseScheduleAction, refusal } from './long-run-input';
 import type { SessionService } from './session-service';
 import { sandboxRecord } from '../sandbox/sandbox-record';
@@ -67,6 +69,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
       approvals,
       ...(req.goal && { goal: req.goal }),
       ...(auto.autonomous && { autonomous: auto.autonomous }),
+      ...(req.retain && { retain: true }),
     };
     await deps.sessions.start(input);
     return ok({ sessionId, maxTurns: input.limits.maxTurns } satisfies StartSessionReply, 201);
@@ -104,6 +107,14 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
       }
       case 'POST fork':
         return ok(await forkSession(deps, workspaces, sessionId, req.body), 201);
+      case 'POST interrupt':
+        return ok((await deps.sessions.interrupt(sessionId)) satisfies InterruptReply);
+      case 'POST model': {
+        const { model } = parseSwitchModel(req.body, deps.config.agent.scriptedDirs);
+        return ok((await deps.sessions.switchModel(sessionId, model)) satisfies SwitchModelReply);
+      }
+      case 'POST compact':
+        return ok((await deps.sessions.compact(sessionId)) satisfies CompactReply);
       case 'POST kill':
         await deps.sessions.cancel(sessionId);
         return ok({ sessionId, cancelRequested: true });

@@ -15,6 +15,12 @@ export interface SessionService {
   deliverMessage(sessionId: string, message: InboxMessage): Promise<void>;
   /** Requests cancellation; the workflow logs SessionFailed kind cancelled and stops its children. */
   cancel(sessionId: string): Promise<void>;
+  /** Interrupts the running cell of a running session; the session goes on (workflows/operator-handlers.ts). */
+  interrupt(sessionId: string): Promise<{ interrupted: boolean }>;
+  /** Switches a running session's model for its next calls (logged as ModelSwitched); the spec is checked already. */
+  switchModel(sessionId: string, model: string): Promise<{ model: string }>;
+  /** Asks a running session to compact at its next model call. */
+  compact(sessionId: string): Promise<{ requested: true }>;
   /** A goal request to a running session, as an operator; the workflow decides and logs. */
   goal(sessionId: string, req: GoalRequest): Promise<GoalReply>;
   schedule(sessionId: string, req: ScheduleRequest): Promise<ScheduleReply>;

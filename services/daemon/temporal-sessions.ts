@@ -5,6 +5,7 @@ import {
 import type { agentSessionWorkflow } from '../../workflows';
 import { deliverMessageSignal, getChildrenQuery, getStatusQuery } from '../../workflows/messages';
 import { goalUpdate, scheduleUpdate } from '../../workflows/long-run-messages';
+import { compactNowUpdate, interruptCellUpdate, switchModelUpdate } from '../../workflows/operator-messages';
 import { decideApprovalUpdate, getApprovalsQuery, type OpenApproval } from '../../workflows/approvals/approval-messages';
 import type { SessionResult } from '../../workflows/session-types';
 import type { SessionDetail, SessionSummary } from './api-types';
@@ -19,8 +20,12 @@ const QUERY_DEADLINE_MS = 3_000;
 
 const iso = (d: Date | undefined): string | null => (d ? d.toISOString() : null);
 
-function summary(info: Pick<WorkflowExecutionInfo, 'workflowId' | 'status' | 'startTime' | 'closeTime'>): SessionSummary {
-  return { sessionId: info.workflowId, status: info.status.name.toLowerCase(), startTime: iso(info.startTime)!, closeTime: iso(info.closeTime) };
+function summary(info: Pick<WorkflowExecutionInfo, 'workflowId' | 'status' | 'startTime' | 'closeTime' | 'memo'>): SessionSummary {
+  const phase = info.status.name === 'RUNNING' ? info.memo?.phase : undefined;
+  return {
+    sessionId: info.workflowId, status: info.status.name.toLowerCase(), startTime: iso(info.startTime)!, closeTime: iso(info.closeTime),
+    phase: phase === 'idle' || phase === 'unloaded' ? phase : null,
+  };
 }
 
 /** Maps Temporal's failures onto HTTP statuses; anything unexpected is rethrown as is (500). */
@@ -93,6 +98,9 @@ export function createTemporalSessions(deps: { client: Client; taskQueue: string
       await handle(sessionId).cancel();
     }, true),
 
+    interrupt: (sessionId) => call(sessionId, () => handle(sessionId).executeUpdate(interruptCellUpdate), true),
+    switchModel: (sessionId, model) => call(sessionId, () => handle(sessionId).executeUpdate(switchModelUpdate, { args: [{ model }] }), true),
+    compact: (sessionId) => call(sessionId, () => handle(sessionId).executeUpdate(compactNowUpdate), true),
     goal: (sessionId, req) => call(sessionId, () => handle(sessionId).executeUpdate(goalUpdate, { args: [req] }), true),
     schedule: (sessionId, req) => call(sessionId, () => handle(sessionId).executeUpdate(scheduleUpdate, { args: [req] }), true),
     decideApproval: (sessionId, d) => call(sessionId, () => handle(sessionId).executeUpdate(decideApprovalUpdate, { args: [d] }), true),

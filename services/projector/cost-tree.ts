@@ -80,6 +80,13 @@ export function costTree(rootId: string, events: readonly StoredEvent[]): CostNo
       case 'SessionFailed':
         n.status = `failed (${ev.kind})`;
         break;
+      // A root that stayed open after its answer, ended for good.
+      case 'SessionClosed':
+        n.status = 'closed';
+        break;
+      case 'ModelSwitched':
+        n.model = ev.model;
+        break;
       default:
         break;
     }

@@ -41,6 +41,21 @@ export function fakeSessions(running: string[] = [], statuses: Record<string, st
       need(id);
       calls.cancelled.push(id);
     },
+    async interrupt(id) {
+      need(id);
+      calls.requests.push([id, 'interrupt']);
+      return { interrupted: true };
+    },
+    async switchModel(id, model) {
+      need(id);
+      calls.requests.push([id, { model }]);
+      return { model };
+    },
+    async compact(id) {
+      need(id);
+      calls.requests.push([id, 'compact']);
+      return { requested: true };
+    },
     async goal(id, req) {
       need(id);
       calls.requests.push([id, req]);

@@ -32,7 +32,9 @@ export type Op =
   | { op: 'goal'; objective: string }
   | { op: 'goalComplete' }
   | { op: 'schedule'; spec: string; instruction: string }
-  | { op: 'harness' };
+  | { op: 'harness' }
+  /** Runs until the kernel is interrupted (interruptKernel), then ends as a KeyboardInterrupt would. */
+  | { op: 'block' };
 export type Reply = { code: Op[] } | { answer: string };
 
 export class FakeSessionWorld {
@@ -50,9 +52,15 @@ export class FakeSessionWorld {
   readonly cellResults = new Map<string, unknown[][]>();
   /** Every cell activity's input, in call order. */
   readonly cellInputs: RunCellInput[] = [];
+  /** Every model call's input, in call order (the model spec, the prompt's extent, a manual compaction). */
+  readonly modelCalls: CallModelInput[] = [];
+  /** Sessions whose kernel was interrupted, in order. */
+  readonly interrupts: string[] = [];
+  private readonly blocked = new Map<string, () => void>();
   private constructor(readonly env: TestWorkflowEnvironment, readonly worker: Worker, private readonly running: Promise<void>) {}
 
-  static async start(taskQueue = 'fake-world'): Promise<FakeSessionWorld> {
+  /** `maxCachedWorkflows: 0`: every workflow task replays the history from the start, as a restarted worker does. */
+  static async start(taskQueue = 'fake-world', opts: { maxCachedWorkflows?: number } = {}): Promise<FakeSessionWorld> {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
     const env = await TestWorkflowEnvironment.createLocal({
       server: { executable: { type: 'existing-path', path: join(homedir(), '.recur', 'tools', 'venv', 'bin', 'temporal') } },
@@ -63,6 +71,7 @@ export class FakeSessionWorld {
       callModel: async (i: CallModelInput) => world.callModel(i),
       runCell: async (i: RunCellInput) => world.runCell(i),
       shutdownKernel: async ({ sessionId }: { sessionId: string }) => void world.shutdowns.push(sessionId),
+      interruptKernel: async ({ sessionId }: { sessionId: string }) => world.interrupt(sessionId),
       // A workspace nothing writes to and that nothing scans: no WorkspaceChanged in these logs.
       scanWorkspace: async () => ({ event: null, manifest: { sha256: '0'.repeat(64), size: 0 } }),
       ...createTreeActivities({ client: env.client }),
@@ -70,7 +79,7 @@ export class FakeSessionWorld {
       ...createForkActivities({ readLog: async (id) => world.logs.get(id) ?? [], appendEvents: (i) => world.append(i) }),
     });
     const worker = await Worker.create({
-      connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities,
+      connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities, ...opts,
     });
     const running = worker.run();
     world = new FakeSessionWorld(env, worker, running);
@@ -126,6 +135,7 @@ export class FakeSessionWorld {
   }
 
   private async callModel(i: CallModelInput): Promise<CallModelResult> {
+    this.modelCalls.push(i);
     if (this.corruptModel) return { answer: null, code: null, toolCallId: null } as unknown as CallModelResult;
     const reply = this.script[i.agent]?.[i.callIndex];
     if (!reply) throw ApplicationFailure.nonRetryable(`no scripted reply ${i.callIndex} for ${i.agent}`, 'ScriptExhaustedError');
@@ -134,14 +144,40 @@ export class FakeSessionWorld {
       model: 'fake', provider: 'scripted', tokensIn: this.tokensPerCall.in, tokensOut: this.tokensPerCall.out, costUsd: 0, latencyMs: 0, response: code ?? (reply as { answer: string }).answer,
       responseBlob: null, toolCalls: [], stopReason: 'end_turn', requestBlob: null, contextFiles: [], usageSource: 'estimated' as const, cacheReadTokens: null, cacheWriteTokens: null,
     };
-    return { answer: code ? null : (reply as { answer: string }).answer, answerBlob: null, code, codeBlob: null, toolCallId: null, event };
+    // An operator's compaction, as the activity makes it: everything before this call summarised.
+    const compacted = i.compactNow ? {
+      fromSeq: 1, toSeq: i.throughSeq, droppedTurns: i.callIndex, droppedChars: 1, summary: 'summary', tokensBefore: 2, tokensAfter: 1,
+      tokensIn: 1, tokensOut: 1, costUsd: 0, manual: true,
+    } : null;
+    return { answer: code ? null : (reply as { answer: string }).answer, answerBlob: null, code, codeBlob: null, toolCallId: null, event, compacted };
+  }
+
+  /** As a kernel does: an interrupt ends a running cell, and an idle kernel ignores it. */
+  interrupt(sessionId: string): void {
+    this.interrupts.push(sessionId);
+    this.blocked.get(sessionId)?.();
+  }
+
+  /** Whether a cell of the session is running a `block` op, waiting to be interrupted. */
+  isBlocked(sessionId: string): boolean {
+    return this.blocked.has(sessionId);
+  }
+
+  private async block(sessionId: string): Promise<RunCellResult> {
+    const beat = setInterval(() => Context.current().heartbeat(), 1_000);
+    await new Promise<void>((resolve) => this.blocked.set(sessionId, resolve));
+    clearInterval(beat);
+    this.blocked.delete(sessionId);
+    return { cell: { status: 'interrupted', outputs: 'KeyboardInterrupt', durationMs: 1, errorName: 'KeyboardInterrupt' }, restored: null };
   }
 
   private async runCell(i: RunCellInput): Promise<RunCellResult> {
     this.cellInputs.push(i);
     const h = this.client.workflow.getHandle(i.sessionId);
     const results: unknown[] = [];
-    for (const op of JSON.parse(i.code) as Op[]) {
+    const ops = JSON.parse(i.code) as Op[];
+    if (ops.some((o) => o.op === 'block')) return this.block(i.sessionId);
+    for (const op of ops) {
       try {
         const reply = await this.hostCall(h, op);
         // As the bridge does: a refusal is raised in the cell.
@@ -176,6 +212,8 @@ export class FakeSessionWorld {
         return h.executeUpdate(scheduleUpdate, { args: [{ action: 'add', spec: op.spec, instruction: op.instruction }] });
       case 'harness':
         return h.executeUpdate(recordHarnessEditsUpdate, { args: [{ op: 'edit', editIds: ['harness:x/0'] }] });
+      case 'block':
+        throw new Error('a block op runs alone in its cell');
     }
   }
 }

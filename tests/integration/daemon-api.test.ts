@@ -91,6 +91,8 @@ describe('daemon API on the real stack', () => {
     const { policyFile: _file, ...approvals } = config.approvals;
     expect(input).toEqual({
       sessionId: id, rootId: id, parentId: null, name: 'root', task: 'add 2 and 2', model: 'openai/gpt-4o', depth: 0, approvals,
+      // A root the daemon starts stays open after its answer (docs/conversations.md).
+      retain: true,
       // No cwd in the request: the session keeps a directory of its own under the home.
       workspace: join(config.home, 'workspaces', sandboxKey(id)),
       limits: { maxTurns: 4, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: config.agent.cellTimeoutSeconds, maxDepth: config.agent.maxDepth,
@@ -106,7 +108,7 @@ describe('daemon API on the real stack', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       list = await api('GET', '/v1/sessions');
     }
-    expect(list.body.sessions).toContainEqual({ sessionId: id, status: 'running', startTime: described.startTime.toISOString(), closeTime: null });
+    expect(list.body.sessions).toContainEqual({ sessionId: id, status: 'running', startTime: described.startTime.toISOString(), closeTime: null, phase: null });
     const one = await api('GET', `/v1/sessions/${enc(id)}`);
     expect(one.body).toMatchObject({ sessionId: id, status: 'running', runId: described.runId, live: null, queryError: expect.any(String) });
 

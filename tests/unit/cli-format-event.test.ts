@@ -33,6 +33,18 @@ describe('event line formatting', () => {
     for (const l of lines) expect(l).not.toContain('\n');
   });
 
+  it("shows a continued root's rounds, its end for good and an operator's controls", () => {
+    expect(line({ type: 'SessionResumed', messageId: 'user#ab', from: 'user', round: 2, unloaded: true, idleSeconds: 95 })).toBe(
+      '1a2b3c #0 SessionResumed  round 2 by user user#ab after 95s idle (kernel reloaded)');
+    expect(line({ type: 'TaskEnded', round: 2, status: 'completed', answer: '42\nand more' })).toBe('1a2b3c #0 TaskEnded  round 2 completed: answer: "42 …"');
+    expect(line({ type: 'TaskEnded', round: 3, status: 'failed', reason: 'turn limit' })).toBe('1a2b3c #0 TaskEnded  round 3 failed: turn limit');
+    expect(line({ type: 'SessionClosed', reason: 'the session was cancelled', round: 3, idle: true })).toBe('1a2b3c #0 SessionClosed  after round 3 (idle): the session was cancelled');
+    expect(line({ type: 'ModelSwitched', model: 'anthropic/claude-sonnet-4-5', previous: 'openai/gpt-4o' })).toBe('1a2b3c #0 ModelSwitched  openai/gpt-4o → anthropic/claude-sonnet-4-5');
+    expect(line({
+      type: 'Compacted', fromSeq: 1, toSeq: 9, droppedTurns: 3, droppedChars: 900, summary: 's', tokensBefore: 300, tokensAfter: 40, tokensIn: 1, tokensOut: 1, costUsd: 0, manual: true,
+    })).toBe('1a2b3c #0 Compacted  manual seq 1-9 (3 turns, 900 chars) → 300→40 tok');
+  });
+
   it('shows failures, errors, messages and child outcomes', () => {
     expect(line({ type: 'SessionFailed', kind: 'max_turns', reason: 'turn limit 50 reached\nmore' })).toBe(
       '1a2b3c #0 SessionFailed  max_turns: turn limit 50 reached …');

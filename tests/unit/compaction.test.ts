@@ -1,5 +1,7 @@
 import { buildPrompt } from '../../activities/prompt/build-prompt';
 import { estimateTokens, planCompaction } from '../../activities/prompt/compact';
+import { compactFor } from '../../activities/prompt/compact-for';
+import type { Model } from '../../activities/model/types';
 import { BASE_SYSTEM_PROMPT } from '../../activities/prompt/system-prompt';
 import { encodeEventBatch, ZERO_HASH, type RecurEventInput } from '../../schemas';
 
@@ -24,6 +26,15 @@ const turn = (at: number, code: string, out: string): RecurEventInput[] => [
 
 describe('compaction', () => {
   const events = log([started, goalSet, ...turn(2, 'a = 1', 'x'.repeat(4000)), ...turn(5, 'b = a + 1', 'two'), ...turn(8, 'print(b)', '2')]);
+
+  it("an operator's compaction (atTokens 0, manual) summarises all but the latest turn, however small the prompt, and says it was manual", async () => {
+    const model: Model = { provider: 'p', model: 'm', complete: async () => ({ text: 'the summary', usage: { inputTokens: 5, outputTokens: 2 }, costUsd: 0 }) as never };
+    const fits = estimateTokens(buildPrompt(events));
+    await expect(compactFor(model, events, fits, { agent: 'root', callIndex: 0 })).resolves.toBeNull();
+    const manual = await compactFor(model, events, 0, { agent: 'root', callIndex: 0 }, true);
+    expect(manual).toMatchObject({ manual: true, fromSeq: 1, toSeq: 7, droppedTurns: 2, summary: 'the summary', tokensIn: 5, tokensOut: 2 });
+    expect(buildPrompt(events, manual).messages.at(-1)?.content).toBe('2');
+  });
 
   it('does nothing while the prompt fits', () => {
     expect(planCompaction(events, estimateTokens(buildPrompt(events)))).toBeNull();

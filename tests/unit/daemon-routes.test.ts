@@ -41,8 +41,29 @@ describe('daemon routes', () => {
       limits: { maxTurns: agent.maxTurns, maxTokens: null, maxSeconds: null, cellTimeoutSeconds: agent.cellTimeoutSeconds, maxDepth: agent.maxDepth, turnsPerRun: agent.turnsPerRun, snapshotEveryCells: agent.snapshotEveryCells, idleUnloadSeconds: agent.idleUnloadSeconds, autoRefineTurns: 0, compactAtTokens: agent.compactAtTokens,
         maxChildren: agent.maxChildren, maxTreeSessions: agent.maxTreeSessions, messagesPerMinute: agent.messagesPerMinute, messageBurst: agent.messageBurst,
         sandbox: { mode: 'on', memoryBytes: 4 * 2 ** 30, processes: 1024, openFiles: 4096, fileBytes: 16 * 2 ** 30, net: 'none' } },
-      approvals: DEFAULT_APPROVAL_POLICY,
+      approvals: DEFAULT_APPROVAL_POLICY, retain: true,
     }]);
+  });
+
+  it('starts a root that stays addressable after its answer unless the request says retain: false (CI, --once)', async () => {
+    const once = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', retain: false });
+    expect(once.status).toBe(201);
+    expect(fake.calls.started[0]).not.toHaveProperty('retain');
+    const bad = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', retain: 'no' });
+    expect(bad).toMatchObject({ status: 400, body: { error: { message: 'retain must be true or false' } } });
+    expect(fake.calls.started).toHaveLength(1);
+  });
+
+  it("forwards an operator's interrupt, model switch and compaction; a spec that does not parse is a 400 naming why", async () => {
+    expect(await call('POST', '/v1/sessions/r1/interrupt')).toEqual({ status: 200, body: { interrupted: true } });
+    expect(await call('POST', '/v1/sessions/r1/model', { model: 'anthropic/claude-sonnet-4-5' })).toEqual({ status: 200, body: { model: 'anthropic/claude-sonnet-4-5' } });
+    expect(await call('POST', '/v1/sessions/r1/compact')).toEqual({ status: 200, body: { requested: true } });
+    const bad = await call('POST', '/v1/sessions/r1/model', { model: 'no-slash' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error?.message).toMatch(/no-slash/);
+    expect((await call('POST', '/v1/sessions/r1/model', { model: 'scripted:relative.json' })).status).toBe(400);
+    expect((await call('POST', '/v1/sessions/r9/interrupt')).status).toBe(404);
+    expect(fake.calls.requests).toEqual([['r1', 'interrupt'], ['r1', { model: 'anthropic/claude-sonnet-4-5' }], ['r1', 'compact']]);
   });
 
   it('binds a tree to the cwd it is given, recorded for the host before the workflow starts; a bad one is a 400 naming it', async () => {

@@ -37,14 +37,21 @@ describe('retainsAfter', () => {
   const done = { status: 'completed' as const, answer: '42' };
   const failed = { status: 'failed' as const, kind: 'max_turns' as const, reason: 'turn limit' };
 
-  test('a sub-agent that answered its task is retained; a root never is', () => {
-    expect(retainsAfter('r1', done, null)).toBe(true);
-    expect(retainsAfter(null, done, null)).toBe(false);
+  test('a sub-agent that answered its task is retained; a root only when started with retain', () => {
+    expect(retainsAfter({ parentId: 'r1' }, done, null)).toBe(true);
+    expect(retainsAfter({ parentId: null }, done, null)).toBe(false);
+    expect(retainsAfter({ parentId: null, retain: false }, done, null)).toBe(false);
+    expect(retainsAfter({ parentId: null, retain: true }, done, null)).toBe(true);
+  });
+
+  test('a retained root whose first answer failed ends; once retained, a failed later round keeps it', () => {
+    expect(retainsAfter({ parentId: null, retain: true }, failed, null)).toBe(false);
+    expect(retainsAfter({ parentId: null, retain: true }, failed, idle({ round: 1, idle: false }))).toBe(true);
   });
 
   test('a sub-agent whose first task failed ends; once retained, a failed later task keeps it', () => {
-    expect(retainsAfter('r1', failed, null)).toBe(false);
-    expect(retainsAfter('r1', failed, idle({ round: 2, idle: false }))).toBe(true);
+    expect(retainsAfter({ parentId: 'r1' }, failed, null)).toBe(false);
+    expect(retainsAfter({ parentId: 'r1' }, failed, idle({ round: 2, idle: false }))).toBe(true);
   });
 });
 

@@ -80,3 +80,15 @@ describe('ModelCalled written before cacheReadTokens and cacheWriteTokens', () =
     expect(() => new SchemaSet(Object.values(EVENT_SCHEMA)).decode(bytes)).toThrow(/unknown writer schema/);
   });
 });
+
+/** Compacted as written before an operator could ask for one (manual). */
+const COMPACTED_V1 = soeSchema(JSON.parse(readFileSync(join(__dirname, '..', '..', 'schemas', 'history', 'Compacted.1.json'), 'utf8')));
+
+describe('Compacted written before manual', () => {
+  test('decodes as a compaction the prompt size made', () => {
+    const fields = { fromSeq: 1, toSeq: 9, droppedTurns: 3, droppedChars: 900, summary: 's', tokensBefore: 300, tokensAfter: 40, tokensIn: 1, tokensOut: 1, costUsd: 0 };
+    const bytes = encodeSingleObject(COMPACTED_V1, fields);
+    expect(EVENT_SCHEMAS_BY_FINGERPRINT.decode(bytes).value).toEqual({ ...fields, manual: false });
+    expect(() => new SchemaSet(Object.values(EVENT_SCHEMA)).decode(bytes)).toThrow(/unknown writer schema/);
+  });
+});

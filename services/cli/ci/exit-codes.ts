@@ -50,6 +50,9 @@ export interface CiVerdict {
 export function ciVerdict(end: StoredEvent, events: readonly StoredEvent[]): CiVerdict {
   const e = end.event;
   if (e.type === 'SessionFailed') return { code: FAILURE_EXIT[e.kind], reason: `${end.sessionId} failed (${e.kind}): ${e.reason}` };
+  // A root that stayed open (a run without CI mode, attached with --ci): a round that did not answer, or its close, fails.
+  if (e.type === 'SessionClosed') return { code: CI_EXIT.failed, reason: `${end.sessionId} was closed: ${e.reason}` };
+  if (e.type === 'TaskEnded' && e.status !== 'completed') return { code: CI_EXIT.failed, reason: `${end.sessionId} round ${e.round} ${e.status}: ${e.reason ?? ''}` };
   const failed = lastGateRound(events, end.sessionId).filter((g) => !g.passed);
   if (failed.length > 0) return { code: CI_EXIT.failed, reason: `${end.sessionId} completed, but gate ${JSON.stringify(failed[0].command)} failed its last run` };
   return { code: CI_EXIT.passed, reason: `${end.sessionId} completed` };

@@ -9,7 +9,7 @@ import { ciEnabled, ciOptions, withCiExit } from '../ci/ci-flags';
 import { recordSessionOutput } from '../ci/write-reports';
 import { resolveModel } from './run';
 
-const USAGE = 'usage: recur fork <session-id> --at <seq> ["<new instruction>"] [--model <provider/model|scripted:file>] [--cwd DIR] [--detach] [--json]';
+const USAGE = 'usage: recur fork <session-id> --at <seq> ["<new instruction>"] [--model <provider/model|scripted:file>] [--cwd DIR] [--once] [--detach] [--json]';
 
 /** `recur fork`: a new root whose history is the session's up to --at (docs/fork.md); followed like `recur run` unless --detach. */
 export const fork = (ctx: CommandContext): Promise<number> => withCiExit(ciEnabled(ctx.flags), () => forkAndFollow(ctx));
@@ -28,6 +28,7 @@ async function forkAndFollow(ctx: CommandContext): Promise<number> {
     ...(typeof ctx.flags.model === 'string' && { model: resolveModel(ctx.flags.model, undefined, process.cwd()) }),
     // Like a run, the fork works where it was started unless told otherwise.
     cwd: resolve(process.cwd(), typeof ctx.flags.cwd === 'string' ? ctx.flags.cwd : '.'),
+    ...((ci.enabled || ctx.flags.once === true) && { retain: false }),
   };
   const daemon = connectDaemon(config);
   const reply = await daemon.post<ForkSessionReply>(sessionPath(originId, 'fork'), body);

@@ -41,6 +41,8 @@ async function startAndFollow(ctx: CommandContext): Promise<number> {
     ...(typeof ctx.flags.net === 'string' ? { net: ctx.flags.net } : {}),
     cwd,
     ...longRunRequest(ctx.flags, cwd),
+    // A CI job ends with its answer (and stops the stack); so does a run the user wants done with.
+    ...((ci.enabled || ctx.flags.once === true) && { retain: false }),
   };
   const limits = budgetLimits(ctx.flags);
   if (Object.keys(limits).length > 0) body.limits = limits;
@@ -55,5 +57,7 @@ async function startAndFollow(ctx: CommandContext): Promise<number> {
     return 0;
   }
   if (!json) ctx.err(`session ${sessionId} started; ${ci.enabled ? 'CI mode' : 'Ctrl-C detaches (the session keeps running)'}`);
-  return streamSession(ctx, { config, daemon, sessionId, cursor: {}, json, ci });
+  const code = await streamSession(ctx, { config, daemon, sessionId, cursor: {}, json, ci });
+  if (code === 0 && body.retain === undefined && !json) ctx.err(`${sessionId} stays open: recur send ${sessionId} "<follow-up>" --wait continues it, recur kill ${sessionId} ends it`);
+  return code;
 }

@@ -1,0 +1,34 @@
+import type { SessionInput } from './session-types';
+
+/** What an operator set that a continued run keeps: the model in use, a compaction not yet made. */
+export interface OperatorCarry {
+  model: string;
+  compactAsked: boolean;
+}
+
+/**
+ * The session's operator-controlled state (workflows/operator-handlers.ts). Plain data: the model
+ * is changed only in the commit of its logged ModelSwitched, so a replay or a continued run
+ * (carry) uses the same model the log says it switched to.
+ */
+export class OperatorControls {
+  /** The spec every model call of the session uses from now on. */
+  model: string;
+  /** The next model call compacts first. */
+  compactAsked: boolean;
+  /** The CellRequested id of the cell now running; null between cells. */
+  cellInFlight: string | null = null;
+  /** The cell an operator interrupted, until its result is logged. */
+  interruptedCell: string | null = null;
+  /** The interrupt is on its way to the kernel: no next cell starts until it is sent. */
+  interrupting = false;
+
+  constructor(input: SessionInput, c?: OperatorCarry) {
+    this.model = c?.model ?? input.model;
+    this.compactAsked = c?.compactAsked ?? false;
+  }
+
+  carry(): OperatorCarry {
+    return { model: this.model, compactAsked: this.compactAsked };
+  }
+}
