@@ -4,7 +4,7 @@ import { costUsd, LIST_PRICES, type PriceTable } from './pricing';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryInfo, type RetryPolicy } from './retry';
 import type { SseEvent } from './sse';
 import { DEFAULT_STREAM_TIMEOUTS, postSse, type StreamTimeouts } from './stream';
-import type { ModelRequest, ModelResponse, StopReason, Usage } from './types';
+import type { ModelRequest, ModelResponse, StopReason, TextDelta, Usage } from './types';
 
 /** Knobs every HTTP provider shares; anything left out takes the defaults. */
 export interface ProviderOptions {
@@ -40,7 +40,11 @@ export interface WireCall {
   url: string;
   headers: Record<string, string>;
   body: unknown;
-  newStream(): WireStream;
+  /**
+   * A fold for one attempt. A fold that streams text passes each text piece to `onText` as it
+   * folds it (one line: `this.onText?.(piece)`); a fold that ignores it still works, unstreamed.
+   */
+  newStream(onText?: TextDelta): WireStream;
 }
 
 /** Runs one streamed call with retries and turns the draft into the neutral response. */
@@ -54,7 +58,7 @@ export async function streamingCall(
   const timeouts = { ...DEFAULT_STREAM_TIMEOUTS, ...options.timeouts };
   const { value: draft, attempts } = await withRetry(
     async () => {
-      const stream = wire.newStream();
+      const stream = wire.newStream(request.onTextDelta);
       const sse = { provider, url: wire.url, headers: wire.headers, body: wire.body, timeouts, signal: request.signal };
       const result = await postSse(sse, (event) => stream.onEvent(event));
       return result.ok ? { ok: true, value: stream.finish() } : result;

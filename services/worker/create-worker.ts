@@ -36,6 +36,7 @@ import { registerHarnessOps } from './harness-ops';
 import { harnessPromptSection, resolveSpecFrom } from './harness-reads';
 import { registerLongRunOps } from './long-run-ops';
 import { workerEgress } from './egress';
+import type { DeltaSink } from './delta-channel';
 
 export interface RecurWorker {
   worker: Worker;
@@ -53,6 +54,8 @@ export async function createRecurWorker(
     taskQueue?: string;
     env?: NodeJS.ProcessEnv;
     telemetry?: Telemetry;
+    /** Where model text goes as it streams (the daemon's IPC channel); none: not streamed. */
+    onTextDelta?: DeltaSink;
   } = {},
 ): Promise<RecurWorker> {
   const obs = workerObservability(opts.telemetry);
@@ -100,6 +103,7 @@ export async function createRecurWorker(
     ...createModelActivities({
       transcripts, blobs, env: opts.env ?? process.env, scriptedDirs: config.agent.scriptedDirs, harnessSection: harnessPromptSection(harness),
       contextFiles: (sessionId) => readContextFiles(host.place(sessionId).workspace, config.agent.contextFileMaxBytes, blobs),
+      onTextDelta: opts.onTextDelta,
     }),
     ...createRefineActivities({
       readLog: readOwnLog,
