@@ -22,7 +22,7 @@ export interface StreamSessionOptions {
 }
 
 /** A closed session's remaining events come from the bounded log read: a live stream would never end without an end event. */
-async function* closedSessionFrames(daemon: DaemonClient, sessionId: string, cursor: Cursor): AsyncGenerator<StreamFrame> {
+export async function* closedSessionFrames(daemon: DaemonClient, sessionId: string, cursor: Cursor): AsyncGenerator<StreamFrame> {
   const log = await daemon.get<LogReply>(sessionPath(sessionId, 'log'));
   yield* log.problems;
   yield* log.events.filter((e) => isPastCursor(cursor, e.sessionId, e.seq));

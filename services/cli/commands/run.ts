@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
-import { loadConfig } from '../../../config';
+import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import type { StartSessionReply, StartSessionRequest } from '../../daemon/api-types';
 import type { CommandContext } from '../cli';
-import { connectDaemon } from '../daemon-client';
+import { connectDaemon, type DaemonClient } from '../daemon-client';
 import { streamSession } from '../stream-session';
 import { longRunRequest } from '../long-run-flags';
 import { ciEnabled, ciOptions, withCiExit } from '../ci/ci-flags';
@@ -32,6 +32,19 @@ async function startAndFollow(ctx: CommandContext): Promise<number> {
   const ci = ciOptions(ctx.flags, config);
   // A detached run has no end to report on: `recur attach <id> --junit …` waits for it and writes them.
   if (ctx.flags.detach && (ci.junit || ci.summary)) throw new ExitError(2, '--junit and --summary wait for the end: drop --detach, or pass them to `recur attach <id>` later');
+  const daemon = connectDaemon(config);
+  const sessionId = await startRootSession(ctx, task, config, daemon);
+  recordSessionOutput(ci, sessionId);
+  if (ctx.flags.detach) {
+    ctx.out(json ? JSON.stringify({ sessionId }) : sessionId);
+    return 0;
+  }
+  if (!json) ctx.err(`session ${sessionId} started; ${ci.enabled ? 'CI mode' : 'Ctrl-C detaches (the session keeps running)'}`);
+  return streamSession(ctx, { config, daemon, sessionId, cursor: {}, json, ci });
+}
+
+/** Starts a root session on `task` from `recur run`'s flags (model, name, net, cwd, long-run, budgets); `recur chat` starts one the same way. */
+export async function startRootSession(ctx: CommandContext, task: string, config: RecurConfig, daemon: DaemonClient): Promise<string> {
   // The tree works where it was started unless told otherwise; its gates run there too.
   const cwd = resolve(process.cwd(), typeof ctx.flags.cwd === 'string' ? ctx.flags.cwd : '.');
   const body: StartSessionRequest = {
@@ -44,16 +57,9 @@ async function startAndFollow(ctx: CommandContext): Promise<number> {
   };
   const limits = budgetLimits(ctx.flags);
   if (Object.keys(limits).length > 0) body.limits = limits;
-  const daemon = connectDaemon(config);
   const { sessionId, maxTurns } = await daemon.post<StartSessionReply>('/v1/sessions', body);
   // Stated up front (on stderr, so --json output stays one object a line): without --autonomous,
   // a goal run's turn cap is its only end short of the goal.
   if (body.goal && !body.autonomous) ctx.err(goalTurnCapText(maxTurns));
-  recordSessionOutput(ci, sessionId);
-  if (ctx.flags.detach) {
-    ctx.out(json ? JSON.stringify({ sessionId }) : sessionId);
-    return 0;
-  }
-  if (!json) ctx.err(`session ${sessionId} started; ${ci.enabled ? 'CI mode' : 'Ctrl-C detaches (the session keeps running)'}`);
-  return streamSession(ctx, { config, daemon, sessionId, cursor: {}, json, ci });
+  return sessionId;
 }
