@@ -68,10 +68,14 @@ export function createChatSession(o: ChatSessionOptions) {
   };
 
   return {
-    /** Starts following; `closed`: the workflow has closed, so only the log's remaining events are read. */
-    start(o2: { busy: boolean; closed: boolean }): void {
-      busy = o2.busy;
-      ensureFollowing(o2.closed);
+    /**
+     * Starts following. `closed`: the workflow has closed, so only the log's remaining events are
+     * read; `busy` and `cellRunning`: what the root is doing past the cursor, as its status says.
+     */
+    start(state: { busy: boolean; closed: boolean; cellRunning?: boolean }): void {
+      busy = state.busy;
+      if (state.cellRunning) running.add(o.sessionId);
+      ensureFollowing(state.closed);
     },
     get busy(): boolean {
       return busy;

@@ -15,6 +15,8 @@ import { runSlash, type SlashOutcome } from './slash-commands';
 /** A second Ctrl-C this soon after the first detaches, even while a cell runs. */
 const DOUBLE_PRESS_MS = 2000;
 const PROMPT = 'you › ';
+/** A root in one of these phases waits for the user: the chat shows its prompt at once. */
+const IDLE_PHASES = new Set(['idle', 'unloaded', 'done']);
 
 /** The terminal the chat owns: raw writes (streamed text has no line ends), each made terminal-safe. */
 const write = (text: string): void => void process.stdout.write(stripControls(text));
@@ -106,8 +108,8 @@ function converse(o: ConverseOptions): Promise<number> {
       if (outcome === 'detach') return finish(0, 'detach');
       if (outcome === 'quit') {
         quitting = true;
-        await killSession(o.daemon, sessionId);
-        say(killedText(sessionId));
+        // A session that already ended has nothing left to kill: leaving is still what was asked.
+        await killSession(o.daemon, sessionId).then(() => say(killedText(sessionId)), (err: unknown) => say(`not killed: ${(err as Error).message}`));
         return finish(0, 'end');
       }
       if (!session.busy) rl.prompt();
@@ -141,8 +143,11 @@ function converse(o: ConverseOptions): Promise<number> {
     rl.on('SIGINT', onCtrlC);
     process.on('SIGINT', onCtrlC); // a signal from outside, or stdin that is not a terminal
     rl.on('close', () => void finish(0, 'detach'));
-    const closed = o.detail !== undefined && o.detail.status !== 'running';
-    session.start({ busy: o.detail === undefined, closed });
-    if (o.detail) rl.prompt();
+    if (!o.detail) session.start({ busy: true, closed: false });
+    else {
+      const phase = o.detail.live?.phase ?? 'done';
+      session.start({ busy: o.detail.status === 'running' && !IDLE_PHASES.has(phase), closed: o.detail.status !== 'running', cellRunning: phase === 'cell' });
+      if (!session.busy) rl.prompt();
+    }
   });
 }
