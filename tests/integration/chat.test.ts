@@ -51,6 +51,33 @@ describe('recur chat in a real terminal, on the real stack', () => {
     expect(await chat.exited).toBe(0);
   });
 
+  it('a line typed while the root works reaches it as a user message', async () => {
+    const model = script('typed', [py('m = agent_message.recv(timeout=120)\nprint("got", m["text"])'), 'Thanks for the message.']);
+    const chat = open(['chat', '--task', 'wait for me', '--model', model]);
+    let at = await chat.waitFor('┆ print("got", m["text"])');
+    chat.type('hello there\r');
+    at = await chat.waitFor('→ got hello there', at);
+    at = await chat.waitFor('agent › Thanks for the message.', at);
+    chat.type('/quit\r');
+    expect(await chat.exited).toBe(0);
+  });
+
+  it('two quick Ctrl-Cs detach (exit 130) with the cursor saved; recur chat <id> picks up from there', async () => {
+    const model = script('detach', [py('import time\ntime.sleep(15)'), 'Done sleeping.']);
+    const first = open(['chat', '--task', 'sleep a while', '--model', model]);
+    const id = await sessionIdOn(first);
+    await first.waitFor('┆ time.sleep(15)');
+    first.type('\x03');
+    first.type('\x03');
+    await first.waitFor(`detached; ${id} keeps running`);
+    expect(await first.exited).toBe(130);
+    const again = open(['chat', id]);
+    const at = await again.waitFor('agent › Done sleeping.');
+    expect(again.screen().slice(0, at)).not.toContain('time.sleep(15)');
+    again.type('/quit\r');
+    expect(await again.exited).toBe(0);
+  });
+
   // Needs the continuing-session routes (POST …/messages to a completed root, …/model, …/interrupt).
   it('a follow-up gets a second answer; /model switches; Ctrl-C interrupts a long cell and the session goes on', async () => {
     const model = script('turns', [
