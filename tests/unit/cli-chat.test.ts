@@ -4,7 +4,9 @@ import type { DeltaFrame, LiveFrame } from '../../services/daemon/api-types';
 import { connectDaemon, type DaemonClient } from '../../services/cli/daemon-client';
 import { createChatSession } from '../../services/cli/chat/chat-session';
 import { createChatView } from '../../services/cli/chat/chat-view';
-import { runSlash } from '../../services/cli/chat/slash-commands';
+import { formatTree, runSlash } from '../../services/cli/chat/slash-commands';
+import { costTree } from '../../services/projector/cost-tree';
+import { cliInProcess } from '../helpers/cli-in-process';
 import { fakeSessions, startTestServer, type TestServer } from '../helpers/daemon-test-server';
 import { sampleSession } from './event-samples';
 
@@ -135,5 +137,16 @@ describe('slash commands', () => {
       '/model failed: unknown provider "nope"',
       'no command /frobnicate; /help lists them',
     ]);
+  });
+});
+
+describe('recur chat arguments', () => {
+  it('takes an id or a first task, not both, and not two ids', async () => {
+    expect(await cliInProcess(['chat', 'r1', 'r2'])).toMatchObject({ code: 2, message: expect.stringContaining('usage: recur chat') });
+    expect(await cliInProcess(['chat', 'r1', '--task', 'x'])).toMatchObject({ code: 2, message: expect.stringContaining('usage: recur chat') });
+  });
+
+  it('/tree lists each agent with its status and model, a sub-agent indented under its parent', () => {
+    expect(formatTree(costTree('r1', [...root, ...kid])!)).toEqual(['r1 [completed] scripted', '  r1/helper [completed] scripted']);
   });
 });

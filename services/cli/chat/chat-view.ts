@@ -15,8 +15,8 @@ const depth = (id: string): number => id.split('/').length - 1;
 
 /**
  * Renders a tree's live frames as a conversation: model text as it streams, cells with their
- * outputs, sub-agents indented under their parent by depth. Text that never streamed (no deltas
- * reached us) is printed from its ModelCalled, so the log alone always shows the whole reply.
+ * outputs, sub-agents indented under their parent by depth. A reply that never streamed (no delta
+ * of it reached us) is printed from its ModelCalled: the screen never misses what the log holds.
  */
 export function createChatView(rootId: string, write: Write) {
   /** `<session>#<turn>` of the reply being streamed on the current line. */
