@@ -104,7 +104,10 @@ describe('recur chat in a real terminal, on the real stack', () => {
     expect(await chat.exited).toBe(0);
     // /quit asks for the end; the root logs it as it stops.
     let types: string[] = [];
-    while (!types.includes('SessionFailed')) types = (await readTreeLog(connectDaemon(loadConfig()), id)).filter((e) => e.sessionId === id).map((e) => e.type);
+    while (!types.includes('SessionFailed')) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      types = (await readTreeLog(connectDaemon(loadConfig()), id)).filter((e) => e.sessionId === id).map((e) => e.type);
+    }
     expect(types).toEqual(expect.arrayContaining(['SessionResumed', 'ModelSwitched', 'TaskEnded']));
   });
 });
