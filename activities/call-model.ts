@@ -89,6 +89,8 @@ export function createModelActivities(deps: {
   harnessSection?: (sessionId: string) => Promise<string>;
   /** The session's workspace instruction files (AGENTS.md, CLAUDE.md), read afresh for each call. */
   contextFiles?: (sessionId: string) => Promise<ShownContextFile[]>;
+  /** Told the reply's text as it streams, for live views; never the record (ModelCalled is). */
+  onTextDelta?: (delta: { sessionId: string; turn: number; text: string }) => void;
 }) {
   const models = new Map<string, Model>();
   const modelFor = (spec: string) => {
@@ -114,8 +116,10 @@ export function createModelActivities(deps: {
           }, manual);
         }
         const prompt = buildPrompt(events, compacted, context, await deps.harnessSection?.(input.sessionId));
+        const live = deps.onTextDelta;
         res = await modelFor(input.model).complete({
           ...prompt, tools: 'python', agent: input.agent, callIndex: input.callIndex, signal: ctx.cancellationSignal,
+          ...(live && { onTextDelta: (text: string) => live({ sessionId: input.sessionId, turn: input.callIndex, text }) }),
         });
       } finally {
         clearInterval(beat);

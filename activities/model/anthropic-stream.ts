@@ -2,7 +2,7 @@ import { ProviderError } from '../../errors';
 import { codeFromToolArguments } from './python-tool';
 import type { SseEvent } from './sse';
 import type { Draft, WireStream } from './streaming-call';
-import type { StopReason, Usage } from './types';
+import type { StopReason, TextDelta, Usage } from './types';
 
 interface AnthropicUsage {
   input_tokens?: number | null;
@@ -41,7 +41,7 @@ export class AnthropicStream implements WireStream {
   private model?: string;
   private stopped = false;
 
-  constructor(private readonly provider: string) {}
+  constructor(private readonly provider: string, private readonly onText?: TextDelta) {}
 
   onEvent(event: SseEvent): void {
     const data = this.parse(event.data);
@@ -108,7 +108,10 @@ export class AnthropicStream implements WireStream {
   }
 
   private addDelta(block: Block | undefined, delta: StreamEvent['delta']): void {
-    if (block?.kind === 'text' && delta?.type === 'text_delta') block.text += delta.text ?? '';
+    if (block?.kind === 'text' && delta?.type === 'text_delta' && delta.text) {
+      block.text += delta.text;
+      this.onText?.(delta.text);
+    }
     if (block?.kind === 'tool' && delta?.type === 'input_json_delta') block.json += delta.partial_json ?? '';
   }
 

@@ -40,7 +40,7 @@ export function createAnthropicProvider(config: AnthropicProviderConfig): ModelP
         url,
         headers,
         body: anthropicRequestBody(request),
-        newStream: () => new AnthropicStream('anthropic'),
+        newStream: (onText) => new AnthropicStream('anthropic', onText),
       }),
   };
 }

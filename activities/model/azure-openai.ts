@@ -30,7 +30,7 @@ export function createAzureOpenAIProvider(config: AzureOpenAIProviderConfig): Mo
         url: `${base}/${encodeURIComponent(request.model)}/chat/completions?${version}`,
         headers,
         body: openAIRequestBody(request, 'max_completion_tokens'),
-        newStream: () => new OpenAIStream('azure'),
+        newStream: (onText) => new OpenAIStream('azure', onText),
       }),
   };
 }

@@ -2,7 +2,7 @@ import { ProviderError } from '../../errors';
 import type { AwsEvent } from './event-stream';
 import { codeFromToolArguments } from './python-tool';
 import type { Draft, WireStream } from './streaming-call';
-import type { StopReason, Usage } from './types';
+import type { StopReason, TextDelta, Usage } from './types';
 
 interface ConverseEvent {
   contentBlockIndex?: number;
@@ -32,7 +32,7 @@ export class BedrockStream implements WireStream<AwsEvent> {
   private usage: Usage | null = null;
   private stopReason: string | null = null;
 
-  constructor(private readonly provider: string) {}
+  constructor(private readonly provider: string, private readonly onText?: TextDelta) {}
 
   onEvent(event: AwsEvent): void {
     const kind = event.headers[':message-type'];
@@ -80,7 +80,10 @@ export class BedrockStream implements WireStream<AwsEvent> {
   private addDelta(index: number, delta: ConverseEvent['delta']): void {
     if (delta?.text !== undefined) {
       const block = (this.blocks[index] ??= { kind: 'text', text: '' });
-      if (block.kind === 'text') block.text += delta.text;
+      if (block.kind === 'text') {
+        block.text += delta.text;
+        this.onText?.(delta.text);
+      }
     }
     const block = this.blocks[index];
     if (delta?.toolUse && block?.kind === 'tool') block.input += delta.toolUse.input ?? '';

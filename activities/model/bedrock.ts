@@ -48,7 +48,7 @@ export function createBedrockProvider(config: BedrockProviderConfig): ModelProvi
         headers,
         body: bedrockRequestBody(request),
         framing: EVENT_STREAM_FRAMING,
-        newStream: () => new BedrockStream('bedrock'),
+        newStream: (onText) => new BedrockStream('bedrock', onText),
         ...(signer && { sign: (req) => signRequest(signer, req) }),
       };
       return streamingCall('bedrock', config, request, wire);

@@ -3,7 +3,7 @@ import { ProviderError } from '../../errors';
 import { codeFromToolArguments } from './python-tool';
 import type { SseEvent } from './sse';
 import type { Draft, WireStream } from './streaming-call';
-import type { StopReason, Usage } from './types';
+import type { StopReason, TextDelta, Usage } from './types';
 
 interface Part {
   text?: string;
@@ -62,6 +62,7 @@ export class GeminiStream implements WireStream {
   constructor(
     private readonly provider: string,
     private readonly callKey: string,
+    private readonly onText?: TextDelta,
   ) {}
 
   onEvent(event: SseEvent): void {
@@ -80,7 +81,10 @@ export class GeminiStream implements WireStream {
     const candidate = chunk.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) {
       if (part.functionCall) this.addCall(part.functionCall);
-      else if (part.text !== undefined && !part.thought) this.text += part.text;
+      else if (part.text !== undefined && !part.thought) {
+        this.text += part.text;
+        this.onText?.(part.text);
+      }
     }
     this.finishReason = candidate?.finishReason ?? this.finishReason;
   }

@@ -38,7 +38,7 @@ export function createGeminiProvider(config: GeminiProviderConfig): ModelProvide
         url: `${base}/v1beta/models/${encodeURIComponent(request.model)}:streamGenerateContent?alt=sse`,
         headers,
         body: geminiRequestBody(request),
-        newStream: () => new GeminiStream('gemini', `${request.agent}\n${request.callIndex}`),
+        newStream: (onText) => new GeminiStream('gemini', `${request.agent}\n${request.callIndex}`, onText),
       }),
   };
 }

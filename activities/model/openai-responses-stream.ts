@@ -2,7 +2,7 @@ import { ProviderError } from '../../errors';
 import { codeFromToolArguments } from './python-tool';
 import type { SseEvent } from './sse';
 import type { Draft, WireStream } from './streaming-call';
-import type { StopReason, Usage } from './types';
+import type { StopReason, TextDelta, Usage } from './types';
 
 interface Item {
   type?: string;
@@ -50,7 +50,7 @@ export class ResponsesStream implements WireStream {
   private usage: Usage | null = null;
   private model?: string;
 
-  constructor(private readonly provider: string) {}
+  constructor(private readonly provider: string, private readonly onText?: TextDelta) {}
 
   onEvent(event: SseEvent): void {
     const data = this.parse(event.data);
@@ -61,6 +61,7 @@ export class ResponsesStream implements WireStream {
       case 'response.output_text.delta':
       case 'response.refusal.delta':
         this.text += data.delta ?? '';
+        if (data.delta) this.onText?.(data.delta);
         break;
       case 'response.output_item.added':
       case 'response.output_item.done':

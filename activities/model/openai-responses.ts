@@ -27,7 +27,7 @@ export function createOpenAIResponsesProvider(config: OpenAIResponsesProviderCon
         url,
         headers,
         body: responsesRequestBody(request),
-        newStream: () => new ResponsesStream(name),
+        newStream: (onText) => new ResponsesStream(name, onText),
         ...(name === 'openai-responses' && { pricedAs: 'openai' }),
       }),
   };

@@ -2,7 +2,7 @@ import { ProviderError } from '../../errors';
 import { codeFromToolArguments } from './python-tool';
 import type { SseEvent } from './sse';
 import type { Draft, WireStream } from './streaming-call';
-import type { StopReason, Usage } from './types';
+import type { StopReason, TextDelta, Usage } from './types';
 
 interface ToolCallDelta {
   index?: number;
@@ -39,7 +39,7 @@ export class OpenAIStream implements WireStream {
   private model?: string;
   private done = false;
 
-  constructor(private readonly provider: string) {}
+  constructor(private readonly provider: string, private readonly onText?: TextDelta) {}
 
   onEvent(event: SseEvent): void {
     if (event.data === '[DONE]') {
@@ -54,7 +54,9 @@ export class OpenAIStream implements WireStream {
     if (usage) this.usage = toUsage(usage);
     const choice = chunk.choices?.[0];
     if (!choice) return;
-    this.text += choice.delta?.content ?? '';
+    const piece = choice.delta?.content ?? '';
+    this.text += piece;
+    if (piece) this.onText?.(piece);
     for (const delta of choice.delta?.tool_calls ?? []) this.addToolCallDelta(delta);
     this.finishReason = choice.finish_reason ?? this.finishReason;
   }

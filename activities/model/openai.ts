@@ -31,7 +31,7 @@ export function createOpenAIProvider(config: OpenAIProviderConfig): ModelProvide
         url,
         headers,
         body: openAIRequestBody(request, config.maxTokensField ?? 'max_tokens'),
-        newStream: () => new OpenAIStream(config.name),
+        newStream: (onText) => new OpenAIStream(config.name, onText),
       }),
   };
 }

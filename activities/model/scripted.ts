@@ -22,8 +22,25 @@ export interface Script {
 export function createScriptedModel(script: Script, source = 'in-memory script'): ModelProvider {
   return {
     name: 'scripted',
-    complete: async (request) => reply(script, source, request),
+    complete: async (request) => {
+      const res = reply(script, source, request);
+      if (request.onTextDelta) await streamInChunks(res.text, request.onTextDelta);
+      return res;
+    },
   };
+}
+
+/** Pieces a scripted reply streams in, so a live view shows it arriving as a real model's would. */
+const SCRIPTED_CHUNKS = 4;
+
+/** The reply in SCRIPTED_CHUNKS pieces (whole code points), one event-loop turn apart. */
+async function streamInChunks(text: string, onText: (piece: string) => void): Promise<void> {
+  const chars = Array.from(text);
+  const size = Math.max(1, Math.ceil(chars.length / SCRIPTED_CHUNKS));
+  for (let i = 0; i < chars.length; i += size) {
+    onText(chars.slice(i, i + size).join(''));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }
 
 /**

@@ -4,7 +4,7 @@ import { costUsd, LIST_PRICES, type PriceTable } from './pricing';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryInfo, type RetryPolicy } from './retry';
 import { SSE_FRAMING, type SseEvent } from './sse';
 import { DEFAULT_STREAM_TIMEOUTS, postStream, type Framing, type StreamTimeouts } from './stream';
-import type { ModelRequest, ModelResponse, StopReason, Usage } from './types';
+import type { ModelRequest, ModelResponse, StopReason, TextDelta, Usage } from './types';
 
 /** Knobs every HTTP provider shares; anything left out takes the defaults. */
 export interface ProviderOptions {
@@ -40,7 +40,11 @@ export interface WireCall<E = SseEvent> {
   url: string;
   headers: Record<string, string>;
   body: unknown;
-  newStream(): WireStream<E>;
+  /**
+   * A fold for one attempt. A fold that streams text passes each text piece to `onText` as it
+   * folds it (one line: `this.onText?.(piece)`); a fold that ignores it still works, unstreamed.
+   */
+  newStream(onText?: TextDelta): WireStream<E>;
   /** How the response splits into events; SSE when left out. */
   framing?: Framing<E>;
   /** Turns each attempt's headers into signed ones (AWS SigV4), so a retry is signed afresh. */
@@ -64,7 +68,7 @@ export async function streamingCall<E = SseEvent>(
   const headers = { 'content-type': 'application/json', accept: framing.accept, ...wire.headers };
   const { value: draft, attempts } = await withRetry(
     async () => {
-      const stream = wire.newStream();
+      const stream = wire.newStream(request.onTextDelta);
       const signed = wire.sign ? await wire.sign({ url: wire.url, headers, body }) : headers;
       const req = { provider, url: wire.url, headers: signed, body, timeouts, signal: request.signal };
       const result = await postStream(req, framing, (event) => stream.onEvent(event));

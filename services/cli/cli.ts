@@ -75,6 +75,15 @@ const COMMANDS: Record<string, Command> = {
     ci: true,
     load: async () => (await import('./commands/fork')).fork,
   },
+  chat: {
+    summary: 'talk to a session in the terminal: start one (or attach by id), watch the tree stream, send follow-ups, /help for commands',
+    usage: `recur chat [<session-id>] | recur chat [--task "<text>"] [--model <provider/model>|scripted:<file>] [--name <label>] [--net …] [--cwd DIR] ${LONG_RUN_USAGE} ${BUDGET_USAGE}`,
+    options: {
+      task: { type: 'string', short: 't' }, model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, cwd: { type: 'string' },
+      ...LONG_RUN_OPTIONS, ...BUDGET_OPTIONS,
+    },
+    load: async () => (await import('./chat/chat')).chat,
+  },
   attach: {
     summary: 'resume streaming a session from where the last Ctrl-C left it, until it ends',
     usage: `recur attach <session-id> [--json] ${CI_USAGE}`,

@@ -1,16 +1,18 @@
 import WebSocket from 'ws';
 import { ExitError } from '../../errors';
-import type { StreamFrame } from '../daemon/api-types';
+import type { LiveFrame, StreamFrame } from '../daemon/api-types';
 import type { Cursor } from '../daemon/cursor';
 import { DAEMON_NOT_RUNNING, isConnectionRefused, sessionPath, type DaemonClient } from './daemon-client';
 
 /**
  * The daemon's event stream for a session tree, frame by frame, skipping what `cursor` has seen.
  * Returns when `signal` aborts or the daemon closes the stream; throws ExitError when it refuses
- * or cannot be reached.
+ * or cannot be reached. With `deltas`, the model's text deltas come between the events.
  */
-export async function* eventFrames(daemon: DaemonClient, sessionId: string, cursor: Cursor, signal: AbortSignal): AsyncGenerator<StreamFrame> {
-  const url = `${daemon.url.replace(/^http/, 'ws')}${sessionPath(sessionId, 'events')}?after=${encodeURIComponent(JSON.stringify(cursor))}`;
+export function eventFrames(daemon: DaemonClient, sessionId: string, cursor: Cursor, signal: AbortSignal): AsyncGenerator<StreamFrame>;
+export function eventFrames(daemon: DaemonClient, sessionId: string, cursor: Cursor, signal: AbortSignal, o: { deltas: true }): AsyncGenerator<LiveFrame>;
+export async function* eventFrames(daemon: DaemonClient, sessionId: string, cursor: Cursor, signal: AbortSignal, o?: { deltas: true }): AsyncGenerator<LiveFrame> {
+  const url = `${daemon.url.replace(/^http/, 'ws')}${sessionPath(sessionId, 'events')}?after=${encodeURIComponent(JSON.stringify(cursor))}${o?.deltas ? '&deltas=1' : ''}`;
   const ws = new WebSocket(url, { headers: { authorization: `Bearer ${daemon.token}` } });
   const queue: string[] = [];
   let ended = false;
@@ -55,7 +57,7 @@ export async function* eventFrames(daemon: DaemonClient, sessionId: string, curs
       if (signal.aborted) return; // frames still queued stay unread, so the cursor does not pass them
       const text = queue.shift();
       if (text !== undefined) {
-        yield JSON.parse(text) as StreamFrame;
+        yield JSON.parse(text) as LiveFrame;
         continue;
       }
       if (failure) throw failure;

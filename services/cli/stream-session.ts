@@ -29,7 +29,7 @@ export interface StreamSessionOptions {
  * A closed session's remaining events come from the bounded log read: a live stream would never
  * end without an end event. They end at the root's last end in the log.
  */
-async function closedSessionFrames(daemon: DaemonClient, sessionId: string, cursor: Cursor): Promise<{ frames: StreamFrame[]; ends: FollowEnd }> {
+export async function closedSessionFrames(daemon: DaemonClient, sessionId: string, cursor: Cursor): Promise<{ frames: StreamFrame[]; ends: FollowEnd }> {
   const events: StoredEvent[] = [];
   let problems: ProblemFrame[] = [];
   for await (const page of treeLogPages(daemon, sessionId)) {

@@ -147,6 +147,27 @@ export function isProblemFrame(frame: StreamFrame): frame is ProblemFrame {
   return (frame as ProblemFrame).kind === 'problem';
 }
 
+/**
+ * A piece of model text as it streams, sent only to a stream opened with `?deltas=1`. Ephemeral
+ * and best-effort: never logged, lost when nobody listens, repeated when a call is retried; the
+ * session's ModelCalled event is the record of what the model said.
+ */
+export interface DeltaFrame {
+  kind: 'delta';
+  sessionId: string;
+  /** The model call's turn, as its ModelCalled will carry it. */
+  turn: number;
+  text: string;
+}
+
+/** A frame of a stream opened with `?deltas=1`. */
+export type LiveFrame = StreamFrame | DeltaFrame;
+
+export function isDeltaFrame(frame: unknown): frame is DeltaFrame {
+  const f = frame as DeltaFrame | null;
+  return typeof f === 'object' && f !== null && f.kind === 'delta' && typeof f.sessionId === 'string' && typeof f.text === 'string' && typeof f.turn === 'number';
+}
+
 /** A tree's events so far, session by session, each by seq, and the records the reader could not use. */
 export interface TreeLog {
   events: StoredEvent[];

@@ -16,6 +16,7 @@ import { createRoutes } from './routes';
 import type { SessionService } from './session-service';
 import { createTemporalSessions } from './temporal-sessions';
 import { streamSessionEvents, type FollowLog, type SessionClosed } from './event-stream';
+import { createDeltaHub } from './delta-hub';
 import { createWorkerSupervisor, type WorkerCommand, type WorkerSupervisor } from './worker-supervisor';
 
 export interface DaemonOptions {
@@ -60,6 +61,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       // A failed, cancelled, terminated or timed-out run has closed too; anything else (unknown id, aborted) has not.
       if (!(e instanceof WorkflowFailedError)) throw e;
     });
+  const deltas = createDeltaHub();
   const worker = createWorkerSupervisor({
     command: opts.workerCommand,
     env: opts.workerEnv ?? process.env,
@@ -68,13 +70,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     graceMs: opts.workerGraceMs,
     policy: opts.restartPolicy,
     log,
+    onMessage: (m) => deltas.publish(m),
   });
   const token = newDaemonToken();
   const { server, drain } = createDaemonServer({
     token,
     log,
     handle: createRoutes({ config, sessions, worker: () => worker.state(), readLog: (id) => readTreeLog(kafka, config.kafka.topic, id, index) }),
-    stream: (ws, sessionId, cursor) => streamSessionEvents(ws, follow, sessionId, cursor, closed),
+    stream: (ws, sessionId, cursor, o) => streamSessionEvents(ws, follow, sessionId, cursor, closed, o.deltas ? deltas : undefined),
   });
 
   try {

@@ -1,6 +1,7 @@
 import type { WebSocket } from 'ws';
 import type { FollowItem } from '../projector';
-import type { ProblemFrame, StreamFrame } from './api-types';
+import type { DeltaFrame, ProblemFrame, StreamFrame } from './api-types';
+import type { DeltaHub } from './delta-hub';
 import { isPastCursor, type Cursor } from './cursor';
 import { conflictFrame, undecodableFrame } from './problem-frames';
 
@@ -28,6 +29,13 @@ export function toFrame(item: FollowItem, cursor: Cursor): StreamFrame | null {
   }
 }
 
+/** Past this many unsent bytes a slow client's deltas are dropped: the log frames still come, and hold the record. */
+const DELTA_BACKLOG_BYTES = 1024 * 1024;
+
+function sendDelta(ws: WebSocket, delta: DeltaFrame): void {
+  if (ws.readyState === ws.OPEN && ws.bufferedAmount < DELTA_BACKLOG_BYTES) ws.send(JSON.stringify(delta), () => undefined);
+}
+
 function send(ws: WebSocket, frame: StreamFrame): Promise<void> {
   // Waiting for each write keeps a slow client from piling the whole log up in the daemon's memory.
   return new Promise((resolve, reject) => ws.send(JSON.stringify(frame), (err) => (err ? reject(err) : resolve())));
@@ -36,10 +44,14 @@ function send(ws: WebSocket, frame: StreamFrame): Promise<void> {
 /**
  * Streams the tree under `sessionId` to `ws`, one JSON text frame per event past `cursor`, until
  * the client goes away or the session's workflow closes (then 1000 SESSION_CLOSED). A failing log
- * read is reported as a problem frame and closes with 1011.
+ * read is reported as a problem frame and closes with 1011. With `deltas`, the tree's model text
+ * deltas are sent between them as they arrive.
  */
-export async function streamSessionEvents(ws: WebSocket, follow: FollowLog, sessionId: string, cursor: Cursor, closed?: SessionClosed): Promise<void> {
+export async function streamSessionEvents(
+  ws: WebSocket, follow: FollowLog, sessionId: string, cursor: Cursor, closed?: SessionClosed, deltas?: DeltaHub,
+): Promise<void> {
   const stop = new AbortController();
+  const unsubscribe = deltas?.subscribe(sessionId, (delta) => sendDelta(ws, delta));
   const abort = (): void => stop.abort();
   let sessionClosed = false;
   ws.once('close', abort);
@@ -61,6 +73,7 @@ export async function streamSessionEvents(ws: WebSocket, follow: FollowLog, sess
     await send(ws, problem).catch(() => undefined);
     ws.close(1011, 'event log unavailable');
   } finally {
+    unsubscribe?.();
     stop.abort();
     ws.off('close', abort);
     ws.off('error', abort);

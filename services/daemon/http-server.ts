@@ -13,8 +13,13 @@ export interface DaemonServerDeps {
   token: string;
   handle: (req: ApiRequest) => Promise<ApiReply>;
   /** Serves an accepted `GET /v1/sessions/:id/events` WebSocket; resolves when the stream ends. */
-  stream: (ws: WebSocket, sessionId: string, cursor: Cursor) => Promise<void>;
+  stream: (ws: WebSocket, sessionId: string, cursor: Cursor, options: StreamOptions) => Promise<void>;
   log?: (line: string) => void;
+}
+
+export interface StreamOptions {
+  /** `?deltas=1`: model text deltas too (ephemeral frames; existing clients never see them). */
+  deltas: boolean;
 }
 
 export interface DaemonServer {
@@ -85,6 +90,7 @@ export function createDaemonServer(deps: DaemonServerDeps): DaemonServer {
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     let sessionId: string;
     let cursor: Cursor;
+    let options: StreamOptions;
     try {
       if (!bearerMatches(req.headers.authorization, deps.token)) throw unauthorized();
       const { segments, query } = parseUrl(req.url);
@@ -96,12 +102,13 @@ export function createDaemonServer(deps: DaemonServerDeps): DaemonServer {
       const parsed = parseCursor(query.get('after'));
       if (!parsed.ok) throw badRequest(parsed.reason);
       cursor = parsed.cursor;
+      options = { deltas: query.get('deltas') === '1' };
     } catch (err) {
       refuseUpgrade(socket, err);
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      track(deps.stream(ws, sessionId, cursor))
+      track(deps.stream(ws, sessionId, cursor, options))
         .catch((err: unknown) => deps.log?.(`event stream of ${sessionId} failed: ${(err as Error).message}`))
         .finally(() => ws.close(1000));
     });

@@ -24,6 +24,8 @@ export interface WorkerSupervisorOptions {
   graceMs?: number;
   policy?: RestartPolicy;
   log: (line: string) => void;
+  /** What the worker sends over its IPC channel (model text deltas); not for the record. */
+  onMessage?: (message: unknown) => void;
 }
 
 export interface WorkerSupervisor {
@@ -54,11 +56,14 @@ export function createWorkerSupervisor(opts: WorkerSupervisorOptions): WorkerSup
     const fd = openSync(opts.logFile, 'a');
     let proc: ChildProcess;
     try {
-      proc = spawn(command.cmd, command.args, { env: opts.env, cwd: opts.cwd, stdio: ['ignore', fd, fd] });
+      // The IPC channel carries ephemeral frames only; everything on the record goes through Kafka.
+      proc = spawn(command.cmd, command.args, { env: opts.env, cwd: opts.cwd, stdio: ['ignore', fd, fd, 'ipc'] });
     } finally {
       closeSync(fd);
     }
     child = proc;
+    const onMessage = opts.onMessage;
+    if (onMessage) proc.on('message', (m) => onMessage(m));
     startedAt = Date.now();
     if (proc.pid !== undefined) {
       const rec: PidRecord = { pid: proc.pid, marker, startedAt: new Date(startedAt).toISOString() };

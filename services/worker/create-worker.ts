@@ -37,6 +37,7 @@ import { registerHarnessOps } from './harness-ops';
 import { harnessPromptSection, resolveSpecFrom } from './harness-reads';
 import { registerLongRunOps } from './long-run-ops';
 import { workerEgress } from './egress';
+import type { DeltaSink } from './delta-channel';
 
 export interface RecurWorker {
   worker: Worker;
@@ -54,6 +55,8 @@ export async function createRecurWorker(
     taskQueue?: string;
     env?: NodeJS.ProcessEnv;
     telemetry?: Telemetry;
+    /** Where model text goes as it streams (the daemon's IPC channel); none: not streamed. */
+    onTextDelta?: DeltaSink;
   } = {},
 ): Promise<RecurWorker> {
   const obs = workerObservability(opts.telemetry);
@@ -103,6 +106,7 @@ export async function createRecurWorker(
     ...createModelActivities({
       transcripts, blobs, env: opts.env ?? process.env, scriptedDirs: config.agent.scriptedDirs, loginsDir: stackPaths(config).logins, harnessSection: harnessPromptSection(harness),
       contextFiles: (sessionId) => readContextFiles(host.place(sessionId).workspace, config.agent.contextFileMaxBytes, blobs),
+      onTextDelta: opts.onTextDelta,
     }),
     ...createRefineActivities({
       readLog: readOwnLog,

@@ -57,6 +57,14 @@ describe('Anthropic messages provider', () => {
     expect(res.costUsd).toBeCloseTo(6 + 1.5, 10);
   });
 
+  test('each text_delta reaches onTextDelta, tool input JSON does not', async () => {
+    server.enqueue(anthropicToolUse('print(1)', { text: 'Running it.' }));
+    const pieces: string[] = [];
+    const res = await provider().complete(request({ onTextDelta: (t) => pieces.push(t) }));
+    expect(res.code).toBe('print(1)');
+    expect(pieces.join('')).toBe('Running it.');
+  });
+
   test('a tool_use whose input arrives in several input_json_delta pieces yields its code and id', async () => {
     const code = 'rows = [{"a": 1}]\nprint(len(rows))';
     server.enqueue({ ...anthropicToolUse(code, { id: 'toolu_42', text: 'Let me check.', pieces: 5 }), chunkBytes: 7 });

@@ -50,6 +50,14 @@ describe('Amazon Bedrock ConverseStream provider', () => {
     expect(res.costUsd).toBeCloseTo(0.01146, 12);
   });
 
+  test('each text delta reaches onTextDelta as it is folded, and the pieces join to the text', async () => {
+    server.enqueue({ type: 'events', events: bedrockFixture('converse-stream-text'), chunkBytes: 13 });
+    const pieces: string[] = [];
+    const res = await provider().complete(request({ onTextDelta: (t) => pieces.push(t) }));
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe(res.text);
+  });
+
   test('a python toolUse whose input arrives in several deltas yields its code and id', async () => {
     server.enqueue({ type: 'events', events: bedrockFixture('converse-stream-tool-use') });
     const res = await provider().complete(request({ model: 'us.amazon.nova-pro-v1:0' }));

@@ -48,6 +48,14 @@ describe('Gemini provider', () => {
     expect(res.costUsd).toBeCloseTo((176 * 0.3 + 1024 * 0.3 * 0.25 + 59 * 2.5) / 1e6, 12);
   });
 
+  test('each text delta reaches onTextDelta as it is folded, and the pieces join to the text', async () => {
+    server.enqueue(text());
+    const pieces: string[] = [];
+    const res = await provider().complete(request({ onTextDelta: (t) => pieces.push(t) }));
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe(res.text);
+  });
+
   test('the request: URL with alt=sse, key header, systemInstruction, user/model contents, function declaration and responses', async () => {
     server.enqueue(text());
     const history: ChatMessage[] = [

@@ -47,6 +47,14 @@ describe('OpenAI Responses provider', () => {
     expect(res.costUsd).toBeCloseTo(2 + 4, 10);
   });
 
+  test('each text delta reaches onTextDelta as it is folded, and the pieces join to the text', async () => {
+    server.enqueue(text());
+    const pieces: string[] = [];
+    const res = await provider().complete(request({ onTextDelta: (t) => pieces.push(t) }));
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe(res.text);
+  });
+
   test('the request: /responses, bearer key, instructions, input items with function_call and its output, the python tool', async () => {
     server.enqueue(text());
     const history: ChatMessage[] = [

@@ -54,6 +54,14 @@ describe('OpenAI chat completions provider', () => {
     expect(res.costUsd).toBeCloseTo(0.15 + 0.3, 10);
   });
 
+  test('each text delta reaches onTextDelta as it is folded, and the pieces join to the text', async () => {
+    server.enqueue(openaiText('Hello, wörld 🎉 done', { pieces: 5 }));
+    const pieces: string[] = [];
+    const res = await provider().complete(request({ onTextDelta: (t) => pieces.push(t) }));
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe(res.text);
+  });
+
   test('a server that sends no usage chunk gets its usage estimated from the text, and says it is estimated', async () => {
     server.enqueue(openaiText('x'.repeat(40), { usage: null }));
     const req = request();

@@ -35,6 +35,13 @@ describe('scripted model', () => {
     expect(await model.complete(call('root', 1))).toMatchObject({ text: 'The answer is 42.', code: null });
   });
 
+  test('with onTextDelta the reply streams in several pieces that join to its text', async () => {
+    const pieces: string[] = [];
+    const res = await model.complete({ ...call('root', 0), onTextDelta: (t) => pieces.push(t) });
+    expect(pieces.length).toBe(4);
+    expect(pieces.join('')).toBe(res.text);
+  });
+
   test('the reply depends only on the call index, so a retried call gets the same reply', async () => {
     const a = await model.complete(call('root', 1));
     const b = await model.complete(call('root', 1));

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../../config';
+import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import { kafkaClient } from '../../devstack';
 import { costTree, type CostNode, type Spent } from '../../projector/cost-tree';
@@ -29,15 +29,20 @@ export function formatCostTree(root: CostNode): string[] {
   return lines;
 }
 
-/** `recur cost <id>`: per-agent tokens, cost and time of a session tree, from the event log alone. */
-export async function cost(ctx: CommandContext): Promise<number> {
-  const [sessionId, ...extra] = ctx.args;
-  if (!sessionId || extra.length > 0) throw new ExitError(2, USAGE);
-  const config = loadConfig();
+/** The tree's cost from its log in Kafka; ExitError when nothing of it is logged. */
+export async function readCostTree(config: RecurConfig, sessionId: string): Promise<CostNode> {
   const kafka = kafkaClient(config, 'reader', `${config.kafka.clientId}-cost`);
   const log = await readLogInOrder({ kafka, topic: config.kafka.topic, sessionId });
   const tree = costTree(sessionId, [...log.sessions.values()].flat());
   if (!tree) throw new ExitError(1, `no session ${sessionId} logged on ${config.kafka.topic}`);
+  return tree;
+}
+
+/** `recur cost <id>`: per-agent tokens, cost and time of a session tree, from the event log alone. */
+export async function cost(ctx: CommandContext): Promise<number> {
+  const [sessionId, ...extra] = ctx.args;
+  if (!sessionId || extra.length > 0) throw new ExitError(2, USAGE);
+  const tree = await readCostTree(loadConfig(), sessionId);
   if (ctx.flags.json) ctx.out(JSON.stringify(tree));
   else for (const line of formatCostTree(tree)) ctx.out(line);
   return 0;

@@ -7,7 +7,7 @@ import { connectDaemon, sessionPath } from '../daemon-client';
 import { streamSession } from '../stream-session';
 import { ciEnabled, ciOptions, withCiExit } from '../ci/ci-flags';
 import { recordSessionOutput } from '../ci/write-reports';
-import { resolveModel } from './run';
+import { resolveModel, retainsRoot } from './run';
 
 const USAGE = 'usage: recur fork <session-id> --at <seq> ["<new instruction>"] [--model <provider/model|scripted:file>] [--cwd DIR] [--once] [--detach] [--json]';
 
@@ -28,7 +28,7 @@ async function forkAndFollow(ctx: CommandContext): Promise<number> {
     ...(typeof ctx.flags.model === 'string' && { model: resolveModel(ctx.flags.model, undefined, process.cwd()) }),
     // Like a run, the fork works where it was started unless told otherwise.
     cwd: resolve(process.cwd(), typeof ctx.flags.cwd === 'string' ? ctx.flags.cwd : '.'),
-    ...((ci.enabled || ctx.flags.once === true) && { retain: false }),
+    ...(!retainsRoot(ctx.flags) && { retain: false }),
   };
   const daemon = connectDaemon(config);
   const reply = await daemon.post<ForkSessionReply>(sessionPath(originId, 'fork'), body);

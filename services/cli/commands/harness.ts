@@ -91,22 +91,26 @@ export async function refine(ctx: CommandContext): Promise<number> {
     return 0;
   }
   if (!first) throw new ExitError(2, 'usage: recur refine <session-id> [--instructions "<text>"] [--global] [--approve] [--json] | recur refine approve <refine-id>');
-  const reply = await withHarness(config, (h) => h.update(h.scopeId(first, ctx.flags.global ? 'global' : 'session'), refineHarnessUpdate, {
-    sessionId: first, model: '', instructions: typeof ctx.flags.instructions === 'string' ? ctx.flags.instructions : '',
-    apply: ctx.flags.approve ? 'approve' : config.harness.refineApply, source: 'cli', requestedBy: null,
-  }));
-  if (json) {
-    ctx.out(JSON.stringify(reply));
-    return 0;
-  }
-  ctx.out(`refine ${reply.refineId}: ${reply.summary || '(no summary)'}`);
-  ctx.out('proposed:');
-  for (const o of reply.proposed) ctx.out(`  ${formatOutcome(o)}`);
-  if (reply.applied.length > 0) {
-    ctx.out('applied:');
-    for (const o of reply.applied) ctx.out(`  ${formatOutcome(o)}`);
-  } else if (reply.proposed.some((o) => o.result === 'proposed')) {
-    ctx.out(`not applied yet: recur refine approve ${reply.refineId}`);
-  }
+  const reply = await requestRefine(config, first, {
+    instructions: typeof ctx.flags.instructions === 'string' ? ctx.flags.instructions : '', global: Boolean(ctx.flags.global), approve: Boolean(ctx.flags.approve),
+  });
+  if (json) ctx.out(JSON.stringify(reply));
+  else for (const line of formatRefine(reply)) ctx.out(line);
   return 0;
+}
+
+/** Has a refiner review the session's trajectory; applies its edits per RECUR_REFINE_APPLY, or at once with `approve`. */
+export function requestRefine(config: RecurConfig, sessionId: string, o: { instructions: string; global: boolean; approve: boolean }) {
+  return withHarness(config, (h) => h.update(h.scopeId(sessionId, o.global ? 'global' : 'session'), refineHarnessUpdate, {
+    sessionId, model: '', instructions: o.instructions,
+    apply: o.approve ? 'approve' : config.harness.refineApply, source: 'cli', requestedBy: null,
+  }));
+}
+
+/** What a refine proposed and applied, and how to approve what waits. */
+export function formatRefine(reply: Awaited<ReturnType<typeof requestRefine>>): string[] {
+  const lines = [`refine ${reply.refineId}: ${reply.summary || '(no summary)'}`, 'proposed:', ...reply.proposed.map((o) => `  ${formatOutcome(o)}`)];
+  if (reply.applied.length > 0) lines.push('applied:', ...reply.applied.map((o) => `  ${formatOutcome(o)}`));
+  else if (reply.proposed.some((o) => o.result === 'proposed')) lines.push(`not applied yet: recur refine approve ${reply.refineId}`);
+  return lines;
 }

@@ -1,7 +1,7 @@
 import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import type { CommandContext } from '../cli';
-import { connectDaemon, sessionPath } from '../daemon-client';
+import { connectDaemon, sessionPath, type DaemonClient } from '../daemon-client';
 
 /**
  * Ends a session for good; its workflow cancels its children and logs its end: SessionFailed
@@ -11,7 +11,14 @@ import { connectDaemon, sessionPath } from '../daemon-client';
 export async function kill(ctx: CommandContext): Promise<number> {
   const [sessionId, ...extra] = ctx.args;
   if (!sessionId || extra.length > 0) throw new ExitError(2, 'usage: recur kill <session-id>');
-  await connectDaemon(loadConfig()).post(sessionPath(sessionId, 'kill'), {});
-  ctx.out(`cancellation of ${sessionId} requested; it logs its end (SessionFailed, or SessionClosed for a root that stayed open) as it stops`);
+  await killSession(connectDaemon(loadConfig()), sessionId);
+  ctx.out(killedText(sessionId));
   return 0;
 }
+
+export async function killSession(daemon: DaemonClient, sessionId: string): Promise<void> {
+  await daemon.post(sessionPath(sessionId, 'kill'), {});
+}
+
+export const killedText = (sessionId: string): string =>
+  `cancellation of ${sessionId} requested; it logs its end (SessionFailed, or SessionClosed for a root that stayed open) as it stops`;

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
-import { loadConfig } from '../../../config';
+import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import type { StartSessionReply, StartSessionRequest } from '../../daemon/api-types';
 import type { CommandContext } from '../cli';
-import { connectDaemon } from '../daemon-client';
+import { connectDaemon, type DaemonClient } from '../daemon-client';
 import { streamSession } from '../stream-session';
 import { longRunRequest } from '../long-run-flags';
 import { ciEnabled, ciOptions, withCiExit } from '../ci/ci-flags';
@@ -26,12 +26,30 @@ export const run = (ctx: CommandContext): Promise<number> => withCiExit(ciEnable
 
 async function startAndFollow(ctx: CommandContext): Promise<number> {
   const [task, ...extra] = ctx.args;
-  if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--detach] [--json]');
+  if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--once] [--detach] [--json]');
   const json = ctx.flags.json === true;
   const config = loadConfig();
   const ci = ciOptions(ctx.flags, config);
   // A detached run has no end to report on: `recur attach <id> --junit …` waits for it and writes them.
   if (ctx.flags.detach && (ci.junit || ci.summary)) throw new ExitError(2, '--junit and --summary wait for the end: drop --detach, or pass them to `recur attach <id>` later');
+  const daemon = connectDaemon(config);
+  const sessionId = await startRootSession(ctx, task, config, daemon);
+  recordSessionOutput(ci, sessionId);
+  if (ctx.flags.detach) {
+    ctx.out(json ? JSON.stringify({ sessionId }) : sessionId);
+    return 0;
+  }
+  if (!json) ctx.err(`session ${sessionId} started; ${ci.enabled ? 'CI mode' : 'Ctrl-C detaches (the session keeps running)'}`);
+  const code = await streamSession(ctx, { config, daemon, sessionId, cursor: {}, json, ci });
+  if (code === 0 && retainsRoot(ctx.flags) && !json) ctx.err(`${sessionId} stays open: recur send ${sessionId} "<follow-up>" --wait continues it, recur kill ${sessionId} ends it`);
+  return code;
+}
+
+/** A CI job ends with its answer (and stops the stack); so does a run the user wants done with (--once). Any other root stays open. */
+export const retainsRoot = (flags: CommandContext['flags']): boolean => !ciEnabled(flags) && flags.once !== true;
+
+/** Starts a root session on `task` from `recur run`'s flags (model, name, net, cwd, long-run, budgets); `recur chat` starts one the same way. */
+export async function startRootSession(ctx: CommandContext, task: string, config: RecurConfig, daemon: DaemonClient): Promise<string> {
   // The tree works where it was started unless told otherwise; its gates run there too.
   const cwd = resolve(process.cwd(), typeof ctx.flags.cwd === 'string' ? ctx.flags.cwd : '.');
   const body: StartSessionRequest = {
@@ -41,23 +59,13 @@ async function startAndFollow(ctx: CommandContext): Promise<number> {
     ...(typeof ctx.flags.net === 'string' ? { net: ctx.flags.net } : {}),
     cwd,
     ...longRunRequest(ctx.flags, cwd),
-    // A CI job ends with its answer (and stops the stack); so does a run the user wants done with.
-    ...((ci.enabled || ctx.flags.once === true) && { retain: false }),
+    ...(!retainsRoot(ctx.flags) && { retain: false }),
   };
   const limits = budgetLimits(ctx.flags);
   if (Object.keys(limits).length > 0) body.limits = limits;
-  const daemon = connectDaemon(config);
   const { sessionId, maxTurns } = await daemon.post<StartSessionReply>('/v1/sessions', body);
   // Stated up front (on stderr, so --json output stays one object a line): without --autonomous,
   // a goal run's turn cap is its only end short of the goal.
   if (body.goal && !body.autonomous) ctx.err(goalTurnCapText(maxTurns));
-  recordSessionOutput(ci, sessionId);
-  if (ctx.flags.detach) {
-    ctx.out(json ? JSON.stringify({ sessionId }) : sessionId);
-    return 0;
-  }
-  if (!json) ctx.err(`session ${sessionId} started; ${ci.enabled ? 'CI mode' : 'Ctrl-C detaches (the session keeps running)'}`);
-  const code = await streamSession(ctx, { config, daemon, sessionId, cursor: {}, json, ci });
-  if (code === 0 && body.retain === undefined && !json) ctx.err(`${sessionId} stays open: recur send ${sessionId} "<follow-up>" --wait continues it, recur kill ${sessionId} ends it`);
-  return code;
+  return sessionId;
 }

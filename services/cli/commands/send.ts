@@ -24,7 +24,7 @@ export async function send(ctx: CommandContext): Promise<number> {
   const daemon = connectDaemon(loadConfig());
   // Read before sending: the follow must not miss the root taking the message.
   const head = ctx.flags.wait ? await headCursor(daemon, sessionId) : null;
-  const { messageId } = await daemon.post<SendMessageReply>(sessionPath(sessionId, 'messages'), { text });
+  const messageId = await sendMessage(daemon, sessionId, text);
   if (!head) {
     ctx.out(json ? JSON.stringify({ sessionId, messageId }) : `sent ${messageId} to ${sessionId}`);
     return 0;
@@ -59,4 +59,9 @@ async function headCursor(daemon: DaemonClient, sessionId: string): Promise<Curs
   let cursor: Cursor = {};
   for (const e of await readTreeLog(daemon, sessionId)) cursor = advanceCursor(cursor, e.sessionId, e.seq);
   return cursor;
+}
+
+/** Delivers `text` from the user; a completed, retained root wakes to answer it. Returns the message id. */
+export async function sendMessage(daemon: DaemonClient, sessionId: string, text: string): Promise<string> {
+  return (await daemon.post<SendMessageReply>(sessionPath(sessionId, 'messages'), { text })).messageId;
 }
