@@ -193,6 +193,6 @@ export function createKernelActivities(deps: KernelDeps) {
     },
 
     shutdownKernel: ({ sessionId }: { sessionId: string }): Promise<void> => kernels.shutdown(sessionId),
-    interruptKernel: ({ sessionId }: { sessionId: string }): Promise<void> => kernels.interrupt(sessionId),
+    interruptKernel: ({ sessionId, cellId }: { sessionId: string; cellId: string }): Promise<void> => kernels.interruptCell(sessionId, cellId),
   };
 }

@@ -43,7 +43,8 @@ export interface SessionActivities {
   runCell(input: RunCellInput): Promise<RunCellResult>;
   shutdownKernel(input: { sessionId: string }): Promise<void>;
   /** Interrupts the kernel's running cell (SIGINT through the Jupyter server); an idle kernel ignores it. */
-  interruptKernel(input: { sessionId: string }): Promise<void>;
+  /** An operator's interrupt of one cell (activities/kernel/cell-interrupts.ts). */
+  interruptKernel(input: { sessionId: string; cellId: string }): Promise<void>;
   snapshotKernel(input: SnapshotKernelInput): Promise<SnapshotKernelResult>;
   runGate(input: RunGateInput): Promise<RunGateResult>;
   reserveTreeSession(input: { rootId: string; childId: string; slice?: Slice | null }): Promise<ReserveReply>;

@@ -112,7 +112,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     // The reply and the cell it asks for go to the log in one append: one round trip less per step.
     const reqSeq = 1 + await s.emit((seq) => [
       { type: 'ModelCalled', turn, ...reply.event },
-      { type: 'CellRequested', cellId: `${s.id}/${seq + 1}`, code, codeBlob, toolCallId: reply.toolCallId },
+      { type: 'CellRequested', cellId: (s.ops.cellInFlight = `${s.id}/${seq + 1}`), code, codeBlob, toolCallId: reply.toolCallId },
     ], () => s.turn++);
     const requestId = `${s.id}/${reqSeq}`;
     const { cell, restored } = await runRequestedCell(s, acts, { requestId, reqSeq, code, codeBlob });

@@ -16,7 +16,7 @@ export class OperatorControls {
   model: string;
   /** The next model call compacts first. */
   compactAsked: boolean;
-  /** The CellRequested id of the cell now running; null between cells. */
+  /** The CellRequested id of the cell requested (from when its append starts: an operator sees it then) or running; null between cells. */
   cellInFlight: string | null = null;
   /** The cell an operator interrupted, until its result is logged. */
   interruptedCell: string | null = null;

@@ -21,7 +21,7 @@ export function installOperatorHandlers(s: SessionState, acts: ReturnType<typeof
     s.ops.interruptedCell = cell;
     s.ops.interrupting = true;
     try {
-      await acts.interruptKernel({ sessionId: s.id });
+      await acts.interruptKernel({ sessionId: s.id, cellId: cell });
       return { interrupted: true };
     } catch (e) {
       if (!(e instanceof ActivityFailure)) throw e;

@@ -23,7 +23,6 @@ export async function runRequestedCell(s: SessionState, acts: ReturnType<typeof 
   const { requestId, code, codeBlob } = c;
   await interruptSent(s);
   s.phase = 'cell';
-  s.ops.cellInFlight = requestId;
   const { cell, restored } = await acts.runCell({
     sessionId: s.id, rootId: input.rootId, cellId: requestId, code, codeBlob, timeoutSeconds: input.limits.cellTimeoutSeconds,
     firstCell: s.long.cellsRun++ === 0, restoreFrom: s.lastSnapshot, throughSeq: c.reqSeq,

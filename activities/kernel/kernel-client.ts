@@ -5,6 +5,7 @@ import { createJupyterSessions } from './jupyter-sessions';
 import { onProcessEnd } from './kernel-process';
 import type { KernelCap } from './kernel-cap';
 import { pythonPathCode } from './bootstrap-code';
+import { createCellInterrupts } from './cell-interrupts';
 import { type ResumeOutcome, resumeCell } from './resume-cell';
 import { type CellLoss, runCell } from './run-cell';
 import { runSilent } from './run-silent';
@@ -56,6 +57,8 @@ export interface KernelClient {
    */
   runSilent(sessionId: string, code: string, opts?: { expression?: string; timeoutMs?: number }): Promise<unknown>;
   interrupt(sessionId: string): Promise<void>;
+  /** An operator's interrupt of the cell executed with `cellId`: it is not run if it has not started, else signalled until it ends (cell-interrupts.ts). */
+  interruptCell(sessionId: string, cellId: string): Promise<void>;
   shutdown(sessionId: string): Promise<void>;
   isAlive(sessionId: string): Promise<boolean>;
   /** The kernel id the Jupyter server holds for this session, if any. */
@@ -81,6 +84,12 @@ interface Entry {
 const BIND_ATTEMPTS = 3;
 const BIND_TIMEOUT_MS = 20_000;
 
+/** A cell the operator interrupted before it reached the kernel: it never ran. */
+const notRun = (): ExecuteResult => ({
+  status: 'interrupted', stdout: '', stderr: '', result: null, displays: [], truncated: false, durationMs: 0, executionCount: null,
+  error: { ename: 'KeyboardInterrupt', evalue: 'interrupted by the operator before it ran', traceback: '' },
+});
+
 export function createKernelClient(options: KernelClientOptions): KernelClient {
   const settings = ServerConnection.makeSettings({ baseUrl: options.baseUrl, wsUrl: options.wsUrl, token: options.token });
   const sessions = createJupyterSessions(settings, options.kernelName ?? 'python3');
@@ -90,6 +99,13 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
   const interruptGraceMs = options.interruptGraceMs ?? 10_000;
 
   /** One operation per session at a time: a cell never overlaps a bootstrap or another cell. */
+  async function interrupt(sessionId: string): Promise<void> {
+    const kernelId = entries.get(sessionId)?.kernel.id ?? (await sessions.find(sessionId))?.kernel?.id;
+    if (!kernelId) throw new RecurError(`no kernel for session ${sessionId}`);
+    await KernelAPI.interruptKernel(kernelId, settings);
+  }
+  const cellInterrupts = createCellInterrupts(interrupt);
+
   function serialized<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
     const run = (locks.get(sessionId) ?? Promise.resolve()).then(fn, fn);
     const tail = run.catch(() => undefined);
@@ -259,14 +275,20 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
         if (entry.freshPending) {
           throw new KernelLostError(sessionId, entry.kernel.id, 'kernel namespace was reset; call start() and restore it');
         }
-        const outcome = await runCell(entry.kernel, code, {
-          cellId: opts.cellId,
-          timeoutMs: opts.timeoutMs ?? options.defaultTimeoutMs ?? 600_000,
-          maxOutputChars,
-          interruptGraceMs,
-          interrupt: () => entry.kernel.interrupt(),
-        });
-        return 'lost' in outcome ? lose(sessionId, entry, outcome) : outcome;
+        const { cellId } = opts;
+        if (cellId !== undefined && !cellInterrupts.begin(sessionId, cellId)) return notRun();
+        try {
+          const outcome = await runCell(entry.kernel, code, {
+            cellId,
+            timeoutMs: opts.timeoutMs ?? options.defaultTimeoutMs ?? 600_000,
+            maxOutputChars,
+            interruptGraceMs,
+            interrupt: () => entry.kernel.interrupt(),
+          });
+          return 'lost' in outcome ? lose(sessionId, entry, outcome) : outcome;
+        } finally {
+          if (cellId !== undefined) cellInterrupts.end(sessionId, cellId);
+        }
       }),
     runSilent: (sessionId, code, opts = {}) =>
       serialized(sessionId, async () => {
@@ -291,11 +313,8 @@ export function createKernelClient(options: KernelClientOptions): KernelClient {
         }
         return outcome.value;
       }),
-    async interrupt(sessionId) {
-      const kernelId = entries.get(sessionId)?.kernel.id ?? (await sessions.find(sessionId))?.kernel?.id;
-      if (!kernelId) throw new RecurError(`no kernel for session ${sessionId}`);
-      await KernelAPI.interruptKernel(kernelId, settings);
-    },
+    interrupt,
+    interruptCell: (sessionId, cellId) => cellInterrupts.interrupt(sessionId, cellId),
     shutdown: (sessionId) =>
       serialized(sessionId, async () => {
         entries.get(sessionId)?.kernel.dispose();

@@ -102,9 +102,9 @@ describe('recur chat in a real terminal, on the real stack', () => {
     expect(chat.screen().slice(at)).not.toContain('detached');
     chat.type('/quit\r');
     expect(await chat.exited).toBe(0);
-    // /quit asks for the end; the root logs it as it stops.
+    // /quit asks for the end; the root, open after its answers, logs SessionClosed as it stops.
     let types: string[] = [];
-    while (!types.includes('SessionFailed')) {
+    while (!types.includes('SessionClosed')) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       types = (await readTreeLog(connectDaemon(loadConfig()), id)).filter((e) => e.sessionId === id).map((e) => e.type);
     }

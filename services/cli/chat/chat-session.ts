@@ -9,16 +9,18 @@ import type { ChatView } from './chat-view';
 
 /** A root's events that mean it is working on something. */
 const WORKING = new Set(['SessionStarted', 'SessionResumed', 'MessageDelivered', 'ModelCalled', 'CellRequested']);
+/** A root's end for good: its first round failed, or it was closed (killed) after an answer (docs/conversations.md). */
+const SESSION_ENDS = new Set(['SessionFailed', 'SessionClosed']);
 /** A root's events that end its turn: the answer (round 0, then each later round), or its end for good. */
-const TURN_ENDS = new Set(['SessionCompleted', 'TaskEnded', 'SessionFailed']);
+const TURN_ENDS = new Set(['SessionCompleted', 'TaskEnded', ...SESSION_ENDS]);
 
 export interface ChatSessionOptions {
   daemon: DaemonClient;
   sessionId: string;
   cursor: Cursor;
   view: ChatView;
-  /** The root finished its turn (answered, or failed for good); `failed` when it logged SessionFailed. */
-  onTurnEnd: (failed: boolean) => void;
+  /** The root finished its turn (answered, or ended for good); `ended` when it logged SessionFailed or SessionClosed. */
+  onTurnEnd: (ended: boolean) => void;
   /** The stream or a read failed; the chat goes on, and the next message reconnects. */
   onError: (message: string) => void;
 }
@@ -44,10 +46,12 @@ export function createChatSession(o: ChatSessionOptions) {
     if (e.type === 'CellExecuted' || TURN_ENDS.has(e.type)) running.delete(e.sessionId);
     if (e.sessionId !== o.sessionId) return;
     if (WORKING.has(e.type)) busy = true;
-    if (TURN_ENDS.has(e.type) && busy) {
+    // A root closed while idle (killed from another terminal) ends the chat too.
+    const ended = SESSION_ENDS.has(e.type);
+    if ((TURN_ENDS.has(e.type) && busy) || ended) {
       busy = false;
       o.view.endLine();
-      o.onTurnEnd(e.type === 'SessionFailed');
+      o.onTurnEnd(ended);
     }
   }
 

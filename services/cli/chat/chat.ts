@@ -82,8 +82,8 @@ function converse(o: ConverseOptions): Promise<number> {
     let lastCtrlC = 0;
     const session: ChatSession = createChatSession({
       daemon: o.daemon, sessionId, cursor: o.detail ? loadCursor(o.config, sessionId) : {}, view,
-      onTurnEnd: (failed) => {
-        if (failed) void finish(quitting ? 0 : 1, 'end');
+      onTurnEnd: (ended) => {
+        if (ended) void finish(quitting ? 0 : 1, 'end');
         else rl.prompt();
       },
       onError: (message) => {
