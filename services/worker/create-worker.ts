@@ -99,6 +99,7 @@ export async function createRecurWorker(
     }),
     ...createModelActivities({
       transcripts, blobs, env: opts.env ?? process.env, scriptedDirs: config.agent.scriptedDirs, harnessSection: harnessPromptSection(harness),
+      local: { installedDir: stackPaths(config).localModels, ...config.local },
       contextFiles: (sessionId) => readContextFiles(host.place(sessionId).workspace, config.agent.contextFileMaxBytes, blobs),
     }),
     ...createRefineActivities({

@@ -7,6 +7,8 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { withRecurErrors } from '../../activities/activity-errors';
 import type { AppendEventsInput } from '../../activities/event-log';
 import type { CallModelInput, CallModelResult } from '../../activities/call-model';
+import { checkReply } from '../../activities/model/reply-check';
+import type { StopReason } from '../../activities/model/types';
 import type { RunCellInput, RunCellResult } from '../../activities/session-activities';
 import { createTreeActivities } from '../../activities/tree-sessions';
 import { encodeEventBatch, type StoredEvent } from '../../schemas';
@@ -32,7 +34,8 @@ export type Op =
   | { op: 'goalComplete' }
   | { op: 'schedule'; spec: string; instruction: string }
   | { op: 'harness' };
-export type Reply = { code: Op[] } | { answer: string };
+/** `text`: a reply as a model wrote it, without code, checked as the model activity checks it (activities/model/reply-check.ts). */
+export type Reply = { code: Op[] } | { answer: string } | { text: string; stopReason?: StopReason };
 
 export class FakeSessionWorld {
   /** Replies per agent name, in call order. */
@@ -125,11 +128,14 @@ export class FakeSessionWorld {
     const reply = this.script[i.agent]?.[i.callIndex];
     if (!reply) throw ApplicationFailure.nonRetryable(`no scripted reply ${i.callIndex} for ${i.agent}`, 'ScriptExhaustedError');
     const code = 'code' in reply ? JSON.stringify(reply.code) : null;
+    const text = 'text' in reply ? reply.text : 'answer' in reply ? reply.answer : null;
+    const stopReason = 'text' in reply ? reply.stopReason ?? 'end' : 'end_turn';
+    const rejected = 'text' in reply ? checkReply({ text: reply.text, code: null, stopReason: reply.stopReason ?? 'end' }) : null;
     const event = {
-      model: 'fake', provider: 'scripted', tokensIn: this.tokensPerCall.in, tokensOut: this.tokensPerCall.out, costUsd: 0, latencyMs: 0, response: code ?? (reply as { answer: string }).answer,
-      responseBlob: null, toolCalls: [], stopReason: 'end_turn', requestBlob: null, contextFiles: [], usageSource: 'estimated' as const,
+      model: 'fake', provider: 'scripted', tokensIn: this.tokensPerCall.in, tokensOut: this.tokensPerCall.out, costUsd: 0, latencyMs: 0, response: code ?? text ?? '',
+      responseBlob: null, toolCalls: [], stopReason, requestBlob: null, contextFiles: [], usageSource: 'estimated' as const,
     };
-    return { answer: code ? null : (reply as { answer: string }).answer, answerBlob: null, code, codeBlob: null, toolCallId: null, event };
+    return { answer: rejected ? null : text, answerBlob: null, code, codeBlob: null, toolCallId: null, rejected, event };
   }
 
   private async runCell(i: RunCellInput): Promise<RunCellResult> {

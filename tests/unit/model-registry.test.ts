@@ -22,7 +22,7 @@ describe('model specs', () => {
   test('an unknown provider is an error listing the known ones', () => {
     expect(() => parseModelSpec('mistral/large')).toThrow(ProviderError);
     expect(() => parseModelSpec('mistral/large')).toThrow(
-      /unknown provider "mistral"; known: openai, anthropic, vllm, ollama, lmstudio, groq, fireworks, openrouter .*scripted:<file.json>/,
+      /unknown provider "mistral"; known: openai, anthropic, vllm, ollama, lmstudio, groq, fireworks, openrouter, local .*scripted:<file.json>/,
     );
   });
 
