@@ -17,12 +17,13 @@ export interface RejectedReply {
 const ASK = 'Reply with a ```python block to run code, or with your final answer as plain text.';
 
 /**
- * A short reply that opens by declining ("I'm sorry, but I can't help with that."): the prose form
- * of a refusal, from models and proxies that have no refusal field. Longer text is an answer,
- * even one that explains what could not be done.
+ * A reply that is nothing but a refusal ("I'm sorry, but I can't help with that."): the prose
+ * form, from models and proxies that have no refusal field. Anything more (what could not be done,
+ * and why) is an answer, even a short one: "I can't do that: config.yaml does not exist."
  */
-const PROSE_REFUSAL = /^\W*(?:(?:i['’]?m|i am) sorry|sorry|i apologi[sz]e)?[\s,.!]*(?:but\s+)?(?:i\s+(?:can(?:no|['’])t|won['’]?t|will not|am (?:not able|unable) to)|i['’]?m (?:not able|unable) to)\s+(?:help|assist|do|comply|provide|complete|fulfil|answer)/i;
-const PROSE_REFUSAL_MAX = 300;
+const PROSE_REFUSAL = /^\W*(?:(?:i['’]?m|i am) sorry|sorry|i apologi[sz]e)?[\s,.!]*(?:but\s+)?(?:i\s+(?:can(?:no|['’])t|won['’]?t|will not|am (?:not able|unable) to)|i['’]?m (?:not able|unable) to)\s+(?:help|assist|do|comply|provide|complete|fulfil|answer)(?:\s+(?:you|with|that|this|it|the|your|request|task))*[\s.!]*$/i;
+/** Past this a reply says more than no; it also bounds the pattern's work. */
+const PROSE_REFUSAL_MAX = 200;
 
 /** Why a reply without code cannot be taken as the session's answer, or null when it can. */
 export function checkReply(res: Pick<ModelResponse, 'text' | 'code' | 'stopReason' | 'toolCallErrors'>): RejectedReply | null {

@@ -455,7 +455,7 @@ export type ReplyProblem = 'empty' | 'unclosed_fence' | 'cut_off' | 'bad_tool_ca
 export interface ReplyRejected {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'ReplyRejected';
-  /** empty: no text and no tool call; unclosed_fence: a ```python block never closed; cut_off: the reply stopped at the token limit; bad_tool_call: a python tool call whose arguments are not JSON with a string code; refusal: the provider marked it a refusal, or it is a short reply that declines; other: a problem newer than the reader. */
+  /** empty: no text and no tool call; unclosed_fence: a ```python block never closed; cut_off: the reply stopped at the token limit; bad_tool_call: a python tool call whose arguments are not JSON with a string code; refusal: the provider marked it a refusal, or the reply is nothing but a refusal; other: a problem newer than the reader. */
   readonly problem: ReplyProblem;
   /** Replies rejected in a row in this session, this one included; a reply that is used, or a continue-as-new, starts the count again. */
   readonly inARow: number;

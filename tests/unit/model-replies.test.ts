@@ -86,6 +86,16 @@ describe.each(fixtures)('%s', (_name, f) => {
   });
 });
 
+test.each([
+  ["I'm sorry, but I can't help with that.", 'refusal'],
+  ['I cannot assist with this request.', 'refusal'],
+  ['Sorry, I won’t do that!', 'refusal'],
+  ["I can't do that: config.yaml does not exist in the workspace.", null],
+  ['I am unable to reach the network, so the answer is 391 from the kernel.', null],
+])('prose %j is a refusal only when it is nothing else', (text, problem) => {
+  expect(checkReply({ text, code: null, stopReason: 'end' })?.problem ?? null).toBe(problem);
+});
+
 test('a plain reply with one block gets no note on its cell', () => {
   expect(cellNote('Computing.\n```python\nprint(1)\n```\n', 'end')).toBe('');
 });
