@@ -49,7 +49,7 @@ export function createModel(spec: string, env: Env, options: ModelOptions = {}):
     return bind(createScriptedModel(loadScript(parsed.path, options.scriptedDirs ?? []), parsed.path), parsed.path);
   }
   if (parsed.provider === 'local') {
-    if (!options.local) throw specError(spec, 'local models run only in the worker');
+    if (!options.local) throw specError(spec, 'local models run only in the worker (no local model settings here)');
     return bind(localProvider(options.local), parsed.model);
   }
   const preset: ProviderPreset = PROVIDERS[parsed.provider];

@@ -91,6 +91,7 @@ export async function createRecurWorker(
   });
   const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), host, pythonPath: `${repoRoot()}/kernel`, cap }));
 
+  const localModels = { installedDir: stackPaths(config).localModels, ...config.local };
   const snapshots = createSnapshotActivities({ kernels, blobs, places: host });
   const activities: SessionActivities & HarnessActivities & ReturnType<typeof createAutoRefineActivities> = withRecurErrors({
     ...createEventLogActivities({
@@ -99,13 +100,14 @@ export async function createRecurWorker(
     }),
     ...createModelActivities({
       transcripts, blobs, env: opts.env ?? process.env, scriptedDirs: config.agent.scriptedDirs, harnessSection: harnessPromptSection(harness),
-      local: { installedDir: stackPaths(config).localModels, ...config.local },
+      local: localModels,
       contextFiles: (sessionId) => readContextFiles(host.place(sessionId).workspace, config.agent.contextFileMaxBytes, blobs),
     }),
     ...createRefineActivities({
       readLog: readOwnLog,
       env: opts.env ?? process.env,
       scriptedDirs: config.agent.scriptedDirs,
+      local: localModels,
       blobs,
       moduleNames,
     }),
