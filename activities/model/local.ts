@@ -73,6 +73,7 @@ async function generate(open: (name: string) => Promise<Loaded>, config: LocalMo
     // Greedy by default: the same prompt gives the same reply.
     temperature: request.temperature ?? 0,
     signal: request.signal,
+    onTextChunk: request.onTextDelta,
     onToken: (tokens) => (outputTokens += tokens.length),
   });
   const reason = res.metadata.stopReason;

@@ -34,7 +34,14 @@ export interface ModelRequest {
    * call is the same call (the scripted model answers by it).
    */
   callIndex: number;
+  /**
+   * Told each piece of reply text as it arrives, for a live view only: best-effort (a retried
+   * attempt streams again from its start); the returned response is the record.
+   */
+  onTextDelta?: TextDelta;
 }
+
+export type TextDelta = (text: string) => void;
 
 /** A request as `createModel` takes it: the model name comes from the spec. */
 export type ModelCall = Omit<ModelRequest, 'model'>;

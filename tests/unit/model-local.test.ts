@@ -44,6 +44,8 @@ function fakeBinding(reply: string, stopReason = 'eogToken', log: string[] = [])
         log.push('start');
         seen.push({ history, options });
         await new Promise((r) => setTimeout(r, 5));
+        (options.onTextChunk as ((t: string) => void) | undefined)?.(reply.slice(0, 3));
+        (options.onTextChunk as ((t: string) => void) | undefined)?.(reply.slice(3));
         (options.onToken as (t: number[]) => void)([1, 2]);
         (options.onToken as (t: number[]) => void)([3]);
         log.push('end');
@@ -75,6 +77,14 @@ test('a reply cut off by maxTokens says so; the request\'s own length and temper
   const res = await createLocalProvider(config(), fake.load).complete(request({ maxTokens: 8, temperature: 0.7 }));
   expect(res).toMatchObject({ code: null, stopReason: 'max_tokens' });
   expect(fake.seen[0].options).toMatchObject({ temperature: 0.7, maxTokens: 8 });
+});
+
+test('reply text streams to the caller as the model generates it', async () => {
+  const fake = fakeBinding('17 * 23 = 391');
+  const deltas: string[] = [];
+  const res = await createLocalProvider(config(), fake.load).complete(request({ onTextDelta: (t) => deltas.push(t) }));
+  expect(deltas).toEqual(['17 ', '* 23 = 391']);
+  expect(deltas.join('')).toBe(res.text);
 });
 
 test('calls run one at a time, and the model loads once', async () => {
