@@ -3,6 +3,8 @@ import type { BlobRef, ModelCalled } from '../schemas/generated/events';
 import { INLINE, cutChars } from '../schemas/field-limits';
 import { inlineOrBlob, type BlobStore } from './blob-store';
 import { createModel, type Model, type ModelResponse } from './model/index';
+import type { LocalModelsConfig } from './model/local-models';
+import { checkReply, type RejectedReply } from './model/reply-check';
 import { buildPrompt } from './prompt/build-prompt';
 import type { ShownContextFile } from './prompt/context-section';
 import { compactFor } from './prompt/compact-for';
@@ -35,13 +37,15 @@ export interface CallModelInput {
 }
 
 export interface CallModelResult {
-  /** The reply's text when it carries no code: the session's answer (a preview when answerBlob is set). Null otherwise. */
+  /** The reply's text when it carries no code and is not rejected: the session's answer (a preview when answerBlob is set). Null otherwise. */
   answer: string | null;
   answerBlob: BlobRef | null;
   /** The code to run; a preview when codeBlob is set, and the cell activity runs the blob. */
   code: string | null;
   codeBlob: BlobRef | null;
   toolCallId: string | null;
+  /** Set when the reply has no code and is no answer either: the session logs the note and asks again. */
+  rejected: RejectedReply | null;
   /** The ModelCalled event's fields, but for `turn`, which the workflow owns. */
   event: Omit<ModelCalled, 'type' | 'turn'>;
   /** Set when older turns were summarised for this call; the workflow logs it before ModelCalled. */
@@ -85,6 +89,8 @@ export function createModelActivities(deps: {
   scriptedDirs: readonly string[];
   /** Where subscription logins are stored (`chatgpt/…`, `copilot/…` models). */
   loginsDir?: string;
+  /** How `local/<name>` models are found and run; absent: they are refused. */
+  local?: LocalModelsConfig;
   /** The session's Continual Harness as prompt text, right after the (immutable) base prompt. */
   harnessSection?: (sessionId: string) => Promise<string>;
   /** The session's workspace instruction files (AGENTS.md, CLAUDE.md), read afresh for each call. */
@@ -95,7 +101,7 @@ export function createModelActivities(deps: {
   const models = new Map<string, Model>();
   const modelFor = (spec: string) => {
     let m = models.get(spec);
-    if (!m) models.set(spec, (m = createModel(spec, deps.env, { scriptedDirs: deps.scriptedDirs, loginsDir: deps.loginsDir })));
+    if (!m) models.set(spec, (m = createModel(spec, deps.env, { scriptedDirs: deps.scriptedDirs, loginsDir: deps.loginsDir, local: deps.local })));
     return m;
   };
 
@@ -125,7 +131,8 @@ export function createModelActivities(deps: {
         clearInterval(beat);
       }
       // Model-written values are offloaded here, before they reach the workflow.
-      const answer = res.code === null ? await inlineOrBlob(deps.blobs, res.text, INLINE.answer) : null;
+      const rejected = checkReply(res);
+      const answer = res.code === null && !rejected ? await inlineOrBlob(deps.blobs, res.text, INLINE.answer) : null;
       const code = res.code === null ? null : await inlineOrBlob(deps.blobs, res.code, INLINE.code);
       return {
         answer: answer?.preview ?? null,
@@ -133,6 +140,7 @@ export function createModelActivities(deps: {
         code: code?.preview ?? null,
         codeBlob: code?.blob ?? null,
         toolCallId: res.toolCallId ?? null,
+        rejected,
         compacted,
         event: await modelCalledFields(deps.blobs, res, context),
       };

@@ -29,6 +29,7 @@ const sandbox: Section = (c) => c.sandbox;
 const kafkaSasl: Section = (c) => c.kafka.sasl as unknown as Record<string, unknown>;
 const kafkaTls: Section = (c) => c.kafka.tls as unknown as Record<string, unknown>;
 const temporalTls: Section = (c) => c.temporal.tls as unknown as Record<string, unknown>;
+const local: Section = (c) => c.local;
 const approvals: Section = (c) => c.approvals as unknown as Record<string, unknown>;
 
 /** Each environment variable Recur reads and the config field it sets: one table for reading and writing. */
@@ -71,6 +72,10 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_GATE_TIMEOUT_SECONDS', autonomous, 'gateTimeoutSeconds', RANGES.gateTimeoutSeconds],
   ['RECUR_TRANSCRIPT_CACHE_MIB', worker, 'transcriptCacheMiB', RANGES.transcriptCacheMiB],
   ['RECUR_WORKSPACE_MAX_FILE_KIB', worker, 'workspaceMaxFileKiB', RANGES.workspaceMaxFileKiB],
+  ['RECUR_LOCAL_MODELS_DIR', local, 'modelsDir', 'file'],
+  ['RECUR_LOCAL_THREADS', local, 'threads', RANGES.localThreads],
+  ['RECUR_LOCAL_CONTEXT_TOKENS', local, 'contextTokens', RANGES.localContextTokens],
+  ['RECUR_LOCAL_MAX_TOKENS', local, 'maxTokens', RANGES.localMaxTokens],
   ['RECUR_SANDBOX', sandbox, 'mode', 'on-off'],
   ['RECUR_SANDBOX_MEMORY_MIB', sandbox, 'memoryMiB', RANGES.sandboxMemoryMiB],
   ['RECUR_SANDBOX_MAX_PROCESSES', sandbox, 'maxProcesses', RANGES.sandboxMaxProcesses],

@@ -48,6 +48,9 @@ export const RANGES = {
   sandboxMaxFileMiB: int(1, 1_048_576),
   approvalSpendTokens: int(0, 10_000_000_000),
   approvalSpendUsd: real(0, 1_000_000),
+  localThreads: int(1, 256),
+  localContextTokens: int(512, 1_048_576),
+  localMaxTokens: int(1, 1_048_576),
 } satisfies Record<string, NumericRange>;
 
 export type RangeName = keyof typeof RANGES;

@@ -123,6 +123,17 @@ export interface RecurConfig {
     /** Workspace files larger than this (KiB) are summarised by size in WorkspaceChanged, never hashed or diffed. */
     workspaceMaxFileKiB: number;
   };
+  /** `local/<name>` models, run on the worker's CPU (docs/local-model.md). */
+  local: {
+    /** Directory of other GGUF files, each `local/<file stem>`; null: only the pinned models `recur setup` installs. */
+    modelsDir: string | null;
+    /** CPU threads a local model computes with. */
+    threads: number;
+    /** The context window (prompt plus reply) a local model is loaded with, in tokens. */
+    contextTokens: number;
+    /** Reply length in tokens when a call sets none. */
+    maxTokens: number;
+  };
   /** `recur run --ci` and `recur attach --ci` (docs/ci.md): read from the CI's own variables, not RECUR_*. */
   ci: {
     /** CI mode unless `--no-ci`: on when the environment says `CI=true` (or `1`), as GitHub Actions, GitLab and most runners set it. */

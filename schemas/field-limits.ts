@@ -92,6 +92,7 @@ export const FIELD_LIMITS = {
   MessageRefused: { from: ID, to: HARD.recipient, reason: 2_000 },
   MessageSent: { messageId: ID, from: ID, to: ID, text: INLINE.message, textBlob: BLOB },
   ModelSwitched: { model: NAME, previous: NAME },
+  ReplyRejected: { note: 2_000 },
   ModelCalled: {
     model: NAME, provider: NAME, response: INLINE.response, responseBlob: BLOB,
     // A tool call's arguments are JSON of the (preview) code: at most 6 characters per escaped character.

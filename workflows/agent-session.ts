@@ -17,6 +17,7 @@ import { installLongRunHandlers } from './long-run-handlers';
 import { failureKind } from './plan-next-step';
 import { sessionActivities } from './proxies';
 import { awaitWork, retain } from './retain';
+import { rejectReply } from './reject-reply';
 import { SessionState } from './session-state';
 import type { SessionInput, SessionResult } from './session-types';
 import { completed, started } from './session-event-fields';
@@ -103,6 +104,9 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     }
     const turn = s.turn;
     const { code, codeBlob } = reply;
+    const rejected = await rejectReply(s, reply);
+    if (rejected === 'again') continue;
+    if (rejected) return rejected;
     if (code === null) {
       await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }], () => s.turn++);
       if (await afterAnswer(s) === 'end') return completed(reply.answer ?? '', reply.answerBlob);

@@ -52,6 +52,8 @@ export class SessionState {
   /** Root only: what the whole tree has spent, and its budget. */
   readonly ledger: TreeLedger | null;
   final: FinalAnswer | null = null;
+  /** Model replies rejected in a row (workflows/reject-reply.ts); not carried over a continue-as-new. */
+  rejectedInARow = 0;
   /** Set once a sub-agent's first task has ended: it is retained (workflows/retain.ts). */
   retained: RetainState | null;
   phase: SessionStatusView['phase'] = 'starting';

@@ -8,6 +8,7 @@ import type { BlobStore } from '../blob-store';
 import { modelCalledFields } from '../call-model';
 import type { AppendEventsInput, AppendEventsResult } from '../event-log';
 import { createModel, type Model } from '../model/index';
+import type { LocalModelsConfig } from '../model/local-models';
 import { refuseShadowingSkills, type ModuleNames } from './module-names';
 import { REFINER_SYSTEM_PROMPT, parseRefineReply, refinerMessages, type RefineProposal } from './refine-prompt';
 
@@ -40,6 +41,8 @@ export function createRefineActivities(deps: {
   scriptedDirs: readonly string[];
   /** Where subscription logins are stored, for a refiner on a `chatgpt/…` or `copilot/…` model. */
   loginsDir?: string;
+  /** How `local/<name>` models are found and run; absent: they are refused. */
+  local?: LocalModelsConfig;
   blobs: BlobStore;
   moduleNames: ModuleNames;
 }) {
@@ -63,7 +66,7 @@ export function createRefineActivities(deps: {
       const spec = input.model || started?.model;
       if (!spec) throw new ProviderError('refiner', `no model given and ${input.sessionId} has no SessionStarted to take one from`, undefined, { retryable: false });
       let model = models.get(spec);
-      if (!model) models.set(spec, (model = createModel(spec, deps.env, { scriptedDirs: deps.scriptedDirs, loginsDir: deps.loginsDir })));
+      if (!model) models.set(spec, (model = createModel(spec, deps.env, { scriptedDirs: deps.scriptedDirs, loginsDir: deps.loginsDir, local: deps.local })));
       const res = await model.complete({
         system: REFINER_SYSTEM_PROMPT, messages: refinerMessages(events, input.harness, input.instructions), tools: 'none',
         agent: 'refiner', callIndex: input.callIndex, signal: Context.current().cancellationSignal,

@@ -1,5 +1,5 @@
 import { ProviderError } from '../../errors';
-import { codeFromToolArguments } from './python-tool';
+import { toolCallCode } from './python-tool';
 import type { SseEvent } from './sse';
 import type { Draft, WireStream } from './streaming-call';
 import type { StopReason, TextDelta, Usage } from './types';
@@ -23,7 +23,7 @@ interface StreamEvent {
 
 type Block = { kind: 'text'; text: string } | { kind: 'tool'; id: string; json: string; input: unknown } | { kind: 'other' };
 
-const STOP: Record<string, StopReason> = { end_turn: 'end', stop_sequence: 'end', tool_use: 'tool_call', max_tokens: 'max_tokens' };
+const STOP: Record<string, StopReason> = { end_turn: 'end', stop_sequence: 'end', tool_use: 'tool_call', max_tokens: 'max_tokens', refusal: 'refusal' };
 
 /** Overload and server trouble pass; a rejected request or key does not. */
 const RETRYABLE_ERRORS = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'timeout_error']);
@@ -80,7 +80,7 @@ export class AnthropicStream implements WireStream {
     return {
       text: blocks.map((b) => (b.kind === 'text' ? b.text : '')).join(''),
       calls: blocks.flatMap((b) =>
-        b.kind === 'tool' ? [{ id: b.id, code: codeFromToolArguments(this.provider, b.json || JSON.stringify(b.input ?? {})) }] : [],
+        b.kind === 'tool' ? [{ id: b.id, ...toolCallCode(b.json || JSON.stringify(b.input ?? {})) }] : [],
       ),
       usage: this.usageSeen ? this.usage() : null,
       stopReason: STOP[this.stopReason ?? ''] ?? 'other',

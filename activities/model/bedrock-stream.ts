@@ -1,6 +1,6 @@
 import { ProviderError } from '../../errors';
 import type { AwsEvent } from './event-stream';
-import { codeFromToolArguments } from './python-tool';
+import { toolCallCode } from './python-tool';
 import type { Draft, WireStream } from './streaming-call';
 import type { StopReason, TextDelta, Usage } from './types';
 
@@ -70,7 +70,7 @@ export class BedrockStream implements WireStream<AwsEvent> {
     const blocks = this.blocks.filter((b) => b !== undefined);
     return {
       text: blocks.map((b) => (b.kind === 'text' ? b.text : '')).join(''),
-      calls: blocks.flatMap((b) => (b.kind === 'tool' ? [{ id: b.id, code: codeFromToolArguments(this.provider, b.input || '{}') }] : [])),
+      calls: blocks.flatMap((b) => (b.kind === 'tool' ? [{ id: b.id, ...toolCallCode(b.input || '{}') }] : [])),
       usage: this.usage,
       stopReason: STOP[this.stopReason] ?? 'other',
       rawStopReason: this.stopReason,

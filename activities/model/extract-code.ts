@@ -22,17 +22,28 @@ function matchesAt(re: RegExp, text: string, at: number): number {
   return re.test(text) ? re.lastIndex : -1;
 }
 
-/** The fenced Python blocks of `text` joined by a blank line, or null when there are none. */
-export function extractFencedPython(text: string): string | null {
+/**
+ * The closed fenced Python blocks of `text` in order; whether a block was opened and never closed
+ * (`unclosed`); and whether text other than blank lines follows the last closed block (`after`).
+ */
+export function scanFences(text: string): { blocks: string[]; unclosed: boolean; after: boolean } {
   const blocks: string[] = [];
   let body = -1; // start of the open block's body; -1 while looking for an opening fence
+  let end = 0; // where the text after the last closed block starts
   for (let line = 0; line >= 0; line = nextLineStart(text, line)) {
     if (body < 0) body = matchesAt(OPEN, text, line);
     else if (matchesAt(CLOSE, text, line) >= 0) {
       blocks.push(text.slice(body, line).replace(/\r?\n$/, ''));
       body = -1;
+      end = matchesAt(CLOSE, text, line);
     }
   }
+  return { blocks, unclosed: body >= 0, after: blocks.length > 0 && text.slice(end).trim() !== '' };
+}
+
+/** The fenced Python blocks of `text` joined by a blank line, or null when there are none. */
+export function extractFencedPython(text: string): string | null {
+  const { blocks } = scanFences(text);
   return blocks.length === 0 ? null : blocks.join('\n\n');
 }
 

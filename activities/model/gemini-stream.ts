@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ProviderError } from '../../errors';
-import { codeFromToolArguments } from './python-tool';
+import { toolCallCode } from './python-tool';
 import type { SseEvent } from './sse';
 import type { Draft, WireStream } from './streaming-call';
 import type { StopReason, TextDelta, Usage } from './types';
@@ -52,7 +52,7 @@ export function isSyntheticCallId(id: string): boolean {
  */
 export class GeminiStream implements WireStream {
   private text = '';
-  private readonly calls: { id: string; code: string }[] = [];
+  private readonly calls: Draft['calls'] = [];
   private finishReason: string | null = null;
   private blockReason: string | null = null;
   private usage: Usage | null = null;
@@ -102,7 +102,7 @@ export class GeminiStream implements WireStream {
   private addCall(call: NonNullable<Part['functionCall']>): void {
     const args = JSON.stringify(call.args ?? {});
     const digest = createHash('sha256').update(`${this.callKey}\n${this.calls.length}`).digest('hex');
-    this.calls.push({ id: call.id || `${SYNTHETIC_PREFIX}${digest.slice(0, 16)}`, code: codeFromToolArguments(this.provider, args) });
+    this.calls.push({ id: call.id || `${SYNTHETIC_PREFIX}${digest.slice(0, 16)}`, ...toolCallCode(args) });
   }
 
   private parse(data: string): Chunk {

@@ -1,5 +1,5 @@
 import { ProviderError } from '../../errors';
-import { codeFromToolArguments } from './python-tool';
+import { toolCallCode } from './python-tool';
 import type { SseEvent } from './sse';
 import type { Draft, WireStream } from './streaming-call';
 import type { StopReason, TextDelta, Usage } from './types';
@@ -96,7 +96,7 @@ export class ResponsesStream implements WireStream {
     if (this.stop === null) throw new ProviderError(this.provider, 'stream ended before response.completed', undefined, { retryable: true });
     return {
       text: this.text,
-      calls: this.calls.filter((c) => c !== undefined).map((c) => ({ id: c.id, code: codeFromToolArguments(this.provider, c.args) })),
+      calls: this.calls.filter((c) => c !== undefined).map((c) => ({ id: c.id, ...toolCallCode(c.args) })),
       usage: this.usage,
       stopReason: this.incomplete ? (INCOMPLETE[this.stop] ?? 'other') : 'end',
       rawStopReason: this.stop,

@@ -1,5 +1,5 @@
 import { ProviderError } from '../../errors';
-import { codeFromToolArguments } from './python-tool';
+import { toolCallCode } from './python-tool';
 import type { SseEvent } from './sse';
 import type { Draft, WireStream } from './streaming-call';
 import type { StopReason, TextDelta, Usage } from './types';
@@ -20,7 +20,8 @@ interface OpenAIUsage {
 interface Chunk {
   model?: string;
   // vLLM sends `choices: null` on the usage-only chunk.
-  choices?: { delta?: { content?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[] | null;
+  // `refusal`: OpenAI's structured refusal, sent instead of content.
+  choices?: { delta?: { content?: string | null; refusal?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[] | null;
   usage?: OpenAIUsage | null;
   // Groq has reported usage here instead of `usage`.
   x_groq?: { usage?: OpenAIUsage };
@@ -33,6 +34,7 @@ const STOP: Record<string, StopReason> = { stop: 'end', tool_calls: 'tool_call',
 /** Folds `chat.completion.chunk` events: text deltas, tool-call deltas by index, usage from the last chunk. */
 export class OpenAIStream implements WireStream {
   private text = '';
+  private refusal = '';
   private readonly calls: { id: string; args: string }[] = [];
   private finishReason: string | null = null;
   private usage: Usage | null = null;
@@ -57,6 +59,7 @@ export class OpenAIStream implements WireStream {
     const piece = choice.delta?.content ?? '';
     this.text += piece;
     if (piece) this.onText?.(piece);
+    this.refusal += choice.delta?.refusal ?? '';
     for (const delta of choice.delta?.tool_calls ?? []) this.addToolCallDelta(delta);
     this.finishReason = choice.finish_reason ?? this.finishReason;
   }
@@ -66,10 +69,10 @@ export class OpenAIStream implements WireStream {
       throw new ProviderError(this.provider, 'stream ended before the completion finished', undefined, { retryable: true });
     }
     return {
-      text: this.text,
-      calls: this.calls.map((c) => ({ id: c.id, code: codeFromToolArguments(this.provider, c.args) })),
+      text: this.text + this.refusal,
+      calls: this.calls.map((c) => ({ id: c.id, ...toolCallCode(c.args) })),
       usage: this.usage,
-      stopReason: STOP[this.finishReason ?? ''] ?? 'other',
+      stopReason: this.refusal ? 'refusal' : STOP[this.finishReason ?? ''] ?? 'other',
       rawStopReason: this.finishReason,
       model: this.model,
     };

@@ -49,7 +49,7 @@ export interface ProviderPreset {
 /**
  * One thing a provider needs, as data: `env` holds when any of the variables is set (non-empty);
  * `login` when `recur login <name>` stored a login its provider has not refused; `file` when the
- * path, relative to the Recur home, exists (a local model), with `hint` saying how to get it.
+ * path, relative to the Recur home unless absolute, exists (a local model), with `hint` saying how to get it.
  */
 export type Need = { env: readonly string[] } | { login: LoginName } | { file: string; hint: string };
 

@@ -1,5 +1,3 @@
-import { ProviderError } from '../../errors';
-
 /** The one tool every agent is offered, described once for both wire formats. */
 export const PYTHON_TOOL = {
   name: 'python',
@@ -14,23 +12,20 @@ export const PYTHON_TOOL = {
 } as const;
 
 /**
- * The code of one `python` call from its JSON arguments. Malformed arguments are a bad sample,
- * not a bad request, so the error is retryable: a fresh sample is usually well formed. A bare
- * JSON string is taken as the code, as some open models send it that way.
+ * The code of one `python` call from its JSON arguments, or why there is none. Malformed
+ * arguments are the model's mistake, not the provider's: the session shows the model the error
+ * (activities/model/reply-check.ts) instead of failing the call. A bare JSON string is taken as
+ * the code, as some open models send it that way.
  */
-export function codeFromToolArguments(provider: string, json: string): string {
+export function toolCallCode(json: string): { code: string } | { error: string } {
   let args: unknown;
   try {
     args = JSON.parse(json);
-  } catch {
-    throw new ProviderError(provider, `python tool call arguments are not JSON: ${json.slice(0, 200)}`, undefined, {
-      retryable: true,
-    });
+  } catch (e) {
+    return { error: `the arguments are not JSON (${(e as Error).message}): ${json.slice(0, 200)}` };
   }
-  if (typeof args === 'string') return args;
+  if (typeof args === 'string') return { code: args };
   const code = (args as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') return code;
-  throw new ProviderError(provider, `python tool call has no string "code" argument: ${json.slice(0, 200)}`, undefined, {
-    retryable: true,
-  });
+  if (typeof code === 'string') return { code };
+  return { error: `the arguments have no string "code": ${json.slice(0, 200)}` };
 }

@@ -5,6 +5,8 @@ import { readLogin } from './auth/login-store';
 import { AZURE_OPENAI_DEFAULT_API_VERSION, createAzureOpenAIProvider } from './azure-openai';
 import { createGeminiProvider } from './gemini';
 import { bedrockSettings, createBedrockProvider } from './bedrock';
+import { createLocalProvider } from './local';
+import type { LocalModelsConfig } from './local-models';
 import { createOpenAIProvider } from './openai';
 import { createOpenAIResponsesProvider } from './openai-responses';
 import { PROVIDERS, type ProviderName, type ProviderPreset } from './providers';
@@ -12,11 +14,11 @@ import { createScriptedModel, loadScript } from './scripted';
 import type { ProviderOptions } from './streaming-call';
 import type { Model, ModelProvider } from './types';
 
-export type ModelSpec = { provider: 'scripted'; path: string } | { provider: ProviderName; model: string };
+export type ModelSpec = { provider: 'scripted'; path: string } | { provider: ProviderName | 'local'; model: string };
 
 export type Env = Record<string, string | undefined>;
 
-const KNOWN = `${Object.keys(PROVIDERS).join(', ')} (as <provider>/<model>) and scripted:<file.json>`;
+const KNOWN = `${Object.keys(PROVIDERS).join(', ')}, local (as <provider>/<model>) and scripted:<file.json>`;
 
 /**
  * `openai/gpt-4o`, `anthropic/claude-sonnet-4-5`, `ollama/llama3.1:8b`, `scripted:replies.json`.
@@ -32,8 +34,8 @@ export function parseModelSpec(spec: string): ModelSpec {
   const slash = spec.indexOf('/');
   if (slash <= 0 || slash === spec.length - 1) throw specError(spec, `expected <provider>/<model>; known: ${KNOWN}`);
   const provider = spec.slice(0, slash);
-  if (!Object.hasOwn(PROVIDERS, provider)) throw specError(spec, `unknown provider "${provider}"; known: ${KNOWN}`);
-  return { provider: provider as ProviderName, model: spec.slice(slash + 1) };
+  if (provider !== 'local' && !Object.hasOwn(PROVIDERS, provider)) throw specError(spec, `unknown provider "${provider}"; known: ${KNOWN}`);
+  return { provider: provider as ProviderName | 'local', model: spec.slice(slash + 1) };
 }
 
 export interface ModelOptions extends ProviderOptions {
@@ -41,6 +43,8 @@ export interface ModelOptions extends ProviderOptions {
   scriptedDirs?: readonly string[];
   /** Where `recur login` stores logins (the home's `logins/`); without it a login-backed model fails here. */
   loginsDir?: string;
+  /** Where `local/<name>` finds its GGUF and how it runs it; absent: local models are refused. */
+  local?: LocalModelsConfig;
 }
 
 /**
@@ -52,6 +56,10 @@ export function createModel(spec: string, env: Env, options: ModelOptions = {}):
   const parsed = parseModelSpec(spec);
   if (parsed.provider === 'scripted') {
     return bind(createScriptedModel(loadScript(parsed.path, options.scriptedDirs ?? []), parsed.path), parsed.path);
+  }
+  if (parsed.provider === 'local') {
+    if (!options.local) throw specError(spec, 'local models run only in the worker (no local model settings here)');
+    return bind(localProvider(options.local), parsed.model);
   }
   const preset: ProviderPreset = PROVIDERS[parsed.provider];
   const name = parsed.provider;
@@ -108,6 +116,12 @@ function wireProvider(name: ProviderName, preset: ProviderPreset, env: Env, { ap
     case 'openai':
       return createOpenAIProvider({ ...args, name, apiKey, maxTokensField: preset.maxTokensField });
   }
+}
+
+/** One local provider per process, so a model loads once however many sessions use it. */
+let local: ReturnType<typeof createLocalProvider> | null = null;
+function localProvider(config: LocalModelsConfig) {
+  return (local ??= createLocalProvider(config));
 }
 
 function bind(provider: ModelProvider, model: string): Model {

@@ -19,8 +19,8 @@ export interface ProviderOptions {
 /** What a wire format makes of one complete stream, before code extraction and pricing. */
 export interface Draft {
   text: string;
-  /** Native `python` calls in order; their code runs as one cell. */
-  calls: { id: string; code: string }[];
+  /** Native `python` calls in order; their code runs as one cell, unless one could not be read (`error`). */
+  calls: ({ id: string; code: string } | { id: string; error: string })[];
   /** What the provider reported; null when the stream carried no usage at all. */
   usage: Usage | null;
   stopReason: StopReason;
@@ -76,19 +76,31 @@ export async function streamingCall<E = SseEvent>(
     },
     { provider, policy: { ...DEFAULT_RETRY_POLICY, ...options.retry }, signal: request.signal, onRetry: options.onRetry },
   );
+  return responseFromDraft(provider, request, draft, { pricing: options.pricing, pricedAs: wire.pricedAs, latencyMs: Date.now() - started, attempts });
+}
+
+/** The neutral response for a folded stream: pure, so every wire's fixtures can be run through it. */
+export function responseFromDraft(
+  provider: string, request: Pick<ModelRequest, 'model' | 'system' | 'messages'>, draft: Draft,
+  call: { pricing?: PriceTable; pricedAs?: string; latencyMs: number; attempts: number },
+): ModelResponse {
   const native = draft.calls.length > 0;
-  const pricing = { ...LIST_PRICES, ...options.pricing };
-  const priced = wire.pricedAs ?? provider;
-  const usage = draft.usage ?? estimateUsage(request, draft.text + draft.calls.map((c) => c.code).join(''));
+  const codes = draft.calls.flatMap((c) => ('code' in c ? [c.code] : []));
+  const errors = draft.calls.flatMap((c) => ('error' in c ? [c.error] : []));
+  const pricing = { ...LIST_PRICES, ...call.pricing };
+  const priced = call.pricedAs ?? provider;
+  const usage = draft.usage ?? estimateUsage(request, draft.text + codes.join(''));
   return {
     text: draft.text,
-    code: native ? draft.calls.map((c) => c.code).join('\n\n') : extractFencedPython(draft.text),
-    ...(native && { toolCallId: draft.calls[0].id }),
+    // One unreadable call runs none of them: the model is told why and sends them again.
+    code: !native ? extractFencedPython(draft.text) : errors.length > 0 ? null : codes.join('\n\n'),
+    ...(native && errors.length === 0 && { toolCallId: draft.calls[0].id }),
+    ...(errors.length > 0 && { toolCallErrors: errors }),
     usage,
     usageReported: draft.usage !== null,
     costUsd: costUsd(priced, request.model, usage, pricing) || costUsd(priced, draft.model ?? '', usage, pricing),
-    latencyMs: Date.now() - started,
-    attempts,
+    latencyMs: call.latencyMs,
+    attempts: call.attempts,
     model: draft.model ?? request.model,
     provider,
     // Some OpenAI-compatible servers (Ollama) report `stop` even when they called a tool.

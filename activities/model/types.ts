@@ -63,8 +63,11 @@ export interface Usage {
   cacheWriteTokens?: number;
 }
 
-/** `end`: the model finished its turn; `tool_call`: it called `python`; `max_tokens`: cut off. */
-export type StopReason = 'end' | 'tool_call' | 'max_tokens' | 'other';
+/**
+ * `end`: the model finished its turn; `tool_call`: it called `python`; `max_tokens`: cut off;
+ * `refusal`: the provider marked the reply a refusal (OpenAI's `refusal`, Anthropic's stop reason).
+ */
+export type StopReason = 'end' | 'tool_call' | 'max_tokens' | 'refusal' | 'other';
 
 export interface ModelResponse {
   text: string;
@@ -72,6 +75,8 @@ export interface ModelResponse {
   code: string | null;
   /** Set only for a native tool call; the tool result must echo it. */
   toolCallId?: string;
+  /** Why native `python` calls could not be read (malformed arguments); their code is not run. */
+  toolCallErrors?: string[];
   usage: Usage;
   /** False when the provider reported no usage and `usage` is estimated from the text (the scripted model always). */
   usageReported: boolean;

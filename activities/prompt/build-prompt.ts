@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../model/types';
 import { extractFencedPython } from '../model/extract-code';
+import { cellNote } from '../model/reply-check';
 import type { StoredEvent } from '../../schemas';
 import { BASE_SYSTEM_PROMPT } from './system-prompt';
 import type { GoalChanged } from '../../schemas/generated/events';
@@ -43,6 +44,8 @@ export function buildPrompt(
   let goal: GoalChanged | null = null;
   const messages: ChatMessage[] = [];
   const toolCallOf = new Map<string, string | undefined>();
+  // The reply whose cell comes next, for a note on how its fenced code was taken.
+  let fenced: { response: string; stopReason: string } | null = null;
   const push = (m: ChatMessage) => {
     const last = messages[messages.length - 1];
     if (m.role === 'user' && last?.role === 'user') last.content += `\n\n${m.content}`;
@@ -61,6 +64,9 @@ export function buildPrompt(
       case 'ModelCalled': {
         const call = e.toolCalls.find((t) => t.name === 'python');
         const code = call ? (JSON.parse(call.arguments) as { code: string }).code : extractFencedPython(e.response);
+        fenced = call ? null : e;
+        // An empty reply (rejected, its note follows) is no turn at all: some APIs refuse an empty assistant message.
+        if (!e.response.trim() && code === null) break;
         push({ role: 'assistant', content: e.response, ...(code !== null && { code }), ...(call && { toolCallId: call.id }) });
         break;
       }
@@ -69,7 +75,8 @@ export function buildPrompt(
         break;
       case 'CellExecuted': {
         const toolCallId = toolCallOf.get(e.requestId);
-        push({ role: 'tool', content: cellResultText(e), ...(toolCallId && { toolCallId }) });
+        const note = fenced ? cellNote(fenced.response, fenced.stopReason) : '';
+        push({ role: 'tool', content: cellResultText(e) + note, ...(toolCallId && { toolCallId }) });
         break;
       }
       case 'MessageDelivered':
@@ -79,6 +86,9 @@ export function buildPrompt(
         // The origin's goal stays behind: the fork's workflow does not hold it.
         goal = null;
         push({ role: 'user', content: forkedNote(e) });
+        break;
+      case 'ReplyRejected':
+        push({ role: 'user', content: e.note });
         break;
       case 'ContinuationInjected':
       case 'ScheduleFired':

@@ -484,6 +484,21 @@ export interface NetworkConnection {
   readonly reason: string;
 }
 
+/** What was wrong with a model reply. */
+export type ReplyProblem = 'empty' | 'unclosed_fence' | 'cut_off' | 'bad_tool_call' | 'refusal' | 'other';
+
+/** The model's reply carried no code to run and could not be taken as the answer: empty, an unclosed code block, cut off at the token limit, a tool call with unreadable arguments, or a refusal. Appended by the session's workflow in the same append as that reply's ModelCalled; the prompt builder shows the note as the next user message, and the session asks again, or fails (model_error) once too many replies in a row were rejected (docs/bad-inputs.md). */
+export interface ReplyRejected {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'ReplyRejected';
+  /** empty: no text and no tool call; unclosed_fence: a ```python block never closed; cut_off: the reply stopped at the token limit; bad_tool_call: a python tool call whose arguments are not JSON with a string code; refusal: the provider marked it a refusal, or the reply is nothing but a refusal; other: a problem newer than the reader. */
+  readonly problem: ReplyProblem;
+  /** Replies rejected in a row in this session, this one included; a reply that is used, or a continue-as-new, starts the count again. */
+  readonly inARow: number;
+  /** What the model is told. Limit: 2000 characters. */
+  readonly note: string;
+}
+
 /** What happened to the schedule. */
 export type ScheduleChange = 'added' | 'cancelled' | 'finished';
 
@@ -891,6 +906,7 @@ export type RecurEvent =
   | ModelCalled
   | ModelSwitched
   | NetworkConnection
+  | ReplyRejected
   | ScheduleChanged
   | ScheduleFired
   | SessionClosed
@@ -910,7 +926,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -937,6 +953,7 @@ export type RecurEventInput =
   | WithDefaults<ModelCalled, 'responseBlob' | 'toolCalls' | 'requestBlob' | 'contextFiles' | 'usageSource' | 'cacheReadTokens' | 'cacheWriteTokens'>
   | ModelSwitched
   | WithDefaults<NetworkConnection, 'address' | 'approvalId'>
+  | ReplyRejected
   | WithDefaults<ScheduleChanged, 'nextRunAt'>
   | ScheduleFired
   | SessionClosed

@@ -51,7 +51,7 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('./commands/status')).status,
   },
   setup: {
-    summary: "install Recur's tools (Python venv, Temporal CLI, Kafka jars) without starting anything",
+    summary: "install Recur's tools (Python venv, Temporal CLI, Kafka jars, the local/smollm2 model) without starting anything",
     usage: 'recur setup [--force]',
     options: { force: { type: 'boolean' } },
     load: async () => (await import('./commands/setup')).setup,

@@ -60,6 +60,8 @@ function facts(e: RecurEvent): string {
     }
     case 'ContinuationInjected':
       return `#${e.count} ${e.reason}`;
+    case 'ReplyRejected':
+      return `${e.problem} (${e.inARow} in a row): ${firstLine(e.note)}`;
     case 'ScheduleChanged':
       return `${e.scheduleId} ${e.change} ${JSON.stringify(e.spec)}: ${quoted(e.instruction)}`;
     case 'ScheduleFired':

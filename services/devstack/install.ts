@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import type { RecurConfig } from '../../config';
 import { StackError } from '../../errors';
+import { ensureLocalModel } from './local-model';
 import { withCallerUmask } from './owner-only';
 import { stackPaths } from './paths';
 import { repoRoot } from './repo-root';
@@ -175,5 +176,6 @@ export function ensureTools(config: RecurConfig, log: Log, opts: { force?: boole
     ensureVenv(config, log, opts);
     ensureKafkaJars(config, log);
     ensureBubblewrap(config, log);
+    ensureLocalModel(config, log);
   });
 }

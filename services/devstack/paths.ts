@@ -30,6 +30,8 @@ export function stackPaths(config: RecurConfig) {
     python: join(config.toolsDir, 'venv', 'bin', 'python'),
     temporalBin: join(config.toolsDir, 'venv', 'bin', 'temporal'),
     kafkaLib: join(config.toolsDir, 'kafka', 'lib'),
+    /** The pinned GGUF models `local/<name>` runs (services/devstack/local-model.ts). */
+    localModels: join(config.toolsDir, 'models'),
   };
 }
 

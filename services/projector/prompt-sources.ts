@@ -10,6 +10,7 @@ function feedsPrompt(e: StoredEvent): boolean {
     case 'ModelCalled':
     case 'CellExecuted':
     case 'ForkedFrom':
+    case 'ReplyRejected':
       return true;
     case 'MessageDelivered':
       return e.event.via === 'prompt';
@@ -20,7 +21,7 @@ function feedsPrompt(e: StoredEvent): boolean {
 
 /**
  * Provenance of every prompt in a tree: a model call's prompt is rebuilt from its own session's
- * log before it, i.e. the task, earlier model replies, earlier cell results and the messages
+ * log before it, i.e. the task, earlier model replies, earlier cell results, the notes on rejected replies and the messages
  * delivered via the prompt. Each session's feeding events only grow, so one list per session and
  * a cut-off per call hold it all. What the call read from the workspace (AGENTS.md, CLAUDE.md) is
  * not in the log before it but in the call's own ModelCalled.contextFiles, by hash and blob. Pure.

@@ -95,6 +95,7 @@ export async function createRecurWorker(
   });
   const kernels = obs.kernels(createKernelClient({ ...jupyterConnection(config), host, pythonPath: `${repoRoot()}/kernel`, cap }));
 
+  const localModels = { installedDir: stackPaths(config).localModels, ...config.local };
   const snapshots = createSnapshotActivities({ kernels, blobs, places: host });
   const log = createEventLogActivities({
     kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), onAppended: (r) => transcripts.record(r),
@@ -105,6 +106,7 @@ export async function createRecurWorker(
     ...createForkActivities({ readLog: readOwnLog, appendEvents: log.appendEvents }),
     ...createModelActivities({
       transcripts, blobs, env: opts.env ?? process.env, scriptedDirs: config.agent.scriptedDirs, loginsDir: stackPaths(config).logins, harnessSection: harnessPromptSection(harness),
+      local: localModels,
       contextFiles: (sessionId) => readContextFiles(host.place(sessionId).workspace, config.agent.contextFileMaxBytes, blobs),
       onTextDelta: opts.onTextDelta,
     }),
@@ -113,6 +115,7 @@ export async function createRecurWorker(
       env: opts.env ?? process.env,
       scriptedDirs: config.agent.scriptedDirs,
       loginsDir: stackPaths(config).logins,
+      local: localModels,
       blobs,
       moduleNames,
     }),

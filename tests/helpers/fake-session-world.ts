@@ -8,6 +8,8 @@ import { withRecurErrors } from '../../activities/activity-errors';
 import type { AppendEventsInput } from '../../activities/event-log';
 import { createForkActivities } from '../../activities/fork/fork-activities';
 import type { CallModelInput, CallModelResult } from '../../activities/call-model';
+import { checkReply } from '../../activities/model/reply-check';
+import type { StopReason } from '../../activities/model/types';
 import type { RunCellInput, RunCellResult } from '../../activities/session-activities';
 import { createTreeActivities } from '../../activities/tree-sessions';
 import { encodeEventBatch, type StoredEvent } from '../../schemas';
@@ -35,7 +37,8 @@ export type Op =
   | { op: 'harness' }
   /** Runs until the kernel is interrupted (interruptKernel), then ends as a KeyboardInterrupt would. */
   | { op: 'block' };
-export type Reply = { code: Op[] } | { answer: string };
+/** `text`: a reply as a model wrote it, without code, checked as the model activity checks it (activities/model/reply-check.ts). */
+export type Reply = { code: Op[] } | { answer: string } | { text: string; stopReason?: StopReason };
 
 export class FakeSessionWorld {
   /** Replies per agent name, in call order. */
@@ -140,16 +143,19 @@ export class FakeSessionWorld {
     const reply = this.script[i.agent]?.[i.callIndex];
     if (!reply) throw ApplicationFailure.nonRetryable(`no scripted reply ${i.callIndex} for ${i.agent}`, 'ScriptExhaustedError');
     const code = 'code' in reply ? JSON.stringify(reply.code) : null;
+    const text = 'text' in reply ? reply.text : 'answer' in reply ? reply.answer : null;
+    const stopReason = 'text' in reply ? reply.stopReason ?? 'end' : 'end_turn';
+    const rejected = 'text' in reply ? checkReply({ text: reply.text, code: null, stopReason: reply.stopReason ?? 'end' }) : null;
     const event = {
-      model: 'fake', provider: 'scripted', tokensIn: this.tokensPerCall.in, tokensOut: this.tokensPerCall.out, costUsd: 0, latencyMs: 0, response: code ?? (reply as { answer: string }).answer,
-      responseBlob: null, toolCalls: [], stopReason: 'end_turn', requestBlob: null, contextFiles: [], usageSource: 'estimated' as const, cacheReadTokens: null, cacheWriteTokens: null,
+      model: 'fake', provider: 'scripted', tokensIn: this.tokensPerCall.in, tokensOut: this.tokensPerCall.out, costUsd: 0, latencyMs: 0, response: code ?? text ?? '',
+      responseBlob: null, toolCalls: [], stopReason, requestBlob: null, contextFiles: [], usageSource: 'estimated' as const, cacheReadTokens: null, cacheWriteTokens: null,
     };
     // An operator's compaction, as the activity makes it: everything before this call summarised.
     const compacted = i.compactNow ? {
       fromSeq: 1, toSeq: i.throughSeq, droppedTurns: i.callIndex, droppedChars: 1, summary: 'summary', tokensBefore: 2, tokensAfter: 1,
       tokensIn: 1, tokensOut: 1, costUsd: 0, manual: true,
     } : null;
-    return { answer: code ? null : (reply as { answer: string }).answer, answerBlob: null, code, codeBlob: null, toolCallId: null, event, compacted };
+    return { answer: rejected ? null : text, answerBlob: null, code, codeBlob: null, toolCallId: null, rejected, event, compacted };
   }
 
   /** As a kernel does: an interrupt ends a running cell, and an idle kernel ignores it. */

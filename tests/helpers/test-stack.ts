@@ -23,6 +23,8 @@ export function testStackEnv(base: NodeJS.ProcessEnv = process.env): Record<stri
     RECUR_JUPYTER_PORT: port(28988),
     RECUR_DAEMON_PORT: port(27300),
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
+    // Short replies keep the real-model test (local-model.test.ts) cheap on a CPU.
+    RECUR_LOCAL_MAX_TOKENS: '128',
     // A provider key in the environment that starts the stack: the worker may see it, kernels never.
     OPENAI_API_KEY: TEST_SECRET,
   };

@@ -29,11 +29,12 @@ except Exception as e:
     for (const events of run.sessions.values()) expect(JSON.stringify(events)).not.toContain('root:x:0:0');
   });
 
-  it('a model reply with no code and no text ends the session with an empty answer, logged', async () => {
-    const run = await h.run({ root: [''] });
-    expect(run.result).toEqual({ status: 'completed', answer: '' });
-    expect(run.types()).toEqual(['SessionStarted', 'ModelCalled', 'SessionCompleted']);
+  it('a model reply with no code and no text is not the answer: logged with a note to the model, which is asked again', async () => {
+    const run = await h.run({ root: ['', 'the answer'] });
+    expect(run.result).toEqual({ status: 'completed', answer: 'the answer' });
+    expect(run.types()).toEqual(['SessionStarted', 'ModelCalled', 'ReplyRejected', 'ModelCalled', 'SessionCompleted']);
     expect(run.of('ModelCalled')[0]).toMatchObject({ response: '', toolCalls: [] });
+    expect(run.of('ReplyRejected')).toEqual([expect.objectContaining({ problem: 'empty', inARow: 1, note: expect.stringContaining('your reply was empty') })]);
   });
 
   it('a cell that kills its own kernel (os._exit) is reported interrupted, not re-run, and the session goes on', async () => {

@@ -86,6 +86,8 @@ describe('long-run event lines', () => {
       tokenBudget: null, secondsBudget: null, costBudgetUsd: null, tokensUsed: 900, costUsd: 0, secondsUsed: 5, reason: 'open-ended goal',
     })).toBe('r1 #0 GoalChanged  refused → active (open-ended) 900 tok: "open-ended goal"');
     expect(line({ type: 'ContinuationInjected', reason: 'wrap_up', count: 4, text: '[wrap-up] …' })).toBe('r1 #0 ContinuationInjected  #4 wrap_up');
+    expect(line({ type: 'ReplyRejected', problem: 'cut_off', inARow: 2, note: '[your reply was cut off at the token limit] Keep replies shorter' }))
+      .toBe('r1 #0 ReplyRejected  cut_off (2 in a row): [your reply was cut off at the token limit] Keep replies shorter');
     expect(line({ type: 'ScheduleFired', scheduleId: 's2', instruction: 'check the run', dueAt: 0, missed: 3, runCount: 7 }))
       .toBe('r1 #0 ScheduleFired  s2 run 7 (+3 missed): "check the run"');
     expect(line({ type: 'GateChecked', command: 'npm test', passed: false, exitCode: null, output: '', durationMs: 300_000, attempt: 2 }))

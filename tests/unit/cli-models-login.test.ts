@@ -33,9 +33,12 @@ describe('recur models, login and logout', () => {
     expect(line('copilot')).toMatch(/^✗ copilot +copilot\/<model> +recur login copilot \(not logged in\)$/);
     expect(line('chatgpt')).toMatch(/^✗ chatgpt .*refused: HTTP 401: refresh_token_reused; log in again/);
     expect(line('scripted')).toMatch(/^✓ scripted +scripted:<file\.json> +a script under RECUR_SCRIPTED_DIRS/);
+    expect(line('local')).toMatch(/ local +local\/<name> +local\/smollm2: \S+\/SmolLM2-135M-Instruct\.Q4_1\.gguf \((installed|run recur setup)\); RECUR_LOCAL_MODELS_DIR for other GGUFs \(not set\)$/);
 
     const all = await rows();
     expect(all.map((r) => r.provider)).toEqual(expect.arrayContaining(['openai', 'anthropic', 'vllm', 'ollama', 'groq', 'openrouter', 'chatgpt', 'copilot', 'scripted']));
+    const withDir = (JSON.parse((await cliInProcess(['models', '--json'], { ...env(), RECUR_LOCAL_MODELS_DIR: home })).out[0]) as { providers: Row[] }).providers;
+    expect(row(withDir, 'local')).toMatchObject({ configured: true, needs: [expect.anything(), { what: 'RECUR_LOCAL_MODELS_DIR for other GGUFs', met: true, detail: home }] });
     expect(row(all, 'anthropic')).toMatchObject({ spec: 'anthropic/<model>', configured: false, needs: [{ what: 'ANTHROPIC_API_KEY', met: false, detail: 'not set' }] });
   });
 

@@ -215,12 +215,13 @@ describe('OpenAI chat completions provider', () => {
     expect((await provider().complete(request())).text).toBe('recovered');
   });
 
-  test('tool arguments that are not JSON are a bad sample: retried', async () => {
+  test('tool arguments that are not JSON come back as the model sent them, not retried: no code, the parse error for the model to read', async () => {
     const bad = openaiToolCall('x', { pieces: 1 });
     const frames = bad.frames.map((f) => f.replace('{\\"code\\":', '{\\"code\\" '));
     server.enqueue({ ...bad, frames }, openaiToolCall('print(1)'));
     const res = await provider().complete(request());
-    expect(res).toMatchObject({ code: 'print(1)', attempts: 2 });
+    expect(res).toMatchObject({ code: null, attempts: 1, stopReason: 'tool_call', toolCallErrors: [expect.stringContaining('not JSON')] });
+    expect(res.toolCallId).toBeUndefined();
   });
 
   test('a caller abort during a stall ends the call without retrying', async () => {

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadConfig } from '../../../config';
 import { PROVIDERS, needsOf, type Need, type ProviderName } from '../../../activities/model/providers';
 import { readLogin } from '../../../activities/model/auth/login-store';
+import { SMOLLM2 } from '../../../activities/model/local-models';
 import { stackPaths } from '../../devstack';
 import type { CommandContext } from '../cli';
 
@@ -42,6 +43,14 @@ export async function models(ctx: CommandContext): Promise<number> {
     needs: [{ what: 'a script under RECUR_SCRIPTED_DIRS', met: dirs.length > 0, detail: dirs.join(', ') || 'none set: every script is refused' }],
     configured: dirs.length > 0,
   });
+  // local/smollm2 is what `recur setup` installs; other GGUFs are named from RECUR_LOCAL_MODELS_DIR.
+  const pinned = checkNeed({ file: join(stackPaths(config).localModels, SMOLLM2.file), hint: 'run recur setup' }, here);
+  const others = config.local.modelsDir;
+  rows.push({
+    provider: 'local', spec: 'local/<name>', wire: 'local', baseUrl: '',
+    needs: [{ ...pinned, what: `local/${SMOLLM2.name}: ${pinned.what}` }, { what: 'RECUR_LOCAL_MODELS_DIR for other GGUFs', met: others !== null, detail: others ?? 'not set' }],
+    configured: pinned.met || others !== null,
+  });
   if (ctx.flags.json) {
     ctx.out(JSON.stringify({ providers: rows }));
     return 0;
@@ -74,6 +83,7 @@ export function checkNeed(need: Need, here: { env: NodeJS.ProcessEnv; home: stri
       return { what, met: false, detail: `unreadable: ${(e as Error).message}` };
     }
   }
-  const met = existsSync(join(here.home, need.file));
+  // Relative to the home unless absolute (the tools directory may lie elsewhere).
+  const met = existsSync(resolve(here.home, need.file));
   return { what: need.file, met, detail: met ? 'installed' : need.hint };
 }
