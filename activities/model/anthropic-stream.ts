@@ -1,7 +1,7 @@
 import { ProviderError } from '../../errors';
 import { toolCallCode } from './python-tool';
 import type { SseEvent } from './sse';
-import type { Draft, WireStream } from './streaming-call';
+import { parseStreamJson, type Draft, type WireStream } from './streaming-call';
 import type { StopReason, TextDelta, Usage } from './types';
 
 interface AnthropicUsage {
@@ -44,7 +44,7 @@ export class AnthropicStream implements WireStream {
   constructor(private readonly provider: string, private readonly onText?: TextDelta) {}
 
   onEvent(event: SseEvent): void {
-    const data = this.parse(event.data);
+    const data = parseStreamJson<StreamEvent>(this.provider, event.data);
     switch (data.type) {
       case 'message_start':
         this.model = data.message?.model;
@@ -115,13 +115,6 @@ export class AnthropicStream implements WireStream {
     if (block?.kind === 'tool' && delta?.type === 'input_json_delta') block.json += delta.partial_json ?? '';
   }
 
-  private parse(data: string): StreamEvent {
-    try {
-      return JSON.parse(data) as StreamEvent;
-    } catch {
-      throw new ProviderError(this.provider, `unreadable stream event: ${data.slice(0, 200)}`, undefined, { retryable: true });
-    }
-  }
 }
 
 function toBlock(block: StreamEvent['content_block']): Block {

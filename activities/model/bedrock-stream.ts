@@ -1,7 +1,7 @@
 import { ProviderError } from '../../errors';
 import type { AwsEvent } from './event-stream';
 import { toolCallCode } from './python-tool';
-import type { Draft, WireStream } from './streaming-call';
+import { parseStreamJson, type Draft, type WireStream } from './streaming-call';
 import type { StopReason, TextDelta, Usage } from './types';
 
 interface ConverseEvent {
@@ -38,14 +38,14 @@ export class BedrockStream implements WireStream<AwsEvent> {
     const kind = event.headers[':message-type'];
     if (kind === 'exception') {
       const type = event.headers[':exception-type'] ?? 'exception';
-      const message = `stream error: ${type}: ${this.parse(event.body).message ?? event.body.slice(0, 200)}`;
+      const message = `stream error: ${type}: ${parseStreamJson<ConverseEvent>(this.provider, event.body).message ?? event.body.slice(0, 200)}`;
       throw new ProviderError(this.provider, message, undefined, { retryable: RETRYABLE_EXCEPTIONS.has(type) });
     }
     if (kind === 'error') {
       const message = `stream error: ${event.headers[':error-code'] ?? 'error'}: ${event.headers[':error-message'] ?? 'unknown'}`;
       throw new ProviderError(this.provider, message, undefined, { retryable: true });
     }
-    const data = this.parse(event.body);
+    const data = parseStreamJson<ConverseEvent>(this.provider, event.body);
     switch (event.headers[':event-type']) {
       case 'contentBlockStart':
         if (data.start?.toolUse) this.blocks[data.contentBlockIndex ?? this.blocks.length] = { kind: 'tool', id: data.start.toolUse.toolUseId ?? '', input: '' };
@@ -89,13 +89,6 @@ export class BedrockStream implements WireStream<AwsEvent> {
     if (delta?.toolUse && block?.kind === 'tool') block.input += delta.toolUse.input ?? '';
   }
 
-  private parse(body: string): ConverseEvent {
-    try {
-      return JSON.parse(body) as ConverseEvent;
-    } catch {
-      throw new ProviderError(this.provider, `unreadable stream event: ${body.slice(0, 200)}`, undefined, { retryable: true });
-    }
-  }
 }
 
 /** Bedrock's inputTokens leaves out cache reads and writes; the neutral count includes them, as the budget does. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ProviderError } from '../../errors';
 import { toolCallCode } from './python-tool';
 import type { SseEvent } from './sse';
-import type { Draft, WireStream } from './streaming-call';
+import { parseStreamJson, type Draft, type WireStream } from './streaming-call';
 import type { StopReason, TextDelta, Usage } from './types';
 
 interface Part {
@@ -66,7 +66,7 @@ export class GeminiStream implements WireStream {
   ) {}
 
   onEvent(event: SseEvent): void {
-    const chunk = this.parse(event.data);
+    const chunk = parseStreamJson<Chunk>(this.provider, event.data);
     if (chunk.error) throw this.streamError(chunk.error);
     this.model = chunk.modelVersion ?? this.model;
     this.blockReason = chunk.promptFeedback?.blockReason ?? this.blockReason;
@@ -105,13 +105,6 @@ export class GeminiStream implements WireStream {
     this.calls.push({ id: call.id || `${SYNTHETIC_PREFIX}${digest.slice(0, 16)}`, ...toolCallCode(args) });
   }
 
-  private parse(data: string): Chunk {
-    try {
-      return JSON.parse(data) as Chunk;
-    } catch {
-      throw new ProviderError(this.provider, `unreadable stream chunk: ${data.slice(0, 200)}`, undefined, { retryable: true });
-    }
-  }
 
   private streamError(error: NonNullable<Chunk['error']>): ProviderError {
     const status = error.status ?? String(error.code ?? 'error');

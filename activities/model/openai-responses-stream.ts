@@ -1,7 +1,7 @@
 import { ProviderError } from '../../errors';
 import { toolCallCode } from './python-tool';
 import type { SseEvent } from './sse';
-import type { Draft, WireStream } from './streaming-call';
+import { parseStreamJson, type Draft, type WireStream } from './streaming-call';
 import type { StopReason, TextDelta, Usage } from './types';
 
 interface Item {
@@ -53,7 +53,7 @@ export class ResponsesStream implements WireStream {
   constructor(private readonly provider: string, private readonly onText?: TextDelta) {}
 
   onEvent(event: SseEvent): void {
-    const data = this.parse(event.data);
+    const data = parseStreamJson<StreamEvent>(this.provider, event.data);
     switch (data.type) {
       case 'response.created':
         this.model = data.response?.model ?? this.model;
@@ -129,11 +129,4 @@ export class ResponsesStream implements WireStream {
     return new ProviderError(this.provider, `stream error: ${code}: ${message ?? 'unknown'}`, undefined, { retryable });
   }
 
-  private parse(data: string): StreamEvent {
-    try {
-      return JSON.parse(data) as StreamEvent;
-    } catch {
-      throw new ProviderError(this.provider, `unreadable stream event: ${data.slice(0, 200)}`, undefined, { retryable: true });
-    }
-  }
 }

@@ -1,7 +1,7 @@
 import { ProviderError } from '../../errors';
 import { toolCallCode } from './python-tool';
 import type { SseEvent } from './sse';
-import type { Draft, WireStream } from './streaming-call';
+import { parseStreamJson, type Draft, type WireStream } from './streaming-call';
 import type { StopReason, TextDelta, Usage } from './types';
 
 interface ToolCallDelta {
@@ -48,7 +48,7 @@ export class OpenAIStream implements WireStream {
       this.done = true;
       return;
     }
-    const chunk = this.parse(event.data);
+    const chunk = parseStreamJson<Chunk>(this.provider, event.data);
     if (chunk.error) throw this.streamError(chunk.error);
     // Azure's first chunk (prompt filter results) has `model: ""`.
     this.model = chunk.model || this.model;
@@ -89,13 +89,6 @@ export class OpenAIStream implements WireStream {
     if (args !== undefined) call.args += typeof args === 'string' ? args : JSON.stringify(args);
   }
 
-  private parse(data: string): Chunk {
-    try {
-      return JSON.parse(data) as Chunk;
-    } catch {
-      throw new ProviderError(this.provider, `unreadable stream chunk: ${data.slice(0, 200)}`, undefined, { retryable: true });
-    }
-  }
 
   /** An error after a 200 is the server failing mid-answer; only a rejected request is worth not retrying. */
   private streamError(error: NonNullable<Chunk['error']>): ProviderError {

@@ -1,3 +1,4 @@
+import { ProviderError } from '../../errors';
 import { estimateUsage } from './estimate-usage';
 import { extractFencedPython } from './extract-code';
 import { costUsd, LIST_PRICES, type PriceTable } from './pricing';
@@ -51,6 +52,15 @@ export interface WireCall<E = SseEvent> {
   sign?: (request: { url: string; headers: Record<string, string>; body: string }) => Promise<Record<string, string>>;
   /** The provider whose list prices apply, when another API bills the same models (the Responses API: `openai`). */
   pricedAs?: string;
+}
+
+/** One streamed event's JSON. An unreadable one is the server failing mid-answer: retried. */
+export function parseStreamJson<T>(provider: string, data: string): T {
+  try {
+    return JSON.parse(data) as T;
+  } catch {
+    throw new ProviderError(provider, `unreadable stream event: ${data.slice(0, 200)}`, undefined, { retryable: true });
+  }
 }
 
 /** Runs one streamed call with retries and turns the draft into the neutral response. */
