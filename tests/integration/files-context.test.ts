@@ -58,10 +58,12 @@ files.write("AGENTS.md", ${JSON.stringify(RULES_V2)})`),
       ],
     };
     const input = h.input(agents, 'fix add');
-    // The scripted model fails the call unless its system prompt has these: the base prompt's last line, then the file.
-    const afterBase = 'do not redo work whose result you already have.\n\n## Workspace instructions';
+    // The scripted model fails the call unless its system prompt has these: the base prompt, the files' section with the
+    // file as it is at that call (the section follows the harness, which follows the base prompt: build-prompt.ts).
+    const base = 'do not redo work whose result you already have.\n\n';
+    const section = '\n\n## Workspace instructions';
     const script = input.model.slice('scripted:'.length);
-    writeFileSync(script, JSON.stringify({ agents, expectSystem: { root: [[afterBase, RULES_V1], [afterBase, RULES_V2]] } }));
+    writeFileSync(script, JSON.stringify({ agents, expectSystem: { root: [[base, section, RULES_V1], [base, section, RULES_V2]] } }));
     const workspace = createKernelHost(h.config).place(input.sessionId).workspace;
     workspaceRepo(workspace, {
       'AGENTS.md': RULES_V1, '.gitignore': 'build/\n', 'src/calc.py': CALC, 'build/calc.py': CALC, 'logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 1]),
