@@ -11,8 +11,14 @@ describe('a cap on loaded kernels per host (RECUR_MAX_LOADED_KERNELS=3; real Tem
   const jupyter = () => createJupyterSessions(ServerConnection.makeSettings(jupyterConnection(h.config)), 'python3');
   beforeAll(() => h.start(), 120_000);
   afterAll(() => h.stop());
-  // Each case starts on an empty host: the kernels of the one before are freed as its tree ends.
-  beforeEach(() => until('an empty host', async () => ((await jupyter().listLoaded()).length === 0 ? true : undefined)), 120_000);
+  // Each case starts on an empty host: the kernels of the one before are freed as its tree ends, and
+  // roots other files left open after their answers (they stay addressable, idle) are ended here.
+  beforeEach(async () => {
+    for await (const open of h.client.workflow.list({ query: 'ExecutionStatus = "Running"' })) {
+      await h.client.workflow.getHandle(open.workflowId).cancel().catch(() => undefined);
+    }
+    await until('an empty host', async () => ((await jupyter().listLoaded()).length === 0 ? true : undefined));
+  }, 120_000);
 
   const untilLogged = (root: string, what: string, ready: (log: TreeLog) => boolean) => pollTreeLog(h.config, root, what, ready);
 
