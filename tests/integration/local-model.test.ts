@@ -4,6 +4,8 @@ import { buildPrompt } from '../../activities/prompt/build-prompt';
 import { SMOLLM2 } from '../../activities/model/local-models';
 import type { SessionResult } from '../../workflows/session-types';
 import { SessionHarness } from '../helpers/session-harness';
+import { createHarnessClient } from '../../services/worker/harness-client';
+import { harnessPromptSection } from '../../services/worker/harness-reads';
 
 /*
  * A real model drives a real session: SmolLM2-135M-Instruct, run on the CPU by the stack's own
@@ -52,10 +54,12 @@ it('local/smollm2 runs a session end to end on the stack: parsed, run, ended, co
   expect(run.of('CellExecuted').length).toBe(run.of('CellRequested').length);
 
   // The first call's counts, recomputed from the log by the model's tokenizer: the prompt as the
-  // model activity rebuilt it (a fresh session has no harness or context files) and the reply.
+  // model activity rebuilt it and the reply. A fresh workspace has no context files; the harness
+  // is the home's, which earlier test files may have edited, so it is read as the worker reads it.
   const events = run.sessions.get(input.sessionId)!;
   const firstCall = events.findIndex((e) => e.type === 'ModelCalled');
-  const prompt = buildPrompt(events.slice(0, firstCall));
+  const harness = createHarnessClient(h.client, { taskQueue: h.config.temporal.taskQueue, globalScope: h.config.harness.globalScope });
+  const prompt = buildPrompt(events.slice(0, firstCall), null, [], await harnessPromptSection(harness)(input.sessionId));
   const counted = countTokens(prompt.system, prompt.messages, calls[0].response);
   expect(calls[0].tokensIn).toBe(counted.prompt);
   expect(calls[0].tokensOut).toBe(counted.reply);
