@@ -83,6 +83,8 @@ export class FakeSessionWorld {
     });
     const worker = await Worker.create({
       connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities, ...opts,
+      // A shutdown that hangs fails the file's teardown with an error instead of keeping jest (and CI) alive to its limit.
+      shutdownForceTime: '30s',
     });
     const running = worker.run();
     world = new FakeSessionWorld(env, worker, running);
@@ -95,8 +97,11 @@ export class FakeSessionWorld {
 
   async stop(): Promise<void> {
     this.worker.shutdown();
-    await this.running;
-    await this.env.teardown();
+    try {
+      await this.running;
+    } finally {
+      await this.env.teardown();
+    }
   }
 
   reset(): void {
