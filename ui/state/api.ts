@@ -1,0 +1,47 @@
+/**
+ * The page's one way to the daemon: same-origin requests carrying the viewer's cookie (never a
+ * token). A 401 from any of them means the cookie is gone or expired: the whole app then shows
+ * the signed-out notice, since every later request would fail the same way.
+ */
+import { RecurError } from '../../errors';
+
+let signedOut = false;
+const listeners = new Set<() => void>();
+
+export const isSignedOut = (): boolean => signedOut;
+
+/** Calls `listener` once the app is signed out; returns the unsubscribe. */
+export function onSignedOut(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function markSignedOut(): void {
+  if (signedOut) return;
+  signedOut = true;
+  for (const l of listeners) l();
+}
+
+async function failure(res: Response, path: string): Promise<RecurError> {
+  if (res.status === 401) markSignedOut();
+  const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+  return new RecurError(`${path}: ${res.status} ${body?.error?.message ?? res.statusText}`, { retryable: res.status >= 500 });
+}
+
+export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
+  const res = await fetch(path, { credentials: 'same-origin', headers: { accept: 'application/json' }, signal });
+  if (!res.ok) throw await failure(res, path);
+  return (await res.json()) as T;
+}
+
+/** A POST with a JSON body and no reply body (login, logout). */
+export async function postJson(path: string, body: unknown): Promise<void> {
+  const res = await fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw await failure(res, path);
+}
+
+/** The events WebSocket of a tree, on the page's own host (the cookie goes along; same origin). */
+export function eventsSocket(sessionId: string, after: string): WebSocket {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  return new WebSocket(`${scheme}://${location.host}/v1/sessions/${encodeURIComponent(sessionId)}/events?after=${after}`);
+}

@@ -1,0 +1,125 @@
+/**
+ * Follows one session tree for the page: loads it whole, then the events WebSocket from the
+ * loaded cursor, folding frames in batches (one causal re-order per batch, not per frame). A
+ * socket that drops while the session runs is reopened with backoff from the cursor held, so
+ * nothing repeats or goes missing; the daemon's 'session closed' ends live mode, after which the
+ * log's tail (anything logged after the stream's last read) is paged in and the tree re-verified.
+ */
+import type { LogReply, StreamFrame } from '../../services/daemon/api-types';
+import type { TreeVerdict } from '../../services/projector/verify-tree';
+import { eventsSocket, getJson, isSignedOut } from './api';
+import type { TreeReply } from './api-shapes';
+import { afterParam, applyFrames, fromReply, reconnectDelay, type TreeModel } from './tree-model';
+
+export interface FeedState {
+  model: TreeModel | null;
+  live: boolean;
+  verdict: TreeVerdict | null;
+  error: string | null;
+}
+
+const SESSION_CLOSED = 'session closed';
+/** How long frames gather before one fold: live updates stay smooth without a re-order per frame. */
+const BATCH_MS = 100;
+
+export class TreeFeed {
+  private state: FeedState = { model: null, live: false, verdict: null, error: null };
+  private socket: WebSocket | null = null;
+  private pending: StreamFrame[] = [];
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private attempt = 0;
+  private disposed = false;
+  private readonly base: string;
+
+  constructor(private readonly rootId: string, private readonly emit: (state: FeedState) => void) {
+    this.base = `/v1/sessions/${encodeURIComponent(rootId)}`;
+  }
+
+  async start(): Promise<void> {
+    try {
+      const reply = await getJson<TreeReply>(`${this.base}/tree`);
+      if (this.disposed) return;
+      this.set({ model: fromReply(this.rootId, reply), live: true });
+      this.connect();
+      this.recheck();
+    } catch (err) {
+      this.set({ error: (err as Error).message });
+    }
+  }
+
+  recheck(): void {
+    this.set({ verdict: null });
+    getJson<TreeVerdict>(`${this.base}/verify`).then(
+      (verdict) => this.set({ verdict }),
+      (err: Error) => this.set({ error: err.message }),
+    );
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.socket?.close(1000);
+  }
+
+  private set(patch: Partial<FeedState>): void {
+    if (this.disposed) return;
+    this.state = { ...this.state, ...patch };
+    this.emit(this.state);
+  }
+
+  private connect(): void {
+    const ws = eventsSocket(this.rootId, afterParam(this.state.model!));
+    this.socket = ws;
+    ws.onmessage = (msg: MessageEvent<string>) => {
+      this.attempt = 0;
+      this.pending.push(JSON.parse(msg.data) as StreamFrame);
+      this.flushTimer ??= setTimeout(() => this.flush(), BATCH_MS);
+    };
+    ws.onclose = (ev: CloseEvent) => {
+      this.flush();
+      if (this.disposed || isSignedOut()) return;
+      if (ev.code === 1000 && ev.reason === SESSION_CLOSED) {
+        void this.finish();
+        return;
+      }
+      this.reconnect();
+    };
+  }
+
+  /** A refused upgrade shows the page no status, so a cheap request first tells a lost sign-in (401) from a daemon away. */
+  private reconnect(): void {
+    this.retryTimer = setTimeout(() => {
+      getJson('/v1/ui/info').then(
+        () => { if (!this.disposed) this.connect(); },
+        () => { if (!this.disposed && !isSignedOut()) this.reconnect(); },
+      );
+    }, reconnectDelay(this.attempt++));
+  }
+
+  private flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const frames = this.pending;
+    this.pending = [];
+    const model = this.state.model!;
+    const next = applyFrames(model, frames);
+    if (next !== model) this.set({ model: next });
+  }
+
+  /** The stream ended with the session: page in what it logged after the stream's last read, then verify. */
+  private async finish(): Promise<void> {
+    this.set({ live: false });
+    try {
+      for (let more = true; more && !this.disposed;) {
+        const page = await getJson<LogReply>(`${this.base}/log?limit=5000&after=${afterParam(this.state.model!)}`);
+        this.set({ model: applyFrames(this.state.model!, page.events) });
+        more = page.more;
+      }
+    } catch (err) {
+      this.set({ error: (err as Error).message });
+    }
+    this.recheck();
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The loaded session tree as the page holds it: the tree route's reply, then the events stream's
+ * frames folded in. The events stay in the one causal order the daemon and `recur audit` use
+ * (services/projector/causal-order.ts), however the frames of different sessions interleave. Pure.
+ */
+import { isProblemFrame, type ProblemFrame, type StreamFrame } from '../../services/daemon/api-types';
+import { causalOrder } from '../../services/projector/causal-order';
+import type { StoredEvent } from '../../schemas';
+import type { TreeReply } from './api-shapes';
+
+export interface TreeModel {
+  rootId: string;
+  events: readonly StoredEvent[];
+  harness: readonly StoredEvent[];
+  problems: readonly ProblemFrame[];
+  /** sessionId → highest seq held: where a reconnect continues. */
+  cursor: Readonly<Record<string, number>>;
+  version: number;
+}
+
+const HARNESS_LOG = 'harness:';
+
+export function fromReply(rootId: string, reply: TreeReply): TreeModel {
+  return { rootId, events: reply.events, harness: reply.harness, problems: reply.problems, cursor: { ...reply.cursor }, version: 1 };
+}
+
+const seen = (cursor: Readonly<Record<string, number>>, e: StoredEvent): boolean =>
+  Object.hasOwn(cursor, e.sessionId) && e.seq <= cursor[e.sessionId];
+
+/**
+ * Folds a batch of stream frames in: events past the cursor join the tree (the harness log's
+ * apart), problems are kept; an event already held (a repeat after a reconnect) is dropped.
+ * Returns the same model when nothing changed.
+ */
+export function applyFrames(model: TreeModel, frames: readonly StreamFrame[]): TreeModel {
+  const cursor: Record<string, number> = { ...model.cursor };
+  const fresh: StoredEvent[] = [];
+  const harness: StoredEvent[] = [];
+  const problems: ProblemFrame[] = [];
+  for (const frame of frames) {
+    if (isProblemFrame(frame)) {
+      problems.push(frame);
+      continue;
+    }
+    if (seen(cursor, frame)) continue;
+    cursor[frame.sessionId] = frame.seq;
+    (frame.sessionId.startsWith(HARNESS_LOG) ? harness : fresh).push(frame);
+  }
+  if (fresh.length === 0 && harness.length === 0 && problems.length === 0) return model;
+  return {
+    rootId: model.rootId,
+    events: fresh.length > 0 ? causalOrder([...model.events, ...fresh]) : model.events,
+    harness: harness.length > 0 ? [...model.harness, ...harness] : model.harness,
+    problems: problems.length > 0 ? [...model.problems, ...problems] : model.problems,
+    cursor,
+    version: model.version + 1,
+  };
+}
+
+/** The events stream's `after` query value for the model's cursor. */
+export const afterParam = (model: TreeModel): string => encodeURIComponent(JSON.stringify(model.cursor));
+
+/** Milliseconds before reconnect attempt `attempt` (0-based): doubling from 500 ms, capped at 10 s. */
+export const reconnectDelay = (attempt: number): number => Math.min(10_000, 500 * 2 ** Math.min(attempt, 5));
