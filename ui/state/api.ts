@@ -4,6 +4,7 @@
  * the signed-out notice, since every later request would fail the same way.
  */
 import { RecurError } from '../../errors';
+import type { EventSocket, SocketHandlers } from './tree-feed';
 
 let signedOut = false;
 const listeners = new Set<() => void>();
@@ -41,7 +42,10 @@ export async function postJson(path: string, body: unknown): Promise<void> {
 }
 
 /** The events WebSocket of a tree, on the page's own host (the cookie goes along; same origin). */
-export function eventsSocket(sessionId: string, after: string): WebSocket {
+export function openEvents(sessionId: string, after: string, on: SocketHandlers): EventSocket {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  return new WebSocket(`${scheme}://${location.host}/v1/sessions/${encodeURIComponent(sessionId)}/events?after=${after}`);
+  const ws = new WebSocket(`${scheme}://${location.host}/v1/sessions/${encodeURIComponent(sessionId)}/events?after=${after}`);
+  ws.onmessage = (msg: MessageEvent<string>) => on.message(msg.data);
+  ws.onclose = (ev: CloseEvent) => on.closed(ev.code, ev.reason);
+  return { close: () => ws.close(1000) };
 }

@@ -1,11 +1,11 @@
 /** Preact hooks over the state modules: the route, the sign-in, the list poll, a session tree, the daemon's links. */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ListSessionsReply } from '../../services/daemon/api-types';
-import { getJson, isSignedOut, onSignedOut } from './api';
+import { getJson, isSignedOut, onSignedOut, openEvents } from './api';
 import type { CatalogReply } from './api-shapes';
 import { mergeRows, type ListRow } from './list-model';
 import { formatRoute, parseRoute, type Route } from './router';
-import { TreeFeed, type FeedState } from './tree-feed';
+import { TreeFeed, type FeedDeps, type FeedState } from './tree-feed';
 import type { UiInfo } from './types';
 
 export function useRoute(): Route {
@@ -65,6 +65,7 @@ export function useSessionList(): ListState {
   return state;
 }
 
+const DAEMON: FeedDeps = { getJson, openEvents, isSignedOut };
 const NO_TREE: FeedState = { model: null, live: false, verdict: null, error: null };
 
 export function useTreeFeed(rootId: string): FeedState & { recheck(): void } {
@@ -72,7 +73,7 @@ export function useTreeFeed(rootId: string): FeedState & { recheck(): void } {
   const [feed, setFeed] = useState<TreeFeed | null>(null);
   useEffect(() => {
     setState(NO_TREE);
-    const f = new TreeFeed(rootId, setState);
+    const f = new TreeFeed(rootId, DAEMON, setState);
     setFeed(f);
     void f.start();
     return () => f.dispose();

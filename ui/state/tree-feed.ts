@@ -4,10 +4,10 @@
  * socket that drops while the session runs is reopened with backoff from the cursor held, so
  * nothing repeats or goes missing; the daemon's 'session closed' ends live mode, after which the
  * log's tail (anything logged after the stream's last read) is paged in and the tree re-verified.
+ * The daemon is reached through `FeedDeps` (ui/state/api.ts in the page), so this runs without a DOM.
  */
 import type { LogReply, StreamFrame } from '../../services/daemon/api-types';
 import type { TreeVerdict } from '../../services/projector/verify-tree';
-import { eventsSocket, getJson, isSignedOut } from './api';
 import type { TreeReply } from './api-shapes';
 import { afterParam, applyFrames, fromReply, reconnectDelay, type TreeModel } from './tree-model';
 
@@ -18,13 +18,27 @@ export interface FeedState {
   error: string | null;
 }
 
+export interface SocketHandlers {
+  message(text: string): void;
+  closed(code: number, reason: string): void;
+}
+export interface EventSocket {
+  close(): void;
+}
+
+export interface FeedDeps {
+  getJson<T>(path: string): Promise<T>;
+  openEvents(rootId: string, after: string, on: SocketHandlers): EventSocket;
+  isSignedOut(): boolean;
+}
+
 const SESSION_CLOSED = 'session closed';
 /** How long frames gather before one fold: live updates stay smooth without a re-order per frame. */
-const BATCH_MS = 100;
+export const BATCH_MS = 100;
 
 export class TreeFeed {
   private state: FeedState = { model: null, live: false, verdict: null, error: null };
-  private socket: WebSocket | null = null;
+  private socket: EventSocket | null = null;
   private pending: StreamFrame[] = [];
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
@@ -32,13 +46,13 @@ export class TreeFeed {
   private disposed = false;
   private readonly base: string;
 
-  constructor(private readonly rootId: string, private readonly emit: (state: FeedState) => void) {
+  constructor(private readonly rootId: string, private readonly deps: FeedDeps, private readonly emit: (state: FeedState) => void) {
     this.base = `/v1/sessions/${encodeURIComponent(rootId)}`;
   }
 
   async start(): Promise<void> {
     try {
-      const reply = await getJson<TreeReply>(`${this.base}/tree`);
+      const reply = await this.deps.getJson<TreeReply>(`${this.base}/tree`);
       if (this.disposed) return;
       this.set({ model: fromReply(this.rootId, reply), live: true });
       this.connect();
@@ -50,7 +64,7 @@ export class TreeFeed {
 
   recheck(): void {
     this.set({ verdict: null });
-    getJson<TreeVerdict>(`${this.base}/verify`).then(
+    this.deps.getJson<TreeVerdict>(`${this.base}/verify`).then(
       (verdict) => this.set({ verdict }),
       (err: Error) => this.set({ error: err.message }),
     );
@@ -60,7 +74,7 @@ export class TreeFeed {
     this.disposed = true;
     if (this.flushTimer) clearTimeout(this.flushTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.socket?.close(1000);
+    this.socket?.close();
   }
 
   private set(patch: Partial<FeedState>): void {
@@ -70,30 +84,27 @@ export class TreeFeed {
   }
 
   private connect(): void {
-    const ws = eventsSocket(this.rootId, afterParam(this.state.model!));
-    this.socket = ws;
-    ws.onmessage = (msg: MessageEvent<string>) => {
-      this.attempt = 0;
-      this.pending.push(JSON.parse(msg.data) as StreamFrame);
-      this.flushTimer ??= setTimeout(() => this.flush(), BATCH_MS);
-    };
-    ws.onclose = (ev: CloseEvent) => {
-      this.flush();
-      if (this.disposed || isSignedOut()) return;
-      if (ev.code === 1000 && ev.reason === SESSION_CLOSED) {
-        void this.finish();
-        return;
-      }
-      this.reconnect();
-    };
+    this.socket = this.deps.openEvents(this.rootId, afterParam(this.state.model!), {
+      message: (text) => {
+        this.attempt = 0;
+        this.pending.push(JSON.parse(text) as StreamFrame);
+        this.flushTimer ??= setTimeout(() => this.flush(), BATCH_MS);
+      },
+      closed: (code, reason) => {
+        this.flush();
+        if (this.disposed || this.deps.isSignedOut()) return;
+        if (code === 1000 && reason === SESSION_CLOSED) void this.finish();
+        else this.reconnect();
+      },
+    });
   }
 
   /** A refused upgrade shows the page no status, so a cheap request first tells a lost sign-in (401) from a daemon away. */
   private reconnect(): void {
     this.retryTimer = setTimeout(() => {
-      getJson('/v1/ui/info').then(
+      this.deps.getJson('/v1/ui/info').then(
         () => { if (!this.disposed) this.connect(); },
-        () => { if (!this.disposed && !isSignedOut()) this.reconnect(); },
+        () => { if (!this.disposed && !this.deps.isSignedOut()) this.reconnect(); },
       );
     }, reconnectDelay(this.attempt++));
   }
@@ -113,7 +124,7 @@ export class TreeFeed {
     this.set({ live: false });
     try {
       for (let more = true; more && !this.disposed;) {
-        const page = await getJson<LogReply>(`${this.base}/log?limit=5000&after=${afterParam(this.state.model!)}`);
+        const page = await this.deps.getJson<LogReply>(`${this.base}/log?limit=5000&after=${afterParam(this.state.model!)}`);
         this.set({ model: applyFrames(this.state.model!, page.events) });
         more = page.more;
       }

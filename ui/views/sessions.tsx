@@ -36,6 +36,9 @@ function Row(props: { row: ListRow; selected: boolean; now: number }) {
   );
 }
 
+/** Elements whose Enter does something of its own (a link opens, a button clicks). */
+const OWN_ENTER: ReadonlySet<string> = new Set(['A', 'BUTTON']);
+
 /** Moves the selection with the arrow keys wherever the focus is, except in the status select (its own arrows). */
 function useRowKeys(rows: readonly ListRow[], selected: number, setSelected: (i: number) => void): void {
   useEffect(() => {
@@ -45,7 +48,7 @@ function useRowKeys(rows: readonly ListRow[], selected: number, setSelected: (i:
         ev.preventDefault();
         const step = ev.key === 'ArrowDown' ? 1 : -1;
         setSelected(Math.max(0, Math.min(rows.length - 1, selected < 0 ? 0 : selected + step)));
-      } else if (ev.key === 'Enter' && selected >= 0 && (ev.target as HTMLElement).tagName !== 'BUTTON') {
+      } else if (ev.key === 'Enter' && selected >= 0 && !OWN_ENTER.has((ev.target as HTMLElement).tagName)) {
         ev.preventDefault();
         open(rows[selected]);
       }

@@ -10,9 +10,8 @@ function Node(props: { node: TreeNodeRow; focus: boolean }) {
   const { node } = props;
   return (
     <li data-testid="tree-node" data-session={node.sessionId} data-status={node.status} class={props.focus ? 'focus' : undefined}>
-      <a href={`#/s/${encodeURIComponent(node.sessionId)}/timeline`} style={{ paddingLeft: `${8 + node.depth * INDENT_PX}px` }}
-        title={`${node.sessionId}\nsubtree: ${formatCost(node.totalCostUsd)}`}>
-        <span class="node-name">{node.depth > 0 ? '└ ' : ''}{node.name}</span>
+      <a href={`#/s/${encodeURIComponent(node.sessionId)}/timeline`} title={`${node.sessionId}\nwith sub-agents: ${formatCost(node.totalCostUsd)}`}>
+        <span class="node-name" style={{ paddingLeft: `${node.depth * INDENT_PX}px` }}>{node.depth > 0 ? '└ ' : ''}{node.name}</span>
         <span class={`status status-${node.status}`}>{node.status}</span>
         <span class="mono dim">{node.model}</span>
         <span class="num mono">{formatCost(node.costUsd)}</span>
