@@ -50,14 +50,7 @@ function causeIndex(sessions: ReadonlyMap<string, readonly StoredEvent[]>): Map<
   return causes;
 }
 
-/**
- * Merges a session tree's logs into one causal order: each session's events stay in seq order,
- * and an event whose cause (see causeIndex) is in the tree comes after that cause; among the
- * events free to go next, the earliest by (ts, sessionId, seq) goes first. Links the log should
- * never hold (a cycle, from a corrupt or forged log) cannot all be honoured; then the earliest
- * waiting event goes next anyway, so the merge always ends and stays deterministic. Pure.
- */
-export function causalOrder(events: readonly StoredEvent[]): StoredEvent[] {
+function bySession(events: readonly StoredEvent[]): Map<string, StoredEvent[]> {
   const sessions = new Map<string, StoredEvent[]>();
   for (const e of events) {
     const list = sessions.get(e.sessionId) ?? [];
@@ -65,11 +58,19 @@ export function causalOrder(events: readonly StoredEvent[]): StoredEvent[] {
     list.push(e);
   }
   for (const list of sessions.values()) list.sort((a, b) => a.seq - b.seq);
-  const causes = causeIndex(sessions);
-  const done = new Set<string>();
-  const heads = [...sessions.values()].map((list) => ({ list, at: 0 }));
+  return sessions;
+}
+
+/**
+ * The merge itself: from each session's list at `from` (its events before that are already
+ * placed, in `done`), repeatedly the earliest event free to go next; when none is free (a cycle),
+ * the earliest waiting one.
+ */
+function merge(sessions: ReadonlyMap<string, readonly StoredEvent[]>, causes: ReadonlyMap<string, string>, done: Set<string>, from: ReadonlyMap<string, number>): StoredEvent[] {
+  const heads = [...sessions].map(([sessionId, list]) => ({ list, at: from.get(sessionId) ?? 0 }));
+  const count = heads.reduce((n, head) => n + head.list.length - head.at, 0);
   const out: StoredEvent[] = [];
-  while (out.length < events.length) {
+  while (out.length < count) {
     let ready: StoredEvent | undefined;
     let waiting: StoredEvent | undefined;
     let pick: (typeof heads)[number] | undefined;
@@ -88,4 +89,75 @@ export function causalOrder(events: readonly StoredEvent[]): StoredEvent[] {
     out.push(e);
   }
   return out;
+}
+
+/**
+ * Merges a session tree's logs into one causal order: each session's events stay in seq order,
+ * and an event whose cause (see causeIndex) is in the tree comes after that cause; among the
+ * events free to go next, the earliest by (ts, sessionId, seq) goes first. Links the log should
+ * never hold (a cycle, from a corrupt or forged log) cannot all be honoured; then the earliest
+ * waiting event goes next anyway, so the merge always ends and stays deterministic. Pure.
+ */
+export function causalOrder(events: readonly StoredEvent[]): StoredEvent[] {
+  const sessions = bySession(events);
+  return merge(sessions, causeIndex(sessions), new Set(), new Map());
+}
+
+/**
+ * `causalOrder([...order, ...fresh])` for `order` already a causal order and `fresh` later events
+ * of the same tree (each past its session's last in `order`), as a live reader receives them. When
+ * the merge of the whole would place every event of `order` as before (each follows its cause
+ * there, none waits on a fresh event) and no fresh event could go before one of `order` placed
+ * after it became free, the fresh events are merged after `order` alone, without re-merging the
+ * tree; otherwise the whole is merged again. Either way the result is the same. Pure.
+ */
+export function extendCausalOrder(order: readonly StoredEvent[], fresh: readonly StoredEvent[]): StoredEvent[] {
+  const whole = (): StoredEvent[] => causalOrder([...order, ...fresh]);
+  // `order` keeps each session in seq order, so the sessions' lists are its events then the fresh ones by seq.
+  const sessions = new Map<string, StoredEvent[]>();
+  const placed = new Map<string, number>();
+  for (const e of order) {
+    const list = sessions.get(e.sessionId) ?? [];
+    sessions.set(e.sessionId, list);
+    list.push(e);
+  }
+  for (const [sessionId, list] of sessions) placed.set(sessionId, list.length);
+  for (const e of [...fresh].sort((a, b) => a.seq - b.seq)) {
+    const list = sessions.get(e.sessionId) ?? [];
+    sessions.set(e.sessionId, list);
+    if (list.length > 0 && list[list.length - 1].seq >= e.seq) return whole();
+    list.push(e);
+  }
+  // A cause the fresh events add for an event of `order` is itself fresh, so it shows as a cause not placed before.
+  const causes = causeIndex(sessions);
+  const linked = new Set([...causes.keys(), ...causes.values()]);
+  const at = new Map<string, number>();
+  const lastAt = new Map<string, number>();
+  for (let i = 0; i < order.length; i++) {
+    const e = order[i];
+    lastAt.set(e.sessionId, i);
+    if (!linked.has(e.eventId)) continue;
+    at.set(e.eventId, i);
+    const cause = causes.get(e.eventId);
+    if (cause !== undefined && !((at.get(cause) ?? Infinity) < i)) return whole();
+  }
+  const done = new Set<string>();
+  const freeAt = fresh.map((e) => {
+    const cause = causes.get(e.eventId);
+    if (cause !== undefined && at.has(cause)) done.add(cause);
+    return Math.max(lastAt.get(e.sessionId) ?? -1, cause === undefined ? -1 : at.get(cause) ?? -1) + 1;
+  });
+  // latestFrom[i]: the latest by (ts, sessionId, seq) of order[i..]. A fresh event free from step i
+  // on that goes before it would have been picked there instead.
+  const latestFrom: Array<StoredEvent | undefined> = new Array(order.length + 1);
+  const first = freeAt.reduce((a, b) => Math.min(a, b), order.length);
+  for (let i = order.length - 1; i >= first; i--) {
+    const later = latestFrom[i + 1];
+    latestFrom[i] = later && before(order[i], later) ? later : order[i];
+  }
+  if (fresh.some((e, i) => {
+    const rival = latestFrom[freeAt[i]];
+    return rival !== undefined && before(e, rival);
+  })) return whole();
+  return [...order, ...merge(sessions, causes, done, placed)];
 }

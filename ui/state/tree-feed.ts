@@ -1,6 +1,6 @@
 /**
  * Follows one session tree for the page: loads it whole, then the events WebSocket from the
- * loaded cursor, folding frames in batches (one causal re-order per batch, not per frame). A
+ * loaded cursor, folding frames in batches (one causal merge per batch, not per frame). A
  * socket that drops while the session runs is reopened with backoff from the cursor held, so
  * nothing repeats or goes missing; the daemon's 'session closed' ends live mode, after which the
  * log's tail (anything logged after the stream's last read) is paged in and the tree re-verified.

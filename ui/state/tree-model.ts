@@ -4,7 +4,7 @@
  * (services/projector/causal-order.ts), however the frames of different sessions interleave. Pure.
  */
 import { isProblemFrame, type ProblemFrame, type StreamFrame } from '../../services/daemon/api-types';
-import { causalOrder } from '../../services/projector/causal-order';
+import { extendCausalOrder } from '../../services/projector/causal-order';
 import type { StoredEvent } from '../../schemas';
 import type { TreeReply } from './api-shapes';
 
@@ -49,7 +49,7 @@ export function applyFrames(model: TreeModel, frames: readonly StreamFrame[]): T
   if (fresh.length === 0 && harness.length === 0 && problems.length === 0) return model;
   return {
     rootId: model.rootId,
-    events: fresh.length > 0 ? causalOrder([...model.events, ...fresh]) : model.events,
+    events: fresh.length > 0 ? extendCausalOrder(model.events, fresh) : model.events,
     harness: harness.length > 0 ? [...model.harness, ...harness] : model.harness,
     problems: problems.length > 0 ? [...model.problems, ...problems] : model.problems,
     cursor,
