@@ -1,0 +1,34 @@
+import { BLOB_MAX, blobCaption, blobUrl } from '../../ui/model/blob';
+import { lineDiff, prettyJson, unifiedLines } from '../../ui/model/diff';
+
+describe('diffs and blobs in the event detail', () => {
+  it('diffs harness values field by field', () => {
+    const before = prettyJson('{"text":"one","tags":["a"]}');
+    const after = prettyJson('{"text":"two","tags":["a"]}');
+    expect(lineDiff(before, after)).toEqual([
+      { kind: 'same', text: '{' },
+      { kind: 'del', text: '  "text": "one",' },
+      { kind: 'add', text: '  "text": "two",' },
+      { kind: 'same', text: '  "tags": [' },
+      { kind: 'same', text: '    "a"' },
+      { kind: 'same', text: '  ]' },
+      { kind: 'same', text: '}' },
+    ]);
+    expect(lineDiff(prettyJson(null), prettyJson('"new"'))).toEqual([{ kind: 'add', text: '"new"' }]);
+    expect(prettyJson('not json')).toBe('not json\n');
+  });
+
+  it('marks the lines of a unified diff', () => {
+    const diff = 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n same';
+    expect(unifiedLines(diff).map((l) => l.kind)).toEqual(['file', 'file', 'file', 'hunk', 'del', 'add', 'ctx']);
+  });
+
+  it('addresses blobs by hash only and says when a fetch was cut', () => {
+    const sha = 'ab'.repeat(32);
+    expect(blobUrl(sha)).toBe(`/v1/blobs/${sha}?max=${BLOB_MAX}`);
+    expect(blobUrl(sha, null)).toBe(`/v1/blobs/${sha}`);
+    expect(() => blobUrl('../etc/passwd')).toThrow('not a blob address');
+    expect(blobCaption(262144, 1048576)).toBe('first 262,144 of 1,048,576 bytes');
+    expect(blobCaption(12, 12)).toBe('12 bytes');
+  });
+});
