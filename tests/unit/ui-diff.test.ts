@@ -1,5 +1,6 @@
 import { BLOB_MAX, blobCaption, blobUrl } from '../../ui/model/blob';
 import { lineDiff, prettyJson, unifiedLines } from '../../ui/model/diff';
+import { temporalLink, timelineHref, traceLink } from '../../ui/model/links';
 
 describe('diffs and blobs in the event detail', () => {
   it('diffs harness values field by field', () => {
@@ -30,5 +31,17 @@ describe('diffs and blobs in the event detail', () => {
     expect(() => blobUrl('../etc/passwd')).toThrow('not a blob address');
     expect(blobCaption(262144, 1048576)).toBe('first 262,144 of 1,048,576 bytes');
     expect(blobCaption(12, 12)).toBe('12 bytes');
+  });
+});
+
+describe('links out of the viewer', () => {
+  const info = { temporalUi: 'http://localhost:8233', namespace: 'default', traceUrl: 'http://localhost:16686/trace/{traceId}' };
+
+  it('fills the trace template and names the workflow', () => {
+    expect(traceLink(info, 'ab12')).toBe('http://localhost:16686/trace/ab12');
+    expect(traceLink({ ...info, traceUrl: null }, 'ab12')).toBeNull();
+    expect(temporalLink(info, 'r1/a b')).toBe('http://localhost:8233/namespaces/default/workflows/r1%2Fa%20b');
+    expect(temporalLink({ ...info, temporalUi: null }, 'r1')).toBeNull();
+    expect(timelineHref('r1/a', 'r1/a/5')).toBe('#/s/r1%2Fa/timeline?e=r1%2Fa%2F5');
   });
 });

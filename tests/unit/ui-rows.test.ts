@@ -44,6 +44,7 @@ describe('timeline rows', () => {
     expect(relativeTime(7_384_000)).toBe('+2:03:04');
     expect(shortName('r0lqx3k9z1a2b3c')).toBe('1a2b3c');
     expect(shortName('r0lqx3k9z1a2b3c/helper/sub')).toBe('sub');
+    expect(shortName('harness:r0lqx3k9z1a2b3c')).toBe('harness');
   });
 
   it('summarises the events the CLI used to show field by field', () => {

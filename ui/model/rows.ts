@@ -69,8 +69,9 @@ export function relativeTime(ms: number): string {
   return `+${Math.floor(s / 3600)}:${pad((s / 60) % 60)}:${pad(s % 60)}`;
 }
 
-/** A session's name on a row: its own last segment, or the root id's random tail. */
+/** A session's name on a row: its own last segment, the root id's random tail, or `harness` for the tree's harness log. */
 export function shortName(sessionId: string): string {
+  if (sessionId.startsWith('harness:')) return 'harness';
   const at = sessionId.lastIndexOf('/');
   if (at >= 0) return sessionId.slice(at + 1);
   return sessionId.length > 8 ? sessionId.slice(-6) : sessionId;
