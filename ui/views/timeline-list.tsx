@@ -20,6 +20,16 @@ export function TimelineList({ rows, t0, selectedIndex, faults, pick, open }: Pr
   useEffect(() => {
     if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: 'auto' });
   }, [selectedIndex, virtualizer]);
+  // A live tree grows at the end: a reader who was looking at the end keeps seeing it.
+  const shown = useRef(rows.length);
+  useEffect(() => {
+    const el = scrollRef.current;
+    const before = shown.current;
+    shown.current = rows.length;
+    if (el && rows.length > before && el.scrollTop + el.clientHeight >= before * ROW_HEIGHT - ROW_HEIGHT / 2) {
+      virtualizer.scrollToIndex(rows.length - 1, { align: 'end' });
+    }
+  }, [rows.length, virtualizer]);
 
   const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? ROW_HEIGHT * 10) / ROW_HEIGHT) - 1);
   const onKeyDown = (ev: KeyboardEvent) => {
