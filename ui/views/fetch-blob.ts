@@ -1,3 +1,4 @@
+import { RecurError } from '../../errors';
 import { blobUrl, BLOB_MAX } from '../model/blob';
 
 export interface FetchedBlob {
@@ -12,7 +13,7 @@ export async function fetchBlob(sha256: string, whole = false): Promise<FetchedB
   const res = await fetch(blobUrl(sha256, whole ? null : BLOB_MAX), { credentials: 'same-origin' });
   if (!res.ok) {
     const body = (await res.json().catch(() => null)) as { error?: string } | null;
-    throw new Error(`blob ${sha256.slice(0, 12)}: ${res.status} ${body?.error ?? res.statusText}`);
+    throw new RecurError(`blob ${sha256.slice(0, 12)}: ${res.status} ${body?.error ?? res.statusText}`);
   }
   const bytes = new Uint8Array(await res.arrayBuffer());
   const size = Number(res.headers.get('x-recur-blob-size') ?? bytes.length);
