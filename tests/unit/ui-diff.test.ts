@@ -1,6 +1,7 @@
 import { BLOB_MAX, blobCaption, blobUrl } from '../../ui/model/blob';
 import { lineDiff, prettyJson, unifiedLines } from '../../ui/model/diff';
-import { temporalLink, timelineHref, traceLink } from '../../ui/model/links';
+import { temporalLink, traceLink } from '../../ui/model/links';
+import { outcomeOf } from '../../ui/model/outcome';
 
 describe('diffs and blobs in the event detail', () => {
   it('diffs harness values field by field', () => {
@@ -37,11 +38,17 @@ describe('diffs and blobs in the event detail', () => {
 describe('links out of the viewer', () => {
   const info = { temporalUi: 'http://localhost:8233', namespace: 'default', traceUrl: 'http://localhost:16686/trace/{traceId}' };
 
-  it('fills the trace template and names the workflow', () => {
+  it('fills the trace template and names the workflow, only when each is configured', () => {
     expect(traceLink(info, 'ab12')).toBe('http://localhost:16686/trace/ab12');
     expect(traceLink({ ...info, traceUrl: null }, 'ab12')).toBeNull();
     expect(temporalLink(info, 'r1/a b')).toBe('http://localhost:8233/namespaces/default/workflows/r1%2Fa%20b');
     expect(temporalLink({ ...info, temporalUi: null }, 'r1')).toBeNull();
-    expect(timelineHref('r1/a', 'r1/a/5')).toBe('#/s/r1%2Fa/timeline?e=r1%2Fa%2F5');
+  });
+});
+
+describe('outcomes at a glance', () => {
+  it("reads a cell's status and a harness edit's result as good, bad or worth a look", () => {
+    expect(['ok', 'applied', 'error', 'timeout', 'refused', 'interrupted', 'proposed', 'new'].map(outcomeOf))
+      .toEqual(['good', 'good', 'bad', 'bad', 'bad', 'warn', 'warn', 'warn']);
   });
 });

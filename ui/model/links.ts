@@ -10,7 +10,3 @@ export function temporalLink(info: UiInfo, sessionId: string): string | null {
   return info.temporalUi === null ? null : `${info.temporalUi}/namespaces/${info.namespace}/workflows/${encodeURIComponent(sessionId)}`;
 }
 
-/** The page's route to a session's timeline with one event selected. */
-export function timelineHref(sessionId: string, eventId: string): string {
-  return `#/s/${encodeURIComponent(sessionId)}/timeline?e=${encodeURIComponent(eventId)}`;
-}

@@ -21,7 +21,7 @@ export function BlobView({ field, blobRef, diff = false }: Props) {
   return (
     <div class="blob">
       <div class="blob-head">
-        <code>{field}</code> <span class="muted">{blobRef.sha256.slice(0, 12)} · {blobRef.size.toLocaleString('en-US')} bytes</span>{' '}
+        <code>{field}</code> <span class="dim">{blobRef.sha256.slice(0, 12)} · {blobRef.size.toLocaleString('en-US')} bytes</span>{' '}
         {!state.blob && (
           <button type="button" data-testid="load-blob" data-field={field} disabled={state.loading} onClick={load}>
             {state.loading ? 'loading…' : 'load'}
@@ -31,7 +31,7 @@ export function BlobView({ field, blobRef, diff = false }: Props) {
       {state.error && <p class="error">{state.error}</p>}
       {state.blob && (
         <>
-          <p class="muted">{blobCaption(state.blob.fetched, state.blob.size)}</p>
+          <p class="dim">{blobCaption(state.blob.fetched, state.blob.size)}</p>
           {diff ? <UnifiedDiff text={state.blob.text} testId="blob-text" /> : <pre class="blob-text" data-testid="blob-text">{state.blob.text}</pre>}
         </>
       )}

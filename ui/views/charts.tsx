@@ -18,7 +18,7 @@ export function ChartsView(props: SessionViewProps) {
     <div class="view charts-view">
       <section data-testid="chart-cost" data-points={cost.tokens.x.length}>
         <h3>Tokens and cost per agent</h3>
-        {cost.tokens.x.length === 0 ? <p class="muted">No model calls yet.</p> : (
+        {cost.tokens.x.length === 0 ? <p class="dim">No model calls yet.</p> : (
           <>
             <UPlotChart data={cost.tokens} yLabel="tokens (cumulative)" label={sessionLabel} />
             <UPlotChart data={cost.cost} yLabel="US$ (cumulative)" label={sessionLabel} />
@@ -33,7 +33,7 @@ export function ChartsView(props: SessionViewProps) {
             <option value="session">session</option>
           </select>
         </h3>
-        {cells.x.length === 0 ? <p class="muted">No cells ran yet.</p> : (
+        {cells.x.length === 0 ? <p class="dim">No cells ran yet.</p> : (
           <UPlotChart data={cells} yLabel="seconds" points label={by === 'session' ? sessionLabel : (g) => g} />
         )}
       </section>

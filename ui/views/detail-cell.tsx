@@ -1,4 +1,5 @@
 import type { CellExecuted, CellRequested, StoredEvent } from '../../schemas';
+import { outcomeOf } from '../model/outcome';
 import { CodeBlock } from './code-block';
 
 interface Props {
@@ -20,7 +21,7 @@ export function CellDetail({ event, select }: Props) {
   return (
     <section>
       <p>
-        <span class={`status status-${ev.status}`}>{ev.status}</span> in {(ev.durationMs / 1000).toFixed(3)} s
+        <span class={`status outcome-${outcomeOf(ev.status)}`}>{ev.status}</span> in {(ev.durationMs / 1000).toFixed(3)} s
         {ev.executionCount !== null && ` · [${ev.executionCount}]`} · answers{' '}
         <button type="button" class="link" onClick={() => select(ev.requestId)}>{ev.requestId}</button>
       </p>

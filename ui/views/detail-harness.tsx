@@ -1,4 +1,5 @@
 import type { HarnessEdited, StoredEvent } from '../../schemas';
+import { outcomeOf } from '../model/outcome';
 import { lineDiff, prettyJson } from '../model/diff';
 
 /** A harness edit: what asked for it, its outcome, and its entry before and after as a line diff. */
@@ -7,13 +8,13 @@ export function HarnessDetail({ event, select }: { event: StoredEvent<HarnessEdi
   return (
     <section>
       <p>
-        {ev.action} <code>{ev.kind}/{ev.name}</code> · <span class={`status result-${ev.result}`}>{ev.result}</span> · by {ev.source}
+        {ev.action} <code>{ev.kind}/{ev.name}</code> · <span class={`status outcome-${outcomeOf(ev.result)}`}>{ev.result}</span> · by {ev.source}
         {ev.requestedBy && <> for <code>{ev.requestedBy}</code></>}
         {ev.revertOf && <> · reverts <code>{ev.revertOf}</code></>}
       </p>
       {ev.error && <p class="error">{ev.error}</p>}
       <p>
-        why: {ev.trigger.reason || <span class="muted">not given</span>}
+        why: {ev.trigger.reason || <span class="dim">not given</span>}
         {ev.trigger.eventIds.map((id) => <button type="button" class="link cite" key={id} onClick={() => select(id)}>{id}</button>)}
       </p>
       <pre class="diff" data-testid="harness-diff">

@@ -16,7 +16,7 @@ export function DetailHeader({ event, info }: { event: StoredEvent; info: UiInfo
       <dt>signed</dt><dd>{event.keyId === null ? <span class="warn">unsigned</span> : <code>key {event.keyId}</code>}</dd>
       <dt>trace</dt>
       <dd data-testid="trace-id">
-        {event.traceId === null ? <span class="muted">none</span> : trace ? <a href={trace} target="_blank" rel="noopener noreferrer">{event.traceId}</a> : <code>{event.traceId}</code>}
+        {event.traceId === null ? <span class="dim">none</span> : trace ? <a href={trace} target="_blank" rel="noopener noreferrer">{event.traceId}</a> : <code>{event.traceId}</code>}
       </dd>
       {temporal && (<><dt>workflow</dt><dd><a href={temporal} target="_blank" rel="noopener noreferrer">Temporal UI</a></dd></>)}
     </dl>

@@ -15,15 +15,15 @@ export function ModelDetail({ event, tree, select }: SessionViewProps & { event:
     <>
       <section data-testid="prompt-provenance">
         <h4>Prompt built from</h4>
-        <p class="muted">Harness entries applied by then ({harness.length}):</p>
-        <ul>{harness.map((h) => <li key={h.editId}><code>{h.kind}/{h.name}</code> <span class="muted">from edit {h.editId}</span></li>)}</ul>
-        <p class="muted">Workspace instruction files ({ev.contextFiles.length}):</p>
+        <p class="dim">Harness entries applied by then ({harness.length}):</p>
+        <ul>{harness.map((h) => <li key={h.editId}><code>{h.kind}/{h.name}</code> <span class="dim">from edit {h.editId}</span></li>)}</ul>
+        <p class="dim">Workspace instruction files ({ev.contextFiles.length}):</p>
         <ul>
           {ev.contextFiles.map((f) => (
             <li key={f.path}><code>{f.path}</code> sha256 <code title={f.sha256}>{f.sha256.slice(0, 16)}</code> {f.bytes.toLocaleString('en-US')} bytes{f.shown.size < f.bytes ? ` (first ${f.shown.size} shown)` : ''}</li>
           ))}
         </ul>
-        <p class="muted">Log events the prompt was rebuilt from ({from.length}):</p>
+        <p class="dim">Log events the prompt was rebuilt from ({from.length}):</p>
         <ol class="sources">
           {from.map((e) => (
             <li key={e.eventId}><button type="button" class="link" onClick={() => select(e.eventId)}>#{e.seq} {e.type}</button> {eventFacts(e.event)}</li>

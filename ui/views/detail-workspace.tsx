@@ -7,7 +7,7 @@ export function WorkspaceDetail({ event }: { event: StoredEvent<WorkspaceChanged
   return (
     <section>
       <p>{ev.reason} scan #{ev.scan} of <code>{ev.workspace}</code> · {ev.filesTotal} file(s) changed{ev.files.length < ev.filesTotal ? `, first ${ev.files.length} listed` : ''}</p>
-      <table class="files">
+      <table class="grid files">
         <tbody>
           {ev.files.map((f) => (
             <tr key={f.path}>

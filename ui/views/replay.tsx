@@ -36,7 +36,7 @@ export function ReplayView(props: SessionViewProps) {
   const at = pos < 0 ? undefined : rows[pos].event;
   const harness = useMemo(() => (at ? harnessAt(tree.harness, at.ts) : []), [tree.version, at]);
 
-  if (!at) return <div class="view replay-view"><p class="muted">No events yet.</p></div>;
+  if (!at) return <div class="view replay-view"><p class="dim">No events yet.</p></div>;
   return (
     <div class="view replay-view">
       <div class="view-toolbar">

@@ -32,12 +32,12 @@ export function TimelineView(props: SessionViewProps) {
             <option value="tree">the whole tree</option>
           </select>
         </label>
-        <span class="muted">{rows.length.toLocaleString('en-US')} events{tree.live ? ' · live' : ''}</span>
+        <span class="dim">{rows.length.toLocaleString('en-US')} events{tree.live ? ' · live' : ''}</span>
       </div>
       <div class="tl-split">
         <TimelineList rows={rows} t0={t0} selectedIndex={selectedIndex} faults={faults} pick={pick} open={() => detailRef.current?.focus()} />
         <div class="tl-detail" ref={detailRef} tabIndex={-1}>
-          {selectedEvent ? <EventDetail {...props} event={selectedEvent} /> : <p class="muted">Select an event to see its detail.</p>}
+          {selectedEvent ? <EventDetail {...props} event={selectedEvent} /> : <p class="dim">Select an event to see its detail.</p>}
         </div>
       </div>
     </div>

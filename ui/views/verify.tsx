@@ -1,4 +1,3 @@
-import { timelineHref } from '../model/links';
 import type { SessionViewProps } from '../state/types';
 import './views.css';
 
@@ -6,13 +5,10 @@ import './views.css';
 export function VerifyView(props: SessionViewProps) {
   const v = props.verdict;
   const recheck = <button type="button" data-testid="verify-recheck" onClick={() => props.recheck()}>Re-check</button>;
-  if (!v) return <div class="view verify-view"><p class="muted">Verifying…</p>{recheck}</div>;
+  if (!v) return <div class="view verify-view"><p class="dim">Verifying…</p>{recheck}</div>;
   const keys = Object.entries(v.signedBy);
-  // The whole row leads to the event in the timeline, not only its link.
-  const open = (eventId: string) => {
-    props.select(eventId);
-    location.hash = timelineHref(props.tree.focus, eventId);
-  };
+  // Selecting from this tab opens the event in the timeline (the session page's select).
+  const open = (eventId: string | null) => eventId !== null && props.select(eventId);
   return (
     <div class="view verify-view">
       <div class={`verify-result ${v.ok ? 'ok' : 'bad'}`} data-testid="verify-result" data-ok={String(v.ok)}>
@@ -27,16 +23,22 @@ export function VerifyView(props: SessionViewProps) {
         {recheck}
       </div>
       {v.faults.length > 0 && (
-        <table class="faults">
+        <table class="grid faults">
           <thead><tr><th>fault</th><th>event</th><th>detail</th></tr></thead>
           <tbody>
             {v.faults.map((f, i) => (
-              <tr key={i} class="verify-fault" data-testid="verify-fault" data-event={f.eventId ?? ''} onClick={() => f.eventId !== null && open(f.eventId)}>
+              <tr
+                key={i}
+                class="verify-fault"
+                data-testid="verify-fault"
+                data-event={f.eventId ?? ''}
+                tabIndex={f.eventId === null ? undefined : 0}
+                onClick={() => open(f.eventId)}
+                onKeyDown={(ev) => ev.key === 'Enter' && open(f.eventId)}
+              >
                 <td>{f.fault}</td>
                 <td>
-                  {f.eventId === null ? <span class="muted">{f.sessionId ?? '—'}</span> : (
-                    <a href={timelineHref(props.tree.focus, f.eventId)}>{f.eventId}</a>
-                  )}
+                  {f.eventId === null ? <span class="dim">{f.sessionId ?? '—'}</span> : <code>{f.eventId}</code>}
                 </td>
                 <td>{f.detail}</td>
               </tr>
@@ -44,7 +46,7 @@ export function VerifyView(props: SessionViewProps) {
           </tbody>
         </table>
       )}
-      <table class="sessions">
+      <table class="grid sessions">
         <thead><tr><th>session</th><th>events</th><th>ended</th><th>head</th></tr></thead>
         <tbody>
           {v.sessions.map((s) => <tr key={s.sessionId}><td><code>{s.sessionId}</code></td><td>{s.events}</td><td>{s.ended ?? 'open'}</td><td><code>{s.headHash.slice(0, 12)}</code></td></tr>)}
