@@ -40,6 +40,6 @@ export interface SessionViewProps {
   /** The selected event's id, shared by the timeline, the detail panel and the scrubber. */
   selected: string | null;
   select(eventId: string | null): void;
-  /** Fetch the verdict again (the verify view's re-check button). */
+  /** Verifies the tree again (the verdict goes null until the new one arrives). */
   recheck(): void;
 }

@@ -1,4 +1,5 @@
 import { RecurError } from '../../errors';
+import type { ErrorBody } from '../../services/daemon/api-types';
 import { blobUrl, BLOB_MAX } from '../model/blob';
 
 export interface FetchedBlob {
@@ -12,8 +13,8 @@ export interface FetchedBlob {
 export async function fetchBlob(sha256: string, whole = false): Promise<FetchedBlob> {
   const res = await fetch(blobUrl(sha256, whole ? null : BLOB_MAX), { credentials: 'same-origin' });
   if (!res.ok) {
-    const body = (await res.json().catch(() => null)) as { error?: string } | null;
-    throw new RecurError(`blob ${sha256.slice(0, 12)}: ${res.status} ${body?.error ?? res.statusText}`);
+    const body = (await res.json().catch(() => null)) as ErrorBody | null;
+    throw new RecurError(`blob ${sha256.slice(0, 12)}: ${res.status} ${body?.error?.message ?? res.statusText}`);
   }
   const bytes = new Uint8Array(await res.arrayBuffer());
   const size = Number(res.headers.get('x-recur-blob-size') ?? bytes.length);
