@@ -14,7 +14,12 @@ export interface Row {
   readonly depth: number;
 }
 
-const depthOf = (sessionId: string): number => sessionId.split('/').length - 1;
+/** Slashes counted in place: this runs once per event of a 100,000-event tree. */
+function depthOf(sessionId: string): number {
+  let depth = 0;
+  for (let i = sessionId.indexOf('/'); i >= 0; i = sessionId.indexOf('/', i + 1)) depth++;
+  return depth;
+}
 
 /** The session a harness edit belongs to in the timeline: the one that asked for it, else none (a person's edit). */
 export function harnessOwner(e: StoredEvent): string | null {

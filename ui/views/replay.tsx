@@ -5,6 +5,7 @@ import { harnessAt } from '../model/harness-state';
 import { replayIndex } from '../model/replay';
 import { rowIndex, timelineRows } from '../model/rows';
 import type { SessionViewProps } from '../state/types';
+import { EventDetail } from './event-detail';
 import { ReplayStatePanel } from './replay-state';
 import './views.css';
 
@@ -56,6 +57,7 @@ export function ReplayView(props: SessionViewProps) {
         {pos + 1} / {rows.length} · <code>{at.eventId}</code> {at.type} · {new Date(at.ts).toISOString()} · {eventFacts(at.event)}
       </p>
       <ReplayStatePanel state={state} harness={harness} budget={budget} />
+      <EventDetail {...props} event={at} />
     </div>
   );
 }
