@@ -23,7 +23,8 @@ export function firstLine(text: string, max = MAX_FACT): string {
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 const quoted = (text: string): string => JSON.stringify(firstLine(text));
 
-function facts(e: RecurEvent): string {
+/** The key facts of one event, without the session, seq and type a line puts before them. */
+export function eventFacts(e: RecurEvent): string {
   switch (e.type) {
     case 'SessionStarted':
       return `${e.name} ${e.model} depth ${e.depth}: ${quoted(e.task)}`;
@@ -88,6 +89,20 @@ function facts(e: RecurEvent): string {
       return `fork of ${shortSessionId(e.originSessionId)} at #${e.originSeq} → ${e.model}${e.snapshotSeq === null ? '' : `, kernel from the snapshot at #${e.snapshotSeq}`}${e.children.length ? ` (${e.children.length} sub-agent(s) not forked)` : ''}`;
     case 'WorkspaceMerged':
       return `${e.childId} ${e.status}${e.files.length ? `: ${e.files.slice(0, 5).join(', ')}${e.files.length > 5 ? ` +${e.files.length - 5} more` : ''}` : ''}`;
+    case 'SubagentTasked':
+      return `${e.name}: ${quoted(e.task)}`;
+    case 'SpawnRefused':
+      return `${e.name} at ${e.limit}: ${firstLine(e.reason)}`;
+    case 'KernelSnapshotted':
+      return `${e.variables} variable${e.variables === 1 ? '' : 's'} ${e.bytes} bytes covers #${e.coversSeq}${e.unsaved.length + e.oversize.length ? ` (${e.unsaved.length + e.oversize.length} left out)` : ''}`;
+    case 'KernelRestored':
+      return `${e.restored.length} restored${e.failed.length ? `, ${e.failed.length} failed` : ''}, ${e.replayedCells.length} cell(s) replayed ${seconds(e.durationMs)}`;
+    case 'SessionUnloaded':
+      return `after ${e.idleSeconds}s idle${e.coversSeq === null ? '' : `, snapshot covers #${e.coversSeq}`}`;
+    case 'SessionReloaded':
+      return `by ${shortSessionId(e.from)} ${e.messageId}`;
+    case 'HarnessEdited':
+      return `${e.action} ${e.kind} ${e.name} ${e.result} by ${e.source}${e.error ? `: ${firstLine(e.error)}` : ''}`;
     default:
       return genericFacts(e as unknown as Record<string, unknown>); // a type newer than this CLI
   }
@@ -118,7 +133,7 @@ function genericFacts(e: Record<string, unknown>): string {
 
 /** One readable line per event: `<short session id> #<seq> <Type>  <key facts>`. */
 export function formatEventLine(stored: StoredEvent): string {
-  const detail = facts(stored.event);
+  const detail = eventFacts(stored.event);
   return `${shortSessionId(stored.sessionId)} #${stored.seq} ${stored.type}${detail ? `  ${detail}` : ''}`;
 }
 

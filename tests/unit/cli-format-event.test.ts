@@ -64,6 +64,22 @@ describe('event line formatting', () => {
     })).toBe('1a2b3c #0 ModelCalled  turn 2 openai/gpt-4o 1000+20 tok $0.0123 2.3s → "The answer is 4."');
   });
 
+  it("says what a kernel's snapshot, restore, unload and reload, a re-tasked or refused child and a harness edit were", () => {
+    const manifest = { sha256: 'a'.repeat(64), size: 10 };
+    expect(line({ type: 'KernelSnapshotted', manifest, coversSeq: 7, variables: 2, bytes: 300, unsaved: [{ name: 'g', reason: 'generator' }], oversize: [], durationMs: 9 }))
+      .toBe('1a2b3c #0 KernelSnapshotted  2 variables 300 bytes covers #7 (1 left out)');
+    expect(line({ type: 'KernelRestored', manifest, fromSnapshotSeq: 7, restored: ['x'], failed: [], replayedCells: ['r/9', 'r/11'], interruptedCell: null, durationMs: 1500 }))
+      .toBe('1a2b3c #0 KernelRestored  1 restored, 2 cell(s) replayed 1.5s');
+    expect(line({ type: 'SessionUnloaded', manifest, coversSeq: 7, idleSeconds: 600 })).toBe('1a2b3c #0 SessionUnloaded  after 600s idle, snapshot covers #7');
+    expect(line({ type: 'SessionReloaded', messageId: 'user#1', from: 'user', unloadedSeq: 8 })).toBe('1a2b3c #0 SessionReloaded  by user user#1');
+    expect(line({ type: 'SubagentTasked', childId: `${ROOT}/a`, name: 'a', task: 'again', messageId: 'm1' })).toBe('1a2b3c #0 SubagentTasked  a: "again"');
+    expect(line({ type: 'SpawnRefused', name: 'b', limit: 'max_depth', reason: 'depth 3 is past 2' })).toBe('1a2b3c #0 SpawnRefused  b at max_depth: depth 3 is past 2');
+    expect(line({
+      type: 'HarnessEdited', action: 'create', kind: 'memory', name: 'notes', before: null, after: '"x"', trigger: { eventIds: [], reason: '' },
+      source: 'cli', requestedBy: null, result: 'refused', error: 'global scope needs approval', revertOf: null, refineId: null,
+    })).toBe('1a2b3c #0 HarnessEdited  create memory notes refused by cli: global scope needs approval');
+  });
+
   it('formats problems with where they are', () => {
     expect(formatProblemLine({ kind: 'problem', problem: 'undecodable', partition: 2, offset: '40', key: 'r1', reason: 'bad magic' }))
       .toBe('problem (undecodable) at partition 2 offset 40: bad magic');

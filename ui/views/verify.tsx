@@ -1,6 +1,57 @@
 import type { SessionViewProps } from '../state/types';
+import './views.css';
 
-/** Placeholder until the view lands. */
+/** The tree's verification from the raw log: whether it holds, what it covered, and every fault. */
 export function VerifyView(props: SessionViewProps) {
-  return <div data-testid="verify-placeholder">{props.tree.events.length} events</div>;
+  const v = props.verdict;
+  const recheck = <button type="button" data-testid="verify-recheck" onClick={() => props.recheck()}>Re-check</button>;
+  if (!v) return <div class="view verify-view"><p class="dim">Verifying…</p>{recheck}</div>;
+  const keys = Object.entries(v.signedBy);
+  // Selecting from this tab opens the event in the timeline (the session page's select).
+  const open = (eventId: string | null) => eventId !== null && props.select(eventId);
+  return (
+    <div class="view verify-view">
+      <div class={`verify-result ${v.ok ? 'ok' : 'bad'}`} data-testid="verify-result" data-ok={String(v.ok)}>
+        <h3>{v.ok ? 'The log verifies' : `${v.faults.length} fault${v.faults.length === 1 ? '' : 's'} found`}</h3>
+        <p>
+          {v.sessions.length} session{v.sessions.length === 1 ? '' : 's'} · {v.events.toLocaleString('en-US')} events · {v.duplicates} exact duplicate(s) dropped
+          {v.resealed > 0 && ` · ${v.resealed} resealed`}
+        </p>
+        <p>
+          signed by {keys.length === 0 ? <span class="warn">no known key</span> : keys.map(([k, n]) => <span key={k} class="key"><code>{k}</code> ({n})</span>)}
+        </p>
+        {recheck}
+      </div>
+      {v.faults.length > 0 && (
+        <table class="grid faults">
+          <thead><tr><th>fault</th><th>event</th><th>detail</th></tr></thead>
+          <tbody>
+            {v.faults.map((f, i) => (
+              <tr
+                key={i}
+                class="verify-fault"
+                data-testid="verify-fault"
+                data-event={f.eventId ?? ''}
+                tabIndex={f.eventId === null ? undefined : 0}
+                onClick={() => open(f.eventId)}
+                onKeyDown={(ev) => ev.key === 'Enter' && open(f.eventId)}
+              >
+                <td>{f.fault}</td>
+                <td>
+                  {f.eventId === null ? <span class="dim">{f.sessionId ?? '—'}</span> : <code>{f.eventId}</code>}
+                </td>
+                <td>{f.detail}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <table class="grid sessions">
+        <thead><tr><th>session</th><th>events</th><th>ended</th><th>head</th></tr></thead>
+        <tbody>
+          {v.sessions.map((s) => <tr key={s.sessionId}><td><code>{s.sessionId}</code></td><td>{s.events}</td><td>{s.ended ?? 'open'}</td><td><code>{s.headHash.slice(0, 12)}</code></td></tr>)}
+        </tbody>
+      </table>
+    </div>
+  );
 }
