@@ -1,0 +1,44 @@
+import { request, type IncomingHttpHeaders } from 'node:http';
+import WebSocket from 'ws';
+
+export interface RawReply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/**
+ * One HTTP request with its path and headers exactly as given: fetch would normalise `/ui/../x`
+ * and refuses to set Host, which is what the viewer's checks are about.
+ */
+export function rawRequest(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawReply> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
+    const req = request({ hostname, port, method, path, headers: { ...length, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Opens a WebSocket: 'open', or the status and headers of the refusal. */
+export function tryWebSocket(url: string, headers: Record<string, string>): Promise<{ opened: true } | { opened: false; status: number; headers: IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    ws.on('open', () => {
+      ws.close();
+      resolve({ opened: true });
+    });
+    ws.on('unexpected-response', (_req, res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ opened: false, status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    ws.on('error', (err) => reject(err));
+  });
+}
