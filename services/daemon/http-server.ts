@@ -17,6 +17,7 @@ export interface DaemonServerDeps {
   /** Serves an accepted `GET /v1/sessions/:id/events` WebSocket; resolves when the stream ends. */
   stream: (ws: WebSocket, sessionId: string, cursor: Cursor, options: StreamOptions) => Promise<void>;
   log?: (line: string) => void;
+  /** The audit viewer: its bundle, its sign-ins and its links (ui-front.ts). */
   viewer: Viewer;
 }
 

@@ -26,13 +26,17 @@ export function rawRequest(base: string, method: string, path: string, headers: 
   });
 }
 
-/** Opens a WebSocket: 'open', or the status and headers of the refusal. */
-export function tryWebSocket(url: string, headers: Record<string, string>): Promise<{ opened: true } | { opened: false; status: number; headers: IncomingHttpHeaders; text: string }> {
+export type WebSocketTry = { opened: true; headers: IncomingHttpHeaders } | { opened: false; status: number; headers: IncomingHttpHeaders; text: string };
+
+/** Opens a WebSocket and closes it again: the headers of the 101, or the status, headers and body of the refusal. */
+export function tryWebSocket(url: string, headers: Record<string, string>): Promise<WebSocketTry> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers });
+    let upgraded: IncomingHttpHeaders = {};
+    ws.on('upgrade', (res) => (upgraded = res.headers));
     ws.on('open', () => {
       ws.close();
-      resolve({ opened: true });
+      resolve({ opened: true, headers: upgraded });
     });
     ws.on('unexpected-response', (_req, res) => {
       const chunks: Buffer[] = [];

@@ -7,11 +7,16 @@ import { rawRequest, tryWebSocket, type RawReply } from '../helpers/raw-http';
 
 /** A stand-in bundle: the daemon serves whatever dist/ui holds, so the test owns its files. */
 function fakeBundle(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'recur-ui-'));
+  // A servable file right above the bundle, so a path that escaped it would find one.
+  const parent = mkdtempSync(join(tmpdir(), 'recur-ui-'));
+  writeFileSync(join(parent, 'outside.js'), 'outside the bundle');
+  const dir = join(parent, 'ui');
+  mkdirSync(dir);
   writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" src="/ui/app.js"></script>');
   writeFileSync(join(dir, 'app.js'), 'console.log("viewer")');
   writeFileSync(join(dir, 'app.js.map'), '{"version":3}');
   writeFileSync(join(dir, '.hidden'), 'secret dotfile');
+  writeFileSync(join(dir, '.secret.js'), 'secret dotfile');
   writeFileSync(join(dir, 'notes.txt'), 'no type for this');
   mkdirSync(join(dir, 'sub'));
   writeFileSync(join(dir, 'sub', 'deep.js'), 'nested');
@@ -56,8 +61,9 @@ describe('the daemon serving the viewer', () => {
   });
 
   it.each([
-    '/ui/../package.json', '/ui/%2e%2e/package.json', '/ui/%2E%2E%2Fpackage.json', '/ui/..%2fpackage.json', '/ui/..%5cpackage.json',
-    '/ui/.hidden', '/ui/%2ehidden', '/ui/sub/deep.js', '/ui/sub%2fdeep.js', '/ui/linked.js', '/ui/notes.txt', '/ui/missing.js', '/ui/../../../etc/passwd',
+    '/ui/../package.json', '/ui/%2e%2e/package.json', '/ui/../outside.js', '/ui/%2e%2e/outside.js', '/ui/%2E%2E%2Foutside.js', '/ui/..%2foutside.js',
+    '/ui/..%5coutside.js', '/ui/.hidden', '/ui/.secret.js', '/ui/%2esecret.js', '/ui/sub/deep.js', '/ui/sub%2fdeep.js', '/ui/linked.js', '/ui/notes.txt',
+    '/ui/missing.js', '/ui/../../../etc/passwd',
   ])('answers %s with a 404 JSON error, never a file', async (path) => {
     const r = await get(path);
     expect(r.status).toBe(404);
@@ -155,11 +161,13 @@ describe('the daemon serving the viewer', () => {
   it('opens the events WebSocket with the cookie only when it names the daemon as its Origin', async () => {
     const cookie = await signIn();
     const ws = `${srv.url.replace('http', 'ws')}/v1/sessions/r1/events`;
-    expect(await tryWebSocket(ws, { cookie, origin: `http://${host}` })).toEqual({ opened: true });
+    const opened = await tryWebSocket(ws, { cookie, origin: `http://${host}` });
+    expect(opened.opened).toBe(true);
+    expectSecurityHeaders({ status: 101, headers: opened.headers, text: '' });
     expect(await tryWebSocket(ws, { cookie })).toMatchObject({ opened: false, status: 403 });
     expect(await tryWebSocket(ws, { cookie, origin: 'http://evil.test' })).toMatchObject({ opened: false, status: 403 });
     expect(await tryWebSocket(ws, { cookie, origin: 'http://evil.test', host: 'evil.test' })).toMatchObject({ opened: false, status: 421 });
-    expect(await tryWebSocket(ws, bearer())).toEqual({ opened: true });
+    expect(await tryWebSocket(ws, bearer())).toMatchObject({ opened: true });
   });
 
   it('signs out: the session ends and the cookie is cleared', async () => {

@@ -39,6 +39,18 @@ describe('viewer sign-in codes and sessions', () => {
     expect(a.isSession(cookie)).toBe(false);
   });
 
+  it('sweeps expired codes and sessions: a later lookup compares against none of them', () => {
+    const crypto = jest.requireActual<typeof import('node:crypto')>('node:crypto');
+    const a = auth();
+    a.mintCode();
+    const cookie = a.redeem(a.mintCode().code)!;
+    t += 3600_000;
+    const spy = jest.spyOn(crypto, 'timingSafeEqual');
+    expect(a.redeem('anything')).toBeNull();
+    expect(a.isSession(cookie)).toBe(false);
+    expect(spy).not.toHaveBeenCalled();
+  });
+
   it('ends a session on logout, and keeps other sessions', () => {
     const a = auth();
     const one = a.redeem(a.mintCode().code)!;
