@@ -1,4 +1,6 @@
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SECURITY_HEADERS } from '../../services/daemon/security-headers';
@@ -80,6 +82,27 @@ describe('the daemon serving the viewer', () => {
       expect(JSON.parse(r.text).error.message).toBe('the viewer is not built: run npm run build');
     } finally {
       await bare.close();
+    }
+  });
+
+  it('follows the settings: the cookie lives RECUR_UI_SESSION_SECONDS, /v1/ui/info names the trace template and a Temporal UI that answers', async () => {
+    const temporalUi = createServer((_req, res) => res.end('temporal ui'));
+    await new Promise<void>((resolve) => temporalUi.listen(0, '127.0.0.1', resolve));
+    const uiUrl = `http://127.0.0.1:${(temporalUi.address() as AddressInfo).port}`;
+    const set = await startTestServer({
+      uiDir: mkdtempSync(join(tmpdir(), 'recur-ui-set-')),
+      env: { RECUR_UI_SESSION_SECONDS: '600', RECUR_TRACE_URL: 'http://jaeger.test/trace/{traceId}', RECUR_TEMPORAL_UI_URL: uiUrl },
+    });
+    try {
+      const setHost = new URL(set.url).host;
+      const { code } = JSON.parse((await rawRequest(set.url, 'POST', '/v1/ui/codes', { host: setHost, authorization: `Bearer ${set.token}` })).text);
+      const r = await rawRequest(set.url, 'POST', '/ui/login', { host: setHost }, JSON.stringify({ code }));
+      expect(String(r.headers['set-cookie'])).toMatch(/; Max-Age=600$/);
+      const info = await rawRequest(set.url, 'GET', '/v1/ui/info', { host: setHost, authorization: `Bearer ${set.token}` });
+      expect(JSON.parse(info.text)).toEqual({ temporalUi: uiUrl, namespace: 'default', traceUrl: 'http://jaeger.test/trace/{traceId}' });
+    } finally {
+      await set.close();
+      temporalUi.close();
     }
   });
 
