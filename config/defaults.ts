@@ -64,6 +64,8 @@ export function defaultConfig(): RecurConfig {
     // SmolLM2 was trained on 8k tokens; the base prompt alone is about 700.
     local: { modelsDir: null, threads: 2, contextTokens: 8192, maxTokens: 512 },
     ci: { enabled: false, stepSummary: null, stepOutput: null },
+    // A code lives long enough to paste into a browser; a sign-in lasts a working day.
+    ui: { codeSeconds: 120, sessionSeconds: 12 * 3600, temporalUiUrl: null, traceUrl: null },
     python: 'python3',
     java: 'java',
   };

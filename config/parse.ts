@@ -5,6 +5,7 @@ import { defaultConfig, defaultScriptedDirs } from './defaults';
 import { parseNetPolicy } from './net-policy';
 import { RANGES, describeRange, inRange, type NumericRange } from './ranges';
 import { SASL_MECHANISMS, externalServiceErrors } from './external';
+import { uiLinkErrors } from './ui-links';
 import type { ParsedConfig, RecurConfig, SaslMechanism } from './schema';
 
 type Env = Record<string, string | undefined>;
@@ -31,6 +32,7 @@ const kafkaTls: Section = (c) => c.kafka.tls as unknown as Record<string, unknow
 const temporalTls: Section = (c) => c.temporal.tls as unknown as Record<string, unknown>;
 const local: Section = (c) => c.local;
 const approvals: Section = (c) => c.approvals as unknown as Record<string, unknown>;
+const ui: Section = (c) => c.ui;
 
 /** Each environment variable Recur reads and the config field it sets: one table for reading and writing. */
 const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
@@ -104,6 +106,10 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_APPROVAL_POLICY', approvals, 'policyFile', 'text'],
   ['RECUR_APPROVAL_SPEND_TOKENS', approvals, 'spendTokens', RANGES.approvalSpendTokens],
   ['RECUR_APPROVAL_SPEND_USD', approvals, 'spendCostUsd', RANGES.approvalSpendUsd],
+  ['RECUR_UI_CODE_SECONDS', ui, 'codeSeconds', RANGES.uiCodeSeconds],
+  ['RECUR_UI_SESSION_SECONDS', ui, 'sessionSeconds', RANGES.uiSessionSeconds],
+  ['RECUR_TEMPORAL_UI_URL', ui, 'temporalUiUrl', 'text'],
+  ['RECUR_TRACE_URL', ui, 'traceUrl', 'text'],
   ['RECUR_PYTHON', top, 'python', 'text'],
   ['RECUR_JAVA', top, 'java', 'text'],
 ];
@@ -191,7 +197,7 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
   }
   readCiEnv(config, env);
   mergePolicyFile(config, env, warnings, errors);
-  errors.push(...outOfRange(config), ...externalServiceErrors(config));
+  errors.push(...outOfRange(config), ...externalServiceErrors(config), ...uiLinkErrors(config));
   const net = parseNetPolicy(config.sandbox.net);
   if ('error' in net) errors.push(`RECUR_SANDBOX_NET (config sandbox.net): ${net.error}`);
   const ports = Object.entries(config.ports);

@@ -51,6 +51,8 @@ export const RANGES = {
   localThreads: int(1, 256),
   localContextTokens: int(512, 1_048_576),
   localMaxTokens: int(1, 1_048_576),
+  uiCodeSeconds: int(10, 3600),
+  uiSessionSeconds: int(60, 30 * DAY),
 } satisfies Record<string, NumericRange>;
 
 export type RangeName = keyof typeof RANGES;

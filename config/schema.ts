@@ -143,6 +143,17 @@ export interface RecurConfig {
     /** GitHub Actions' step outputs file (`GITHUB_OUTPUT`); a CI run appends `session=<id>` to it as it starts. Null: not set. */
     stepOutput: string | null;
   };
+  /** The audit viewer the daemon serves at `/ui/` (docs/viewer.md). */
+  ui: {
+    /** Seconds a `recur ui` sign-in code stays valid (it is good for one sign-in). */
+    codeSeconds: number;
+    /** Seconds a browser stays signed in (the cookie's Max-Age); a daemon restart signs it out sooner. */
+    sessionSeconds: number;
+    /** Base URL of a Temporal UI the viewer links workflows to (when it answers); null: no links. */
+    temporalUiUrl: string | null;
+    /** Link template for an event's trace id, holding `{traceId}`; null: trace ids are shown as text. */
+    traceUrl: string | null;
+  };
   /** Interpreter used to create the Recur venv; the venv itself lives under `home`. */
   python: string;
   java: string;

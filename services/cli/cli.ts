@@ -223,6 +223,12 @@ const COMMANDS: Record<string, Command> = {
     options: { json: { type: 'boolean' } },
     load: async () => (await import('./commands/login')).logout,
   },
+  ui: {
+    summary: 'print (and open, where a desktop exists) a one-time link that signs a browser in to the audit viewer the daemon serves',
+    usage: 'recur ui [--no-open]',
+    options: { 'no-open': { type: 'boolean' } },
+    load: async () => (await import('./commands/ui')).ui,
+  },
   kill: {
     summary: 'end a session and its sub-agents for good (a root that stayed open after its answer too)',
     usage: 'recur kill <session-id>',

@@ -189,6 +189,21 @@ export interface ErrorBody {
   error: { name: string; message: string; field?: string; allowed?: string };
 }
 
+/** `POST /v1/ui/codes` (bearer token only): a one-time code the viewer's page exchanges at `POST /ui/login` for its cookie. */
+export interface UiCodeReply {
+  code: string;
+  expiresAt: string;
+}
+
+/** `GET /v1/ui/info`: the viewer's links. */
+export interface UiInfo {
+  /** Base URL of a reachable Temporal UI; null when none is configured or it did not answer. */
+  temporalUi: string | null;
+  namespace: string;
+  /** Link template for a trace (`…{traceId}…`); null when none is configured. */
+  traceUrl: string | null;
+}
+
 /** `GET /v1/approvals`: every running session's approvals waiting for an operator, oldest first. */
 export interface ApprovalsReply {
   approvals: OpenApproval[];

@@ -22,11 +22,16 @@ export function removeDaemonToken(file: string): void {
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 /**
- * Whether an Authorization header carries `Bearer <token>`. Both sides are hashed first so the
- * compare always sees equal lengths and runs in constant time, even for a malformed header.
+ * Whether a presented secret is the expected one. Both sides are hashed first so the compare
+ * always sees equal lengths and runs in constant time, whatever was presented.
  */
+export function secretMatches(presented: string, expected: string): boolean {
+  return timingSafeEqual(digest(presented), digest(expected));
+}
+
+/** Whether an Authorization header carries `Bearer <token>`; constant time even for a malformed header. */
 export function bearerMatches(header: string | undefined, token: string): boolean {
   const presented = /^Bearer (\S+)$/.exec(header ?? '')?.[1];
-  const same = timingSafeEqual(digest(presented ?? ''), digest(token));
+  const same = secretMatches(presented ?? '', token);
   return presented !== undefined && same;
 }

@@ -9,6 +9,7 @@ import { liveProcess, stopProcess } from '../devstack/process';
 import { fileOffsetIndex, followSessionLog } from '../projector';
 import { newDaemonToken, removeDaemonToken, writeDaemonToken } from './auth-token';
 import { createDaemonServer } from './http-server';
+import { createViewer } from './ui-front';
 import { readTreeLog } from './read-tree-log';
 import { daemonPaths } from './paths';
 import type { RestartPolicy } from './restart-delay';
@@ -28,6 +29,8 @@ export interface DaemonOptions {
   restartPolicy?: RestartPolicy;
   /** Listen here instead of config.ports.daemon (0: any free port). */
   port?: number;
+  /** The viewer's bundle; dist/ui of the checkout without it. */
+  uiDir?: string;
   log?: (line: string) => void;
 }
 
@@ -76,6 +79,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const { server, drain } = createDaemonServer({
     token,
     log,
+    viewer: createViewer(config, opts.uiDir),
     handle: createRoutes({ config, sessions, worker: () => worker.state(), readLog: (id) => readTreeLog(kafka, config.kafka.topic, id, index) }),
     stream: (ws, sessionId, cursor, o) => streamSessionEvents(ws, follow, sessionId, cursor, closed, o.deltas ? deltas : undefined),
   });

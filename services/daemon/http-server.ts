@@ -1,13 +1,15 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { traceRequest } from '../../observability/http-tracing';
-import { bearerMatches } from './auth-token';
 import { parseCursor, type Cursor } from './cursor';
-import { DaemonHttpError, badRequest, notFound, toErrorReply } from './http-error';
+import { badRequest, notFound, toErrorReply } from './http-error';
 import { checkSessionId } from './parse-requests';
 import { readJsonBody } from './read-json-body';
+import { authenticate } from './request-auth';
 import type { ApiReply, ApiRequest } from './routes';
+import { securityHeaderLines, setSecurityHeaders } from './security-headers';
+import { isViewerPath, serveViewer, uiApiRoute, type Viewer } from './ui-front';
 
 export interface DaemonServerDeps {
   token: string;
@@ -15,6 +17,8 @@ export interface DaemonServerDeps {
   /** Serves an accepted `GET /v1/sessions/:id/events` WebSocket; resolves when the stream ends. */
   stream: (ws: WebSocket, sessionId: string, cursor: Cursor, options: StreamOptions) => Promise<void>;
   log?: (line: string) => void;
+  /** The audit viewer: its bundle, its sign-ins and its links (ui-front.ts). */
+  viewer: Viewer;
 }
 
 export interface StreamOptions {
@@ -53,15 +57,21 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 function refuseUpgrade(socket: Duplex, err: unknown): void {
   const { status, body } = toErrorReply(err);
   const text = JSON.stringify(body);
-  socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Error'}\r\ncontent-type: application/json\r\n` +
-    `content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`, 'content-type: application/json', ...securityHeaderLines(),
+    `content-length: ${Buffer.byteLength(text)}`, 'connection: close'];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${text}`);
 }
 
-const unauthorized = () => new DaemonHttpError(401, 'missing or wrong bearer token (see <RECUR_HOME>/run/daemon.token)', 'UnauthorizedError');
+/** The path as the request line has it, not decoded or normalised (the viewer's files are named by it). */
+const rawPath = (url: string | undefined): string => (url ?? '/').split('?')[0];
 
-/** HTTP + WebSocket front of the daemon: every request, upgrades included, must carry the bearer token. */
+/**
+ * HTTP + WebSocket front of the daemon: the viewer's files are public, every API request and
+ * upgrade carries the bearer token or the viewer's read-only cookie (request-auth.ts).
+ */
 export function createDaemonServer(deps: DaemonServerDeps): DaemonServer {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  wss.on('headers', (headers) => headers.push(...securityHeaderLines()));
   /** Streams and requests in progress, so shutdown can wait for them before closing their clients. */
   const pending = new Set<Promise<unknown>>();
   const track = <T>(work: Promise<T>): Promise<T> => {
@@ -71,15 +81,20 @@ export function createDaemonServer(deps: DaemonServerDeps): DaemonServer {
   };
 
   async function serve(req: IncomingMessage): Promise<ApiReply> {
-    if (!bearerMatches(req.headers.authorization, deps.token)) throw unauthorized();
+    const via = authenticate(req, deps.token, deps.viewer.auth, false);
     const { segments, query } = parseUrl(req.url);
     const body = req.method === 'POST' ? await readJsonBody(req, MAX_BODY_BYTES) : undefined;
-    return deps.handle({ method: req.method ?? 'GET', segments, query, body });
+    const request: ApiRequest = { method: req.method ?? 'GET', segments, query, body };
+    return uiApiRoute(deps.viewer, request, via) ?? deps.handle(request);
   }
 
   const server = createServer((req, res) => {
-    track(traceRequest(req, () => serve(req)))
-      .then((reply) => sendJson(res, reply.status, reply.body))
+    setSecurityHeaders(res);
+    const path = rawPath(req.url);
+    const work: Promise<unknown> = isViewerPath(path)
+      ? traceRequest(req, () => serveViewer(deps.viewer, req, res, path))
+      : traceRequest(req, () => serve(req)).then((reply) => sendJson(res, reply.status, reply.body));
+    track(work)
       .catch((err: unknown) => {
         const reply = toErrorReply(err);
         if (reply.status >= 500) deps.log?.(`${req.method} ${req.url}: ${reply.body.error.name}: ${reply.body.error.message}`);
@@ -92,7 +107,7 @@ export function createDaemonServer(deps: DaemonServerDeps): DaemonServer {
     let cursor: Cursor;
     let options: StreamOptions;
     try {
-      if (!bearerMatches(req.headers.authorization, deps.token)) throw unauthorized();
+      authenticate(req, deps.token, deps.viewer.auth, true);
       const { segments, query } = parseUrl(req.url);
       const [version, collection, id, action, ...rest] = segments;
       if (version !== 'v1' || collection !== 'sessions' || id === undefined || action !== 'events' || rest.length > 0) {

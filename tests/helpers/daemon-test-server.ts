@@ -9,6 +9,7 @@ import { createDaemonServer, type DaemonServerDeps } from '../../services/daemon
 import { notFound } from '../../services/daemon/http-error';
 import { daemonPaths } from '../../services/daemon/paths';
 import { createRoutes } from '../../services/daemon/routes';
+import { createViewer } from '../../services/daemon/ui-front';
 import type { SessionService } from '../../services/daemon/session-service';
 import type { InboxMessage, SessionInput } from '../../workflows/session-types';
 
@@ -89,11 +90,16 @@ export async function startTestServer(opts: {
   stream?: DaemonServerDeps['stream'];
   readLog?: (id: string) => Promise<TreeLog>;
   worker?: WorkerState;
+  /** The viewer's bundle (a test's own files); dist/ui of the checkout without it. */
+  uiDir?: string;
+  /** More settings (RECUR_UI_*, …) for the server's config. */
+  env?: Record<string, string>;
 } = {}): Promise<TestServer> {
-  const config = parseConfig({ RECUR_HOME: mkdtempSync(join(tmpdir(), 'recur-daemon-')) }).config;
+  const config = parseConfig({ RECUR_HOME: mkdtempSync(join(tmpdir(), 'recur-daemon-')), ...opts.env }).config;
   const token = newDaemonToken();
   const { server, drain } = createDaemonServer({
     token,
+    viewer: createViewer(config, opts.uiDir),
     handle: createRoutes({
       config,
       sessions: opts.sessions ?? fakeSessions().service,

@@ -3,7 +3,7 @@
  * verdict. Types from the daemon and the projector are imported as types only, so none of
  * their Node code reaches the bundle.
  */
-import type { ProblemFrame } from '../../services/daemon/api-types';
+import type { ProblemFrame, UiInfo } from '../../services/daemon/api-types';
 import type { TreeVerdict } from '../../services/projector/verify-tree';
 import type { StoredEvent } from '../../schemas';
 
@@ -23,14 +23,8 @@ export interface TreeState {
   version: number;
 }
 
-/** `GET /v1/ui/info`. */
-export interface UiInfo {
-  /** Base URL of a reachable Temporal UI; null when none is configured or it did not answer. */
-  temporalUi: string | null;
-  namespace: string;
-  /** Link template for a trace (`…{traceId}…`); null when none is configured. */
-  traceUrl: string | null;
-}
+/** `GET /v1/ui/info`, as the daemon defines it. */
+export type { UiInfo } from '../../services/daemon/api-types';
 
 export interface SessionViewProps {
   tree: TreeState;

@@ -1,0 +1,43 @@
+import { spawn } from 'node:child_process';
+import { loadConfig } from '../../../config';
+import { ExitError } from '../../../errors';
+import type { UiCodeReply } from '../../daemon/api-types';
+import type { CommandContext } from '../cli';
+import { connectDaemon } from '../daemon-client';
+
+/** The desktop's URL opener, or null where no desktop browser can show the page. */
+export function urlOpener(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | null {
+  if (platform === 'darwin') return 'open';
+  return env.DISPLAY || env.WAYLAND_DISPLAY ? 'xdg-open' : null;
+}
+
+/** Starts the opener on its own (it outlives this command); resolves to why it could not start, or null. */
+function openDetached(cmd: string, url: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, [url], { detached: true, stdio: 'ignore', env: process.env });
+    child.once('spawn', () => {
+      child.unref();
+      resolve(null);
+    });
+    child.once('error', (err) => resolve(err.message));
+  });
+}
+
+/**
+ * Prints (last) a link that signs a browser in to the audit viewer once. The code rides in the
+ * fragment, which browsers never send: it reaches the daemon only in the page's login request.
+ */
+export async function ui(ctx: CommandContext): Promise<number> {
+  if (ctx.args.length > 0) throw new ExitError(2, 'usage: recur ui [--no-open]');
+  const daemon = connectDaemon(loadConfig());
+  const { code, expiresAt } = await daemon.post<UiCodeReply>('/v1/ui/codes', {});
+  const url = `${daemon.url}/ui/#login=${code}`;
+  const opener = ctx.flags['no-open'] ? null : urlOpener();
+  if (opener !== null) {
+    const failed = await openDetached(opener, url);
+    if (failed !== null) ctx.err(`could not start ${opener} (${failed}); open the link below yourself`);
+  }
+  ctx.out(`the audit viewer: this link signs one browser in, once, until ${expiresAt}`);
+  ctx.out(url);
+  return 0;
+}
