@@ -50,6 +50,14 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+function sendReply(res: ServerResponse, reply: ApiReply): void {
+  if (!reply.binary) return sendJson(res, reply.status, reply.body);
+  if (res.headersSent || res.destroyed) return;
+  const { bytes, headers } = reply.binary;
+  res.writeHead(reply.status, { ...headers, 'content-type': 'application/octet-stream', 'content-length': bytes.byteLength });
+  res.end(bytes);
+}
+
 function refuseUpgrade(socket: Duplex, err: unknown): void {
   const { status, body } = toErrorReply(err);
   const text = JSON.stringify(body);
@@ -79,7 +87,7 @@ export function createDaemonServer(deps: DaemonServerDeps): DaemonServer {
 
   const server = createServer((req, res) => {
     track(traceRequest(req, () => serve(req)))
-      .then((reply) => sendJson(res, reply.status, reply.body))
+      .then((reply) => sendReply(res, reply))
       .catch((err: unknown) => {
         const reply = toErrorReply(err);
         if (reply.status >= 500) deps.log?.(`${req.method} ${req.url}: ${reply.body.error.name}: ${reply.body.error.message}`);
