@@ -77,6 +77,7 @@ describe('the viewer read routes on the real stack', () => {
       type: 'HarnessEdited', action: 'set', kind: 'prompt', name: 'style', before: null, after: 'be brief', trigger: { eventIds: [`${root}/1`], reason: 'test' },
       source: 'agent', requestedBy: root, result: 'applied', error: null, revertOf: null, refineId: null,
     }]);
+    await producer.send({ topic: config.kafka.topic, messages: [{ key: `junk${suffix}`, value: Buffer.from('not avro') }] });
   });
 
   afterAll(async () => {
@@ -158,7 +159,7 @@ describe('the viewer read routes on the real stack', () => {
     expect(tree.cursor).toEqual(Object.fromEntries([[big, per - 1], ...kids.map((id) => [id, per - 1])]));
   });
 
-  it('/catalog: once caught up, lists the root with its task, model, cost, tokens, turns and sessions; harness logs are no roots', async () => {
+  it('/catalog: once caught up, lists the root with its task, model, cost, tokens, turns and sessions; harness logs are no roots; an undecodable record is counted', async () => {
     const reply = await until('the catalog to catch up', async () => {
       const r = await json<CatalogReply>('/v1/catalog');
       return r.complete ? r : undefined;
@@ -167,6 +168,7 @@ describe('the viewer read routes on the real stack', () => {
     expect(entry).toMatchObject({ task: 'sum the numbers', model: 'openai/gpt-4o', tokensIn: 200, tokensOut: 40, turns: 2, sessions: 2, ended: null, startTs: T - 500 });
     expect(entry!.costUsd).toBeCloseTo(0.75, 10);
     expect(reply.roots.filter((r) => r.sessionId.startsWith('harness:'))).toEqual([]);
-    expect(reply.undecodable).toBe(0);
+    expect(reply.undecodable).toBe(1);
+    expect(reply.roots.map((r) => r.sessionId)).toEqual(expect.arrayContaining([root, `f${suffix}`, `b${suffix}`]));
   });
 });
