@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { createLocalBlobStore } from '../../activities/blob-store';
 import type { RecurConfig } from '../../config';
 import { RecurError } from '../../errors';
 import { clientTracing } from '../../observability/temporal-tracing';
-import { createLocalBlobStore } from '../../activities/blob-store';
 import { kafkaClient, temporalConnection } from '../devstack/connections';
 import { homeKeyring } from '../devstack/log-keys';
 import { stackPaths } from '../devstack/paths';

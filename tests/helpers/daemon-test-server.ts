@@ -10,9 +10,9 @@ import { createDaemonServer, type DaemonServerDeps } from '../../services/daemon
 import { notFound } from '../../services/daemon/http-error';
 import { daemonPaths } from '../../services/daemon/paths';
 import { createRoutes } from '../../services/daemon/routes';
+import type { SessionService } from '../../services/daemon/session-service';
 import type { ViewerDeps } from '../../services/daemon/viewer-routes';
 import type { LogReadResult } from '../../services/projector';
-import type { SessionService } from '../../services/daemon/session-service';
 import type { InboxMessage, SessionInput } from '../../workflows/session-types';
 
 /** A SessionService that records calls; ids in `running` exist (described with `statuses[id]`, else running), everything else is a 404. */
