@@ -5,7 +5,7 @@ import { MAX_EVENT_BYTES, ZERO_HASH } from './log-constants';
 import { CHAINED_ENVELOPE, ENVELOPE, ENVELOPE_SCHEMAS, EVENT_SCHEMA, EVENT_SCHEMAS_BY_FINGERPRINT } from './registry';
 import type { EventSigner } from './signature';
 import { isValidSessionId, sessionParent, sessionRoot, eventIdOf } from './session-ids';
-import { asWritten, encodeSingleObject, type SoeSchema } from './single-object';
+import { asWritten, encodeSingleObject, reencodeSingleObject, type SoeSchema } from './single-object';
 
 const HEX_HASH = /^[0-9a-f]{64}$/;
 const NAMESPACE = 'recur.events.';
@@ -74,17 +74,18 @@ export function encodeEvent(input: EncodeEventInput, signer?: EventSigner): { re
 /** Decodes a Kafka value; throws EventLogError naming what is wrong. Does not check the hash. */
 export function decodeEvent(value: Uint8Array): StoredEvent {
   const { schema, value: decoded } = ENVELOPE_SCHEMAS.decode(value);
-  // A record from before signing decodes as unsigned.
-  const envelope = { ...UNSIGNED, ...(decoded as object) } as Envelope;
+  // A record from before signing decodes as unsigned. Literal defaults, not `...UNSIGNED`: V8 copies
+  // a spread over another spread's keys slowly, and every record a reader decodes passes here.
+  const envelope = { keyId: null, signature: null, ...(decoded as object) } as Envelope;
   const where = envelope.eventId;
   checkEnvelope(envelope);
   if (!HEX_HASH.test(envelope.hash)) throw new EventLogError(`${where}: hash is not 64 hex digits`);
-  if (!asBuffer(value).equals(encodeSingleObject(schema, schema === ENVELOPE ? envelope : unsealed(envelope)))) {
+  if (!asBuffer(value).equals(reencodeSingleObject(schema, schema === ENVELOPE ? envelope : unsealed(envelope)))) {
     // Verification re-encodes events; bytes that decode to the same values some other way would slip past it.
     throw new EventLogError(`${where}: envelope is not in canonical Avro encoding`);
   }
   const event = decodePayload(envelope.payload, envelope.type);
-  if (!encodePayload(event).equals(envelope.payload)) {
+  if (!encodePayload(event, reencodeSingleObject).equals(envelope.payload)) {
     throw new EventLogError(`${where}: payload is not in canonical Avro encoding`);
   }
   return toStoredEvent(envelope, event);
@@ -119,9 +120,9 @@ function eventSchema(type: string): SoeSchema {
  */
 const EARLIER_WRITER = new WeakMap<object, SoeSchema>();
 
-function encodePayload(event: RecurEvent): Buffer {
+function encodePayload(event: RecurEvent, encode = encodeSingleObject): Buffer {
   const writer = EARLIER_WRITER.get(event) ?? eventSchema(event.type);
-  return encodeSingleObject(writer, asWritten(writer, stripType(event)));
+  return encode(writer, asWritten(writer, stripType(event)));
 }
 
 function stripType(event: RecurEvent): object {
@@ -157,7 +158,8 @@ function asBuffer(bytes: Uint8Array): Buffer {
 
 function toStoredEvent(envelope: Envelope, event: RecurEvent): StoredEvent {
   const { payload: _payload, ...rest } = envelope;
-  return deepFreeze({ ...rest, event }) as StoredEvent;
+  // Frozen, not deep-copied: the envelope's fields are strings, numbers and nulls, and the event is frozen already.
+  return Object.freeze({ ...rest, event }) as StoredEvent;
 }
 
 /** Copies avsc's record instances into plain frozen objects, so events compare and serialise as data. */
@@ -165,5 +167,8 @@ function deepFreeze(value: unknown): unknown {
   // Already copied and frozen (a decoded event): kept as is, so EARLIER_WRITER still knows it.
   if (value === null || typeof value !== 'object' || Buffer.isBuffer(value) || Object.isFrozen(value)) return value;
   if (Array.isArray(value)) return Object.freeze(value.map(deepFreeze));
-  return Object.freeze(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepFreeze(v)])));
+  // A plain loop: every record a reader decodes passes here, and entries/fromEntries cost more than the decoding.
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = deepFreeze((value as Record<string, unknown>)[key]);
+  return Object.freeze(copy);
 }

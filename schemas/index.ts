@@ -8,7 +8,7 @@ export { verifyChain } from './chain';
 export { checkSeal, eventSigner, keyringOf, logKeyId } from './signature';
 export type { EventSeal, EventSigner, Keyring, SealFault } from './signature';
 export type { ChainFault, ChainHead, ChainVerdict } from './chain';
-export { eventIdOf, isInSessionTree, isValidSessionId, sessionParent, sessionRoot, SESSION_SEPARATOR } from './session-ids';
+export { eventIdOf, HARNESS_PREFIX, isInSessionTree, isValidSessionId, sessionParent, sessionRoot, SESSION_SEPARATOR } from './session-ids';
 export { SOE_MAGIC, SchemaSet, encodeSingleObject, soeSchema } from './single-object';
 export type { SoeSchema } from './single-object';
 export { parsingCanonicalForm } from './canonical-form';

@@ -4,6 +4,12 @@
  */
 export const SESSION_SEPARATOR = '/';
 
+/**
+ * A harness scope's workflow and log id is `harness:<rootId>` (or `harness:<global name>`): never
+ * a `/`, so a scope's log never falls inside a session tree's id range.
+ */
+export const HARNESS_PREFIX = 'harness:';
+
 export function isValidSessionId(id: string): boolean {
   return id.length > 0 && id.split(SESSION_SEPARATOR).every((segment) => segment.length > 0 && segment.trim() === segment);
 }

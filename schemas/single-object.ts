@@ -51,6 +51,15 @@ export function encodeSingleObject(schema: SoeSchema, value: unknown): Buffer {
     errorHook: (path: string[], got: unknown) => problems.push(`${path.join('.') || '(value)'} = ${describe(got)}`),
   });
   if (!ok) throw new EventLogError(`not a valid ${schema.name}: ${problems.join('; ')}`);
+  return reencodeSingleObject(schema, value);
+}
+
+/**
+ * encodeSingleObject without checking `value` first: only for a value just decoded with
+ * `schema`, valid by construction. Readers re-encode every record they decode (the canonical
+ * bytes check), and the check was most of the cost of reading a large tree.
+ */
+export function reencodeSingleObject(schema: SoeSchema, value: unknown): Buffer {
   return Buffer.concat([SOE_MAGIC, schema.fingerprint, schema.type.toBuffer(value)]);
 }
 

@@ -8,6 +8,10 @@ import type { SessionStatusView } from '../../workflows/messages';
 import type { StoredEvent } from '../../schemas';
 import type { GoalSpec } from '../../workflows/long-run-types';
 import type { ApprovalAnswer, OpenApproval } from '../../workflows/approvals/approval-messages';
+import type { CatalogEntry } from '../projector/catalog';
+
+export type { CatalogEntry } from '../projector/catalog';
+export type { TreeVerdict } from '../projector/verify-tree';
 
 export interface WorkerState {
   pid: number | null;
@@ -182,6 +186,30 @@ export interface TreeLog {
 export interface LogReply extends TreeLog {
   nextCursor: Record<string, number>;
   more: boolean;
+}
+
+/**
+ * `GET /v1/sessions/:id/tree`: the whole tree under :id as logged so far, read at once: its
+ * events in causal order (services/projector/causal-order.ts), its root's harness log
+ * (`harness:<root>`, by seq), and per session the highest seq included, to pass as `after` to
+ * the events WebSocket, which then goes on from there with nothing missed or repeated.
+ */
+export interface TreeReply {
+  events: StoredEvent[];
+  harness: StoredEvent[];
+  problems: ProblemFrame[];
+  cursor: Record<string, number>;
+}
+
+/**
+ * `GET /v1/catalog`: one summary per root tree in the topic. `complete` once the daemon's
+ * catalog has read the topic up to where it ended when the catalog started (the first request);
+ * until then trees are missing or partly counted. `undecodable`: records it skipped.
+ */
+export interface CatalogReply {
+  roots: CatalogEntry[];
+  complete: boolean;
+  undecodable: number;
 }
 
 export interface ErrorBody {

@@ -1,12 +1,17 @@
 import type { AddressInfo } from 'node:net';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { createLocalBlobStore } from '../../activities/blob-store';
 import type { RecurConfig } from '../../config';
 import { RecurError } from '../../errors';
 import { clientTracing } from '../../observability/temporal-tracing';
 import { kafkaClient, temporalConnection } from '../devstack/connections';
+import { homeKeyring } from '../devstack/log-keys';
 import { stackPaths } from '../devstack/paths';
 import { liveProcess, stopProcess } from '../devstack/process';
 import { fileOffsetIndex, followSessionLog } from '../projector';
+import { auditTopicTree } from '../projector/audit-topic';
+import { readTreeView } from '../projector/read-tree-view';
+import { catalogFollower } from './catalog-follower';
 import { newDaemonToken, removeDaemonToken, writeDaemonToken } from './auth-token';
 import { createDaemonServer } from './http-server';
 import { createViewer } from './ui-front';
@@ -64,6 +69,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       // A failed, cancelled, terminated or timed-out run has closed too; anything else (unknown id, aborted) has not.
       if (!(e instanceof WorkflowFailedError)) throw e;
     });
+  const topic = config.kafka.topic;
+  const catalog = catalogFollower(kafka, topic);
   const deltas = createDeltaHub();
   const worker = createWorkerSupervisor({
     command: opts.workerCommand,
@@ -80,7 +87,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     token,
     log,
     viewer: createViewer(config, opts.uiDir),
-    handle: createRoutes({ config, sessions, worker: () => worker.state(), readLog: (id) => readTreeLog(kafka, config.kafka.topic, id, index) }),
+    handle: createRoutes({
+      config, sessions, worker: () => worker.state(),
+      readLog: (id) => readTreeLog(kafka, topic, id, index),
+      readTree: (id) => readTreeView({ kafka, topic, sessionId: id, index }),
+      // Read at each request: `recur keys rotate` adds a key while the daemon runs.
+      verifyTree: (id) => auditTopicTree({ kafka, topic, sessionId: id, keys: homeKeyring(stackPaths(config).keys) }),
+      blobs: createLocalBlobStore(stackPaths(config).blobs),
+      catalog: () => catalog.reply(),
+    }),
     stream: (ws, sessionId, cursor, o) => streamSessionEvents(ws, follow, sessionId, cursor, closed, o.deltas ? deltas : undefined),
   });
 
@@ -112,7 +127,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     removeDaemonToken(paths.token);
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
-    await Promise.all([closed, drain(), worker.stop()]);
+    await Promise.all([closed, drain(), worker.stop(), catalog.close()]);
     await connection.close();
   };
   return { url: `http://${host}:${port}`, token, worker, close: () => (closing ??= close()) };

@@ -54,6 +54,14 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+function sendReply(res: ServerResponse, reply: ApiReply): void {
+  if (!reply.binary) return sendJson(res, reply.status, reply.body);
+  if (res.headersSent || res.destroyed) return;
+  const { bytes, headers } = reply.binary;
+  res.writeHead(reply.status, { ...headers, 'content-type': 'application/octet-stream', 'content-length': bytes.byteLength });
+  res.end(bytes);
+}
+
 function refuseUpgrade(socket: Duplex, err: unknown): void {
   const { status, body } = toErrorReply(err);
   const text = JSON.stringify(body);
@@ -93,7 +101,7 @@ export function createDaemonServer(deps: DaemonServerDeps): DaemonServer {
     const path = rawPath(req.url);
     const work: Promise<unknown> = isViewerPath(path)
       ? traceRequest(req, () => serveViewer(deps.viewer, req, res, path))
-      : traceRequest(req, () => serve(req)).then((reply) => sendJson(res, reply.status, reply.body));
+      : traceRequest(req, () => serve(req)).then((reply) => sendReply(res, reply));
     track(work)
       .catch((err: unknown) => {
         const reply = toErrorReply(err);

@@ -15,6 +15,7 @@ import { sessionWorkspaces } from '../sandbox/kernel-host';
 import { approvalRoute } from './approval-routes';
 import { forkSession } from './fork-routes';
 import { rootLimits } from './root-limits';
+import { viewerRoute, type ViewerDeps } from './viewer-routes';
 
 export interface ApiRequest {
   method: string;
@@ -28,9 +29,11 @@ export interface ApiRequest {
 export interface ApiReply {
   status: number;
   body: unknown;
+  /** A binary reply (a blob): sent as application/octet-stream with its headers, in place of `body` as JSON. */
+  binary?: { bytes: Uint8Array; headers: Record<string, string> };
 }
 
-export interface RouteDeps {
+export interface RouteDeps extends ViewerDeps {
   config: RecurConfig;
   sessions: SessionService;
   worker: () => WorkerState;
@@ -126,6 +129,8 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
   return async (req) => {
     const [version, collection, id, action, ...rest] = req.segments;
     if (version !== 'v1') throw notFound(`no route ${req.method} /${req.segments.join('/')} (the API is under /v1)`);
+    const viewer = viewerRoute(deps, req);
+    if (viewer) return viewer;
     if (collection === 'health' && id === undefined && req.method === 'GET') {
       return ok({ ok: true, worker: deps.worker() } satisfies HealthReply);
     }

@@ -61,32 +61,78 @@ function bySession(events: readonly StoredEvent[]): Map<string, StoredEvent[]> {
   return sessions;
 }
 
+type Head = { list: readonly StoredEvent[]; at: number };
+
+/** A binary min-heap of session heads by their next event's (ts, sessionId, seq). */
+class HeadHeap {
+  private readonly items: Head[] = [];
+  private less(i: number, j: number): boolean {
+    return before(this.items[i].list[this.items[i].at], this.items[j].list[this.items[j].at]);
+  }
+  private swap(i: number, j: number): void {
+    [this.items[i], this.items[j]] = [this.items[j], this.items[i]];
+  }
+  push(head: Head): void {
+    this.items.push(head);
+    for (let i = this.items.length - 1; i > 0 && this.less(i, (i - 1) >> 1); i = (i - 1) >> 1) this.swap(i, (i - 1) >> 1);
+  }
+  pop(): Head | undefined {
+    const top = this.items[0];
+    const last = this.items.pop();
+    if (this.items.length === 0 || last === undefined) return top;
+    this.items[0] = last;
+    for (let i = 0; ;) {
+      const l = 2 * i + 1;
+      const m = l + 1 < this.items.length && this.less(l + 1, l) ? l + 1 : l;
+      if (m >= this.items.length || !this.less(m, i)) return top;
+      this.swap(i, m);
+      i = m;
+    }
+  }
+}
+
 /**
  * The merge itself: from each session's list at `from` (its events before that are already
  * placed, in `done`), repeatedly the earliest event free to go next; when none is free (a cycle),
- * the earliest waiting one.
+ * the earliest waiting one. Heads free to go wait in a heap and the others under their cause, so
+ * a tree of many sessions merges in O(n log sessions), not O(n × sessions).
  */
 function merge(sessions: ReadonlyMap<string, readonly StoredEvent[]>, causes: ReadonlyMap<string, string>, done: Set<string>, from: ReadonlyMap<string, number>): StoredEvent[] {
-  const heads = [...sessions].map(([sessionId, list]) => ({ list, at: from.get(sessionId) ?? 0 }));
-  const count = heads.reduce((n, head) => n + head.list.length - head.at, 0);
+  const ready = new HeadHeap();
+  /** Heads whose next event waits for its cause, and, by cause, the heads at the event waiting for it. */
+  const waiting = new Set<Head>();
+  const blocked = new Map<string, Array<{ head: Head; at: number }>>();
+  const place = (head: Head): void => {
+    const e = head.list[head.at];
+    if (!e) return;
+    const cause = causes.get(e.eventId);
+    if (cause === undefined || done.has(cause)) return ready.push(head);
+    waiting.add(head);
+    const list = blocked.get(cause) ?? [];
+    blocked.set(cause, list);
+    list.push({ head, at: head.at });
+  };
+  let count = 0;
+  for (const [sessionId, list] of sessions) {
+    const head = { list, at: from.get(sessionId) ?? 0 };
+    count += list.length - head.at;
+    place(head);
+  }
   const out: StoredEvent[] = [];
   while (out.length < count) {
-    let ready: StoredEvent | undefined;
-    let waiting: StoredEvent | undefined;
-    let pick: (typeof heads)[number] | undefined;
-    let pickWaiting: (typeof heads)[number] | undefined;
-    for (const head of heads) {
-      const e = head.list[head.at];
-      if (!e) continue;
-      const cause = causes.get(e.eventId);
-      if (cause === undefined || done.has(cause)) {
-        if (!ready || before(e, ready)) [ready, pick] = [e, head];
-      } else if (!waiting || before(e, waiting)) [waiting, pickWaiting] = [e, head];
+    let next = ready.pop();
+    if (!next) {
+      for (const head of waiting) if (!next || before(head.list[head.at], next.list[next.at])) next = head;
+      waiting.delete(next!);
     }
-    const next = ready ? pick! : pickWaiting!;
-    const e = next.list[next.at++];
+    const e = next!.list[next!.at++];
     done.add(e.eventId);
     out.push(e);
+    for (const { head, at } of blocked.get(e.eventId) ?? []) {
+      if (head.at === at && waiting.delete(head)) ready.push(head);
+    }
+    blocked.delete(e.eventId);
+    place(next!);
   }
   return out;
 }

@@ -3,7 +3,7 @@
  * out, cost and time per session, and each subtree's total. Pure: no I/O, no Node modules, so
  * `recur cost`, CI summaries and the viewer read the log the same way.
  */
-import type { StoredEvent } from '../../schemas';
+import type { RecurEvent, StoredEvent } from '../../schemas';
 
 export interface Spent {
   tokensIn: number;
@@ -36,13 +36,25 @@ export interface CostNode {
 
 const zero = (): Spent => ({ tokensIn: 0, tokensOut: 0, costUsd: 0, calls: 0, modelMs: 0, estimatedCalls: 0 });
 
-function add(into: Spent, s: Spent): void {
+export function addSpent(into: Spent, s: Spent): void {
   into.tokensIn += s.tokensIn;
   into.tokensOut += s.tokensOut;
   into.costUsd += s.costUsd;
   into.calls += s.calls;
   into.modelMs += s.modelMs;
   into.estimatedCalls += s.estimatedCalls;
+}
+
+/** What one event adds to its session's spend: a model call, or a compaction (which calls the model too); null for the rest. */
+export function spentOf(ev: RecurEvent): Spent | null {
+  switch (ev.type) {
+    case 'ModelCalled':
+      return { tokensIn: ev.tokensIn, tokensOut: ev.tokensOut, costUsd: ev.costUsd, calls: 1, modelMs: ev.latencyMs, estimatedCalls: ev.usageSource === 'estimated' ? 1 : 0 };
+    case 'Compacted':
+      return { tokensIn: ev.tokensIn, tokensOut: ev.tokensOut, costUsd: ev.costUsd, calls: 0, modelMs: 0, estimatedCalls: 0 };
+    default:
+      return null;
+  }
 }
 
 /** The cost tree rooted at `rootId`, from its events in any order; a session the log never started is left out. */
@@ -61,15 +73,11 @@ export function costTree(rootId: string, events: readonly StoredEvent[]): CostNo
   for (const e of events) {
     const n = node(e);
     const ev = e.event;
+    const spent = spentOf(ev);
+    if (spent) addSpent(n.own, spent);
     switch (ev.type) {
       case 'SessionStarted':
         Object.assign(n, { name: ev.name, model: ev.model });
-        break;
-      case 'ModelCalled':
-        add(n.own, { tokensIn: ev.tokensIn, tokensOut: ev.tokensOut, costUsd: ev.costUsd, calls: 1, modelMs: ev.latencyMs, estimatedCalls: ev.usageSource === 'estimated' ? 1 : 0 });
-        break;
-      case 'Compacted':
-        add(n.own, { tokensIn: ev.tokensIn, tokensOut: ev.tokensOut, costUsd: ev.costUsd, calls: 0, modelMs: 0, estimatedCalls: 0 });
         break;
       case 'BudgetSet':
         n.budget = { tokens: ev.tokens, costUsd: ev.costUsd, seconds: ev.seconds, turns: ev.turns };
@@ -105,6 +113,6 @@ export function costTree(rootId: string, events: readonly StoredEvent[]): CostNo
 function finish(n: CostNode & { first?: number; last?: number; parentId?: string | null }): CostNode {
   const children = n.children.filter((c) => c.name !== '').sort((a, b) => (a.sessionId < b.sessionId ? -1 : 1)).map(finish);
   const total = { ...n.own };
-  for (const c of children) add(total, c.total);
+  for (const c of children) addSpent(total, c.total);
   return { sessionId: n.sessionId, name: n.name, model: n.model, status: n.status, own: n.own, total, wallMs: n.wallMs, budget: n.budget, children };
 }

@@ -1,10 +1,8 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
-import { sessionRoot } from '../../schemas/session-ids';
+import { HARNESS_PREFIX, sessionRoot } from '../../schemas/session-ids';
 import { getHarnessQuery, type HarnessView } from '../../workflows/harness/harness-messages';
 import type { HarnessScope } from '../../workflows/harness/harness-types';
-
-export const HARNESS_PREFIX = 'harness:';
 
 export interface HarnessClient {
   /** The scope's workflow (and log) id: `harness:<rootId>` for a session's tree, `harness:<global name>`. */

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createLocalBlobStore } from '../../activities/blob-store';
 import { parseConfig, type RecurConfig } from '../../config';
 import type { SessionDetail, TreeLog, WorkerState } from '../../services/daemon/api-types';
 import { newDaemonToken, writeDaemonToken } from '../../services/daemon/auth-token';
@@ -11,6 +12,8 @@ import { daemonPaths } from '../../services/daemon/paths';
 import { createRoutes } from '../../services/daemon/routes';
 import { createViewer } from '../../services/daemon/ui-front';
 import type { SessionService } from '../../services/daemon/session-service';
+import type { ViewerDeps } from '../../services/daemon/viewer-routes';
+import type { LogReadResult } from '../../services/projector';
 import type { InboxMessage, SessionInput } from '../../workflows/session-types';
 
 /** A SessionService that records calls; ids in `running` exist (described with `statuses[id]`, else running), everything else is a 404. */
@@ -77,6 +80,8 @@ export function fakeSessions(running: string[] = [], statuses: Record<string, st
   return { service, calls };
 }
 
+const emptyRead = (): LogReadResult => ({ events: [], sessions: new Map(), undecodable: [], conflicts: [], duplicates: 0 });
+
 export interface TestServer {
   url: string;
   token: string;
@@ -94,7 +99,7 @@ export async function startTestServer(opts: {
   uiDir?: string;
   /** More settings (RECUR_UI_*, …) for the server's config. */
   env?: Record<string, string>;
-} = {}): Promise<TestServer> {
+} & Partial<ViewerDeps> = {}): Promise<TestServer> {
   const config = parseConfig({ RECUR_HOME: mkdtempSync(join(tmpdir(), 'recur-daemon-')), ...opts.env }).config;
   const token = newDaemonToken();
   const { server, drain } = createDaemonServer({
@@ -105,6 +110,10 @@ export async function startTestServer(opts: {
       sessions: opts.sessions ?? fakeSessions().service,
       worker: () => opts.worker ?? { pid: 4242, restarts: 0, alive: true },
       readLog: opts.readLog ?? (async () => ({ events: [], problems: [] })),
+      readTree: opts.readTree ?? (async () => ({ tree: emptyRead(), harness: emptyRead() })),
+      verifyTree: opts.verifyTree ?? (async () => { throw notFound('no verdicts in this test'); }),
+      blobs: opts.blobs ?? createLocalBlobStore(join(config.home, 'blobs')),
+      catalog: opts.catalog ?? (async () => ({ roots: [], complete: true, undecodable: 0 })),
     }),
     stream: opts.stream ?? (async (ws) => void ws.close(1000)),
   });

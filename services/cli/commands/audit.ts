@@ -3,8 +3,8 @@ import { ExitError } from '../../../errors';
 import { keyringOf, type Keyring } from '../../../schemas';
 import { readBundle } from '../../projector/bundle/bundle-format';
 import { verifyBundle, type BundleVerdict, type KeySource } from '../../projector/bundle/verify-bundle';
-import { readLogInOrder } from '../../projector/read-log-in-order';
-import { verifyTree, type AuditProblem, type TreeVerdict } from '../../projector/verify-tree';
+import { auditTopicTree } from '../../projector/audit-topic';
+import type { AuditProblem, TreeVerdict } from '../../projector/verify-tree';
 import { homeKeyring, kafkaClient, publicKeyFromPem, readPublicKeyFile, stackPaths } from '../../devstack';
 import type { CommandContext } from '../cli';
 
@@ -75,8 +75,8 @@ export async function audit(ctx: CommandContext): Promise<number> {
     verdict = await verifyBundleFile(bundleFile, sessionId, pubkeys);
   } else {
     const config = loadConfig();
-    const log = await readLogInOrder({ kafka: kafkaClient(config, 'reader', `${config.kafka.clientId}-audit`), topic: config.kafka.topic, sessionId });
-    verdict = verifyTree(sessionId, log, keysFor(config, pubkeys));
+    const kafka = kafkaClient(config, 'reader', `${config.kafka.clientId}-audit`);
+    verdict = await auditTopicTree({ kafka, topic: config.kafka.topic, sessionId, keys: keysFor(config, pubkeys) });
   }
   const first = verdict.faults[0];
   if (ctx.flags.json) ctx.out(JSON.stringify({ ...verdict, first: first ?? null }));

@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Partitioners } from 'kafkajs';
+import WebSocket from 'ws';
+import { createEventLogActivities, createEventLogProducer } from '../../activities/event-log';
+import { createLocalBlobStore } from '../../activities/blob-store';
+import { loadConfig, type RecurConfig } from '../../config';
+import { ZERO_HASH, encodeEvent, type RecurEventInput, type StoredEvent } from '../../schemas';
+import type { CatalogReply, StreamFrame, TreeReply } from '../../services/daemon/api-types';
+import { startDaemon, type Daemon } from '../../services/daemon/daemon';
+import { ensureEventTopicAccess, homeSigner, kafkaClient, stackPaths } from '../../services/devstack';
+import { fileOffsetIndex, treeStartMarker } from '../../services/projector';
+import type { TreeVerdict } from '../../services/projector/verify-tree';
+import { until } from '../helpers/poll-tree-log';
+
+/**
+ * The viewer's read routes on a real daemon in-process against the real Kafka (and Temporal for
+ * the daemon itself), on a topic, task queue and home of their own; events are appended with the
+ * real event-log activities and the home's signing key, as a worker appends them.
+ */
+describe('the viewer read routes on the real stack', () => {
+  const base = loadConfig();
+  const suffix = randomUUID().slice(0, 8);
+  const config: RecurConfig = {
+    ...base,
+    home: mkdtempSync(join(tmpdir(), 'recur-viewer-it-')),
+    kafka: { ...base.kafka, topic: `viewer-it-${suffix}` },
+    temporal: { ...base.temporal, taskQueue: `viewer-it-${suffix}` },
+  };
+  mkdirSync(stackPaths(config).run, { recursive: true });
+  copyFileSync(stackPaths(base).kafkaCredentials, stackPaths(config).kafkaCredentials);
+  const kafka = kafkaClient(config, 'writer', 'viewer-it');
+  const producer = createEventLogProducer(kafka);
+  const index = fileOffsetIndex(stackPaths(config).logIndex);
+  const log = createEventLogActivities({ kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index) });
+  let daemon: Daemon;
+
+  const root = `v${suffix}`;
+  const child = `${root}/helper`;
+  const T = 1_700_000_000_000;
+  const heads = new Map<string, { nextSeq: number; headHash: string }>();
+  /** Appends to a session's log after what this test appended to it before; event i gets time `at + i`. */
+  const append = async (sessionId: string, at: number, events: RecurEventInput[]) => {
+    const head = heads.get(sessionId) ?? { nextSeq: 0, headHash: ZERO_HASH };
+    const parentId = sessionId.includes('/') ? sessionId.slice(0, sessionId.lastIndexOf('/')) : null;
+    const r = await log.appendEvents({
+      sessionId, rootId: sessionId.startsWith('harness:') ? sessionId : sessionId.split('/')[0], parentId, fromSeq: head.nextSeq, prevHash: head.headHash,
+      events: events.map((event, i) => ({ ts: at + i, event })),
+    });
+    heads.set(sessionId, r);
+  };
+  const called = (costUsd: number): RecurEventInput => ({
+    type: 'ModelCalled', turn: 1, model: 'scripted', provider: 'scripted', tokensIn: 100, tokensOut: 20, costUsd, latencyMs: 3, response: 'r', stopReason: 'end_turn', toolCalls: [],
+  });
+
+  beforeAll(async () => {
+    await ensureEventTopicAccess({ ...config, kafka: { ...config.kafka, partitions: 2 } });
+    await producer.connect();
+    daemon = await startDaemon({
+      config, port: 0, workerGraceMs: 2000,
+      workerCommand: { cmd: process.execPath, args: ['-e', 'setInterval(() => {}, 1000) // recur dummy worker'] },
+    });
+    await append(root, T, [
+      { type: 'SessionStarted', task: 'sum the numbers', name: 'root', model: 'openai/gpt-4o', depth: 0, maxDepth: 2, maxTurns: 5, cellTimeoutSeconds: 60 },
+      called(0.25),
+      { type: 'SubagentSpawned', childId: child, name: 'helper', task: 'add', taskBlob: null, model: 'scripted', spec: null, requestId: null },
+    ]);
+    // Earlier times than the spawn: only the causal order puts the child after it.
+    await append(child, T - 500, [
+      { type: 'SessionStarted', task: 'add', name: 'helper', model: 'scripted', depth: 1, maxDepth: 2, maxTurns: 5, cellTimeoutSeconds: 60 },
+      called(0.5),
+      { type: 'SessionCompleted', answer: '3' },
+    ]);
+    await append(`harness:${root}`, T + 10, [{
+      type: 'HarnessEdited', action: 'set', kind: 'prompt', name: 'style', before: null, after: 'be brief', trigger: { eventIds: [`${root}/1`], reason: 'test' },
+      source: 'agent', requestedBy: root, result: 'applied', error: null, revertOf: null, refineId: null,
+    }]);
+    await producer.send({ topic: config.kafka.topic, messages: [{ key: `junk${suffix}`, value: Buffer.from('not avro') }] });
+  });
+
+  afterAll(async () => {
+    await daemon?.close();
+    await producer.disconnect();
+  });
+
+  const get = (path: string) => fetch(`${daemon.url}${path}`, { headers: { authorization: `Bearer ${daemon.token}` } });
+  const json = async <T>(path: string) => (await (await get(path)).json()) as T;
+  const ids = (events: readonly StoredEvent[]) => events.map((e) => e.eventId);
+
+  it('/tree: every event of the tree in causal order, the harness log, and a cursor the WebSocket goes on from without repeats', async () => {
+    const tree = await json<TreeReply>(`/v1/sessions/${root}/tree`);
+    expect(ids(tree.events)).toEqual([`${root}/0`, `${root}/1`, `${root}/2`, `${child}/0`, `${child}/1`, `${child}/2`]);
+    expect(tree.harness).toEqual([expect.objectContaining({ eventId: `harness:${root}/0`, type: 'HarnessEdited', event: expect.objectContaining({ after: 'be brief' }) })]);
+    expect(tree.cursor).toEqual({ [root]: 2, [child]: 2 });
+    expect(tree.problems).toEqual([]);
+
+    const ws = new WebSocket(`${daemon.url.replace('http', 'ws')}/v1/sessions/${root}/events?after=${encodeURIComponent(JSON.stringify(tree.cursor))}`, {
+      headers: { authorization: `Bearer ${daemon.token}` },
+    });
+    const first = new Promise<StreamFrame>((resolve) => ws.once('message', (data) => resolve(JSON.parse(data.toString()))));
+    await new Promise((resolve) => ws.once('open', resolve));
+    await append(root, T + 20, [{ type: 'SubagentCompleted', childId: child, status: 'completed', answer: '3', answerBlob: null, error: null }]);
+    expect(await first).toMatchObject({ eventId: `${root}/3`, type: 'SubagentCompleted' });
+    ws.close();
+  });
+
+  it('/verify: ok for an intact tree; for a tree with a forged record, the forged event', async () => {
+    const intact = await json<TreeVerdict>(`/v1/sessions/${root}/verify`);
+    expect(intact).toMatchObject({ ok: true, sessionId: root, faults: [] });
+    expect(intact.sessions.map((x) => x.sessionId)).toEqual([root, child]);
+
+    const forgedTree = `f${suffix}`;
+    await append(forgedTree, T, [{ type: 'SessionStarted', task: 'be audited', name: 'root', model: 'scripted', depth: 0, maxDepth: 2, maxTurns: 5, cellTimeoutSeconds: 60 }]);
+    const [head] = (await json<TreeReply>(`/v1/sessions/${forgedTree}/tree`)).events;
+    // Chained exactly as Recur chains it, with Recur's codec, but without the home's key.
+    const forged = encodeEvent({ sessionId: forgedTree, rootId: forgedTree, parentId: null, seq: 1, ts: head.ts + 1, prevHash: head.hash, event: { type: 'SessionCompleted', answer: 'forged' } });
+    const forger = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    await forger.connect();
+    await forger.send({ topic: config.kafka.topic, acks: -1, messages: [{ key: forgedTree, value: forged.value }] });
+    await forger.disconnect();
+    const verdict = await json<TreeVerdict>(`/v1/sessions/${forgedTree}/verify`);
+    expect(verdict.ok).toBe(false);
+    expect(verdict.faults.map((f) => `${f.eventId} ${f.fault}`)).toEqual([`${forgedTree}/1 unsigned`]);
+  });
+
+  it('/blobs: serves a blob from the store the worker writes to, whole or cut, with its size', async () => {
+    const text = 'x'.repeat(3000);
+    const ref = await createLocalBlobStore(stackPaths(config).blobs).put(Buffer.from(text));
+    const whole = await get(`/v1/blobs/${ref.sha256}`);
+    expect([whole.status, whole.headers.get('x-recur-blob-size'), await whole.text()]).toEqual([200, '3000', text]);
+    const cut = await get(`/v1/blobs/${ref.sha256}?max=100`);
+    expect([cut.status, cut.headers.get('x-recur-blob-size'), (await cut.text()).length]).toEqual([200, '3000', 100]);
+  });
+
+  // A number for docs/viewer.md (the viewer's first render of such a tree must stay within 2 s), not an assertion on it.
+  it('/tree of a 100,000-event tree (a root and 49 children): all of it in one reply, each child after its spawn', async () => {
+    const big = `b${suffix}`;
+    const kids = Array.from({ length: 49 }, (_, i) => `${big}/k${i}`);
+    const per = 2000;
+    const cells = (from: number, n: number): RecurEventInput[] => Array.from({ length: n }, (_, i) => ({ type: 'CellRequested', cellId: `c${from + i}`, code: `x = ${from + i}`, codeBlob: null, toolCallId: null }));
+    const startedAs = (name: string, depth: number): RecurEventInput => ({ type: 'SessionStarted', task: 'big', name, model: 'scripted', depth, maxDepth: 2, maxTurns: 5, cellTimeoutSeconds: 60 });
+    await append(big, T, [startedAs('root', 0), ...kids.map((id): RecurEventInput => ({ type: 'SubagentSpawned', childId: id, name: id.split('/')[1], task: 't', taskBlob: null, model: 'scripted', spec: null, requestId: null }))]);
+    await append(big, T + 100, cells(0, per - 1 - kids.length));
+    for (const id of kids) {
+      await append(id, T, [startedAs(id.split('/')[1], 1), ...cells(0, 999)]);
+      await append(id, T + 1000, cells(999, per - 1000));
+    }
+    const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
+    const res = await get(`/v1/sessions/${big}/tree`);
+    const text = await res.text();
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const tree = JSON.parse(text) as TreeReply;
+    // The CPU time of this process (daemon and client both) tells more than the wall time on a shared machine.
+    process.stderr.write(`GET /tree of ${tree.events.length} events: ${seconds.toFixed(2)} s (${((cpu.user + cpu.system) / 1e6).toFixed(2)} s CPU), ${(text.length / 2 ** 20).toFixed(1)} MiB of JSON\n`);
+    expect(tree.events).toHaveLength(100_000);
+    const at = new Map(tree.events.map((e, i) => [e.eventId, i]));
+    for (const [i, id] of kids.entries()) expect(at.get(`${id}/0`)!).toBeGreaterThan(at.get(`${big}/${i + 1}`)!);
+    expect(tree.cursor).toEqual(Object.fromEntries([[big, per - 1], ...kids.map((id) => [id, per - 1])]));
+  });
+
+  it('/catalog: once caught up, lists the root with its task, model, cost, tokens, turns and sessions; harness logs are no roots; an undecodable record is counted', async () => {
+    const reply = await until('the catalog to catch up', async () => {
+      const r = await json<CatalogReply>('/v1/catalog');
+      return r.complete ? r : undefined;
+    });
+    const entry = reply.roots.find((r) => r.sessionId === root);
+    expect(entry).toMatchObject({ task: 'sum the numbers', model: 'openai/gpt-4o', tokensIn: 200, tokensOut: 40, turns: 2, sessions: 2, ended: null, startTs: T - 500 });
+    expect(entry!.costUsd).toBeCloseTo(0.75, 10);
+    expect(reply.roots.filter((r) => r.sessionId.startsWith('harness:'))).toEqual([]);
+    expect(reply.undecodable).toBe(1);
+    expect(reply.roots.map((r) => r.sessionId)).toEqual(expect.arrayContaining([root, `f${suffix}`, `b${suffix}`]));
+  });
+});
