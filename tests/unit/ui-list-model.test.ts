@@ -1,5 +1,5 @@
 import type { SessionSummary } from '../../services/daemon/api-types';
-import type { CatalogEntry } from '../../ui/state/api-shapes';
+import type { CatalogEntry } from '../../services/daemon/api-types';
 import { formatAge, formatCost, formatDuration, firstLine } from '../../ui/state/format';
 import { filterRows, mergeRows, sortRows, statusesOf, toggleSort, type ListRow } from '../../ui/state/list-model';
 

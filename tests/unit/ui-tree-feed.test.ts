@@ -1,7 +1,7 @@
 import type { LogReply } from '../../services/daemon/api-types';
 import { causalOrder } from '../../services/projector/causal-order';
 import type { StoredEvent } from '../../schemas';
-import type { TreeReply } from '../../ui/state/api-shapes';
+import type { TreeReply } from '../../services/daemon/api-types';
 import { BATCH_MS, TreeFeed, type FeedDeps, type FeedState, type SocketHandlers } from '../../ui/state/tree-feed';
 import { skewedTree } from '../helpers/replay-tree-fixture';
 

@@ -2,7 +2,7 @@ import type { ProblemFrame } from '../../services/daemon/api-types';
 import { causalOrder } from '../../services/projector/causal-order';
 import type { StoredEvent } from '../../schemas';
 import { applyFrames, afterParam, fromReply, reconnectDelay } from '../../ui/state/tree-model';
-import type { TreeReply } from '../../ui/state/api-shapes';
+import type { TreeReply } from '../../services/daemon/api-types';
 import { chain, ev, skewedTree } from '../helpers/replay-tree-fixture';
 
 const ids = (events: readonly StoredEvent[]) => events.map((e) => e.eventId);

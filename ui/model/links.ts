@@ -7,6 +7,6 @@ export function traceLink(info: UiInfo, traceId: string): string | null {
 
 /** The session's workflow in the Temporal UI, or null when no Temporal UI answered. */
 export function temporalLink(info: UiInfo, sessionId: string): string | null {
-  return info.temporalUi === null ? null : `${info.temporalUi}/namespaces/${info.namespace}/workflows/${encodeURIComponent(sessionId)}`;
+  return info.temporalUi === null ? null : `${info.temporalUi}/namespaces/${encodeURIComponent(info.namespace)}/workflows/${encodeURIComponent(sessionId)}`;
 }
 

@@ -23,7 +23,7 @@ export function markSignedOut(): void {
   for (const l of listeners) l();
 }
 
-async function failure(res: Response, path: string): Promise<RecurError> {
+export async function failure(res: Response, path: string): Promise<RecurError> {
   if (res.status === 401) markSignedOut();
   const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
   return new RecurError(`${path}: ${res.status} ${body?.error?.message ?? res.statusText}`, { retryable: res.status >= 500 });

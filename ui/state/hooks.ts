@@ -2,7 +2,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ListSessionsReply } from '../../services/daemon/api-types';
 import { getJson, isSignedOut, onSignedOut, openEvents } from './api';
-import type { CatalogReply } from './api-shapes';
+import type { CatalogReply } from '../../services/daemon/api-types';
 import { mergeRows, type ListRow } from './list-model';
 import { formatRoute, parseRoute, type Route } from './router';
 import { TreeFeed, type FeedDeps, type FeedState } from './tree-feed';

@@ -3,7 +3,7 @@
  * catalog (task, model, cost) by session id, then searched, filtered and sorted. Pure.
  */
 import type { SessionSummary } from '../../services/daemon/api-types';
-import type { CatalogEntry } from './api-shapes';
+import type { CatalogEntry } from '../../services/daemon/api-types';
 
 export interface ListRow {
   sessionId: string;

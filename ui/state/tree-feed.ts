@@ -8,7 +8,7 @@
  */
 import type { LogReply, StreamFrame } from '../../services/daemon/api-types';
 import type { TreeVerdict } from '../../services/projector/verify-tree';
-import type { TreeReply } from './api-shapes';
+import type { TreeReply } from '../../services/daemon/api-types';
 import { afterParam, applyFrames, fromReply, reconnectDelay, type TreeModel } from './tree-model';
 
 export interface FeedState {

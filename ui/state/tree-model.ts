@@ -6,7 +6,7 @@
 import { isProblemFrame, type ProblemFrame, type StreamFrame } from '../../services/daemon/api-types';
 import { extendCausalOrder } from '../../services/projector/causal-order';
 import type { StoredEvent } from '../../schemas';
-import type { TreeReply } from './api-shapes';
+import type { TreeReply } from '../../services/daemon/api-types';
 
 export interface TreeModel {
   rootId: string;

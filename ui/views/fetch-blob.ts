@@ -1,5 +1,4 @@
-import { RecurError } from '../../errors';
-import type { ErrorBody } from '../../services/daemon/api-types';
+import { failure } from '../state/api';
 import { blobUrl, BLOB_MAX } from '../model/blob';
 
 export interface FetchedBlob {
@@ -12,10 +11,7 @@ export interface FetchedBlob {
 /** Reads a blob from the daemon as UTF-8 text (the cookie goes along, same origin only); `whole` asks for all of it. */
 export async function fetchBlob(sha256: string, whole = false): Promise<FetchedBlob> {
   const res = await fetch(blobUrl(sha256, whole ? null : BLOB_MAX), { credentials: 'same-origin' });
-  if (!res.ok) {
-    const body = (await res.json().catch(() => null)) as ErrorBody | null;
-    throw new RecurError(`blob ${sha256.slice(0, 12)}: ${res.status} ${body?.error?.message ?? res.statusText}`);
-  }
+  if (!res.ok) throw await failure(res, `blob ${sha256.slice(0, 12)}`);
   const bytes = new Uint8Array(await res.arrayBuffer());
   const size = Number(res.headers.get('x-recur-blob-size') ?? bytes.length);
   return { text: new TextDecoder('utf-8').decode(bytes), fetched: bytes.length, size };

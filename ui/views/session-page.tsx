@@ -8,6 +8,7 @@ import { useMemo } from 'preact/hooks';
 import { sessionRoot } from '../../schemas/session-ids';
 import { navigate, useTreeFeed, useUiInfo } from '../state/hooks';
 import { formatRoute, TABS, type Route, type Tab } from '../state/router';
+import { temporalLink } from '../model/links';
 import { nodeStatuses } from '../state/tree-nodes';
 import type { SessionViewProps, TreeState, UiInfo } from '../state/types';
 import { ChartsView } from './charts';
@@ -34,13 +35,9 @@ function select(route: SessionRoute, event: string | null): void {
   }
 }
 
-function temporalHref(info: UiInfo, sessionId: string): string | null {
-  return info.temporalUi ? `${info.temporalUi}/namespaces/${encodeURIComponent(info.namespace)}/workflows/${encodeURIComponent(sessionId)}` : null;
-}
-
 function Header(props: { route: SessionRoute; status: string; live: boolean; info: UiInfo }) {
   const { route } = props;
-  const temporal = temporalHref(props.info, route.sessionId);
+  const temporal = temporalLink(props.info, route.sessionId);
   return (
     <div class="page-head">
       <a class="back" href="#/">← sessions</a>
