@@ -5,7 +5,7 @@ import { MAX_EVENT_BYTES, ZERO_HASH } from './log-constants';
 import { CHAINED_ENVELOPE, ENVELOPE, ENVELOPE_SCHEMAS, EVENT_SCHEMA, EVENT_SCHEMAS_BY_FINGERPRINT } from './registry';
 import type { EventSigner } from './signature';
 import { isValidSessionId, sessionParent, sessionRoot, eventIdOf } from './session-ids';
-import { asWritten, encodeSingleObject, reencodeSingleObject, type SoeSchema } from './single-object';
+import { asWritten, encodeSingleObject, isEncodingOf, type SoeSchema } from './single-object';
 
 const HEX_HASH = /^[0-9a-f]{64}$/;
 const NAMESPACE = 'recur.events.';
@@ -80,12 +80,12 @@ export function decodeEvent(value: Uint8Array): StoredEvent {
   const where = envelope.eventId;
   checkEnvelope(envelope);
   if (!HEX_HASH.test(envelope.hash)) throw new EventLogError(`${where}: hash is not 64 hex digits`);
-  if (!asBuffer(value).equals(reencodeSingleObject(schema, schema === ENVELOPE ? envelope : unsealed(envelope)))) {
+  if (!isEncodingOf(schema, schema === ENVELOPE ? envelope : unsealed(envelope), asBuffer(value))) {
     // Verification re-encodes events; bytes that decode to the same values some other way would slip past it.
     throw new EventLogError(`${where}: envelope is not in canonical Avro encoding`);
   }
   const event = decodePayload(envelope.payload, envelope.type);
-  if (!encodePayload(event, reencodeSingleObject).equals(envelope.payload)) {
+  if (!payloadIsEncodingOf(event, asBuffer(envelope.payload))) {
     throw new EventLogError(`${where}: payload is not in canonical Avro encoding`);
   }
   return toStoredEvent(envelope, event);
@@ -120,9 +120,14 @@ function eventSchema(type: string): SoeSchema {
  */
 const EARLIER_WRITER = new WeakMap<object, SoeSchema>();
 
-function encodePayload(event: RecurEvent, encode = encodeSingleObject): Buffer {
+function encodePayload(event: RecurEvent): Buffer {
   const writer = EARLIER_WRITER.get(event) ?? eventSchema(event.type);
-  return encode(writer, asWritten(writer, stripType(event)));
+  return encodeSingleObject(writer, asWritten(writer, stripType(event)));
+}
+
+function payloadIsEncodingOf(event: RecurEvent, bytes: Buffer): boolean {
+  const writer = EARLIER_WRITER.get(event) ?? eventSchema(event.type);
+  return isEncodingOf(writer, asWritten(writer, stripType(event)), bytes);
 }
 
 function stripType(event: RecurEvent): object {
@@ -138,16 +143,33 @@ function decodePayload(payload: Buffer, type: string): RecurEvent {
   return event;
 }
 
+/**
+ * A session id's root and parent, or null when it is not valid; the last few thousand ids are
+ * kept, since a reader sees the same few sessions for every record of a tree.
+ */
+const SESSION_IDS = new Map<string, { root: string; parent: string | null } | null>();
+const SESSION_IDS_KEPT = 4096;
+
+function idsOf(sessionId: string): { root: string; parent: string | null } | null {
+  let ids = SESSION_IDS.get(sessionId);
+  if (ids !== undefined) return ids;
+  ids = isValidSessionId(sessionId) ? { root: sessionRoot(sessionId), parent: sessionParent(sessionId) } : null;
+  if (SESSION_IDS.size >= SESSION_IDS_KEPT) SESSION_IDS.clear();
+  SESSION_IDS.set(sessionId, ids);
+  return ids;
+}
+
 function checkEnvelope(e: Unhashed): void {
   const where = e.eventId;
   const fail = (why: string): never => {
     throw new EventLogError(`${where}: ${why}`);
   };
-  if (!isValidSessionId(e.sessionId)) fail(`invalid session id "${e.sessionId}"`);
+  const ids = idsOf(e.sessionId);
+  if (!ids) fail(`invalid session id "${e.sessionId}"`);
   if (!Number.isSafeInteger(e.seq) || e.seq < 0) fail(`seq must be a non-negative integer, got ${e.seq}`);
   if (e.eventId !== eventIdOf(e.sessionId, e.seq)) fail(`eventId must be ${eventIdOf(e.sessionId, e.seq)}`);
-  if (e.rootId !== sessionRoot(e.sessionId)) fail(`rootId must be ${sessionRoot(e.sessionId)}, got ${e.rootId}`);
-  if (e.parentId !== sessionParent(e.sessionId)) fail(`parentId must be ${sessionParent(e.sessionId)}, got ${e.parentId}`);
+  if (e.rootId !== ids!.root) fail(`rootId must be ${ids!.root}, got ${e.rootId}`);
+  if (e.parentId !== ids!.parent) fail(`parentId must be ${ids!.parent}, got ${e.parentId}`);
   if (!Number.isSafeInteger(e.ts)) fail(`ts must be integer epoch milliseconds, got ${e.ts}`);
   if (!HEX_HASH.test(e.prevHash)) fail('prevHash is not 64 lower-case hex digits');
 }
@@ -156,10 +178,13 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-function toStoredEvent(envelope: Envelope, event: RecurEvent): StoredEvent {
-  const { payload: _payload, ...rest } = envelope;
-  // Frozen, not deep-copied: the envelope's fields are strings, numbers and nulls, and the event is frozen already.
-  return Object.freeze({ ...rest, event }) as StoredEvent;
+function toStoredEvent(e: Envelope, event: RecurEvent): StoredEvent {
+  // Frozen, not deep-copied: the envelope's fields are strings, numbers and nulls, and the event is
+  // frozen already. Field by field, not a rest spread: V8 copies those slowly, and every record a reader decodes passes here.
+  return Object.freeze({
+    eventId: e.eventId, sessionId: e.sessionId, rootId: e.rootId, parentId: e.parentId, seq: e.seq, ts: e.ts, type: e.type,
+    prevHash: e.prevHash, hash: e.hash, traceId: e.traceId, spanId: e.spanId, keyId: e.keyId, signature: e.signature, event,
+  }) as StoredEvent;
 }
 
 /** Copies avsc's record instances into plain frozen objects, so events compare and serialise as data. */

@@ -51,16 +51,19 @@ export function encodeSingleObject(schema: SoeSchema, value: unknown): Buffer {
     errorHook: (path: string[], got: unknown) => problems.push(`${path.join('.') || '(value)'} = ${describe(got)}`),
   });
   if (!ok) throw new EventLogError(`not a valid ${schema.name}: ${problems.join('; ')}`);
-  return reencodeSingleObject(schema, value);
+  return Buffer.concat([SOE_MAGIC, schema.fingerprint, schema.type.toBuffer(value)]);
 }
 
 /**
- * encodeSingleObject without checking `value` first: only for a value just decoded with
- * `schema`, valid by construction. Readers re-encode every record they decode (the canonical
- * bytes check), and the check was most of the cost of reading a large tree.
+ * Whether `bytes` are exactly the single-object encoding of `value` under `schema`: for a value
+ * just decoded with `schema`, valid by construction, so it is not checked again. Readers compare
+ * every record they decode (the canonical bytes check), and that check was most of the cost of
+ * reading a large tree.
  */
-export function reencodeSingleObject(schema: SoeSchema, value: unknown): Buffer {
-  return Buffer.concat([SOE_MAGIC, schema.fingerprint, schema.type.toBuffer(value)]);
+export function isEncodingOf(schema: SoeSchema, value: unknown, bytes: Buffer): boolean {
+  const header = SOE_MAGIC.length + schema.fingerprint.length;
+  return bytes.length > header && bytes[0] === SOE_MAGIC[0] && bytes[1] === SOE_MAGIC[1] &&
+    schema.fingerprint.equals(bytes.subarray(SOE_MAGIC.length, header)) && schema.type.toBuffer(value).equals(bytes.subarray(header));
 }
 
 function describe(v: unknown): string {
