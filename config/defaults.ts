@@ -66,5 +66,6 @@ export function defaultConfig(): RecurConfig {
     ci: { enabled: false, stepSummary: null, stepOutput: null },
     python: 'python3',
     java: 'java',
+    chromium: '/usr/bin/chromium',
   };
 }

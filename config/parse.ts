@@ -106,6 +106,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_APPROVAL_SPEND_USD', approvals, 'spendCostUsd', RANGES.approvalSpendUsd],
   ['RECUR_PYTHON', top, 'python', 'text'],
   ['RECUR_JAVA', top, 'java', 'text'],
+  ['RECUR_CHROMIUM', top, 'chromium', 'text'],
 ];
 
 /** Names of every variable `loadConfig` reads, for `recur --help` and the README. */
