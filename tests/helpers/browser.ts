@@ -1,0 +1,68 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { launchChromium, viewerLoginUrl } from '../../bench/chromium';
+import { loadConfig } from '../../config';
+import { repoRoot } from '../../services/devstack';
+import { connectDaemon, type DaemonClient } from '../../services/cli/daemon-client';
+
+export const SCREENSHOTS = join(repoRoot(), 'reports', 'screenshots');
+
+/** The integration stack's daemon (the one `up` started), with its bearer token: the tests' side, never the page's. */
+export const stackDaemon = (): DaemonClient => connectDaemon(loadConfig());
+
+export const launchBrowser = (): Promise<Browser> => launchChromium(loadConfig());
+
+/** A page of its own (own cookie jar) that records every CSP violation and uncaught error it sees. */
+export interface ViewerPage {
+  page: Page;
+  context: BrowserContext;
+  /** CSP violations and page errors so far; `expectClean()` fails the test on any. */
+  problems: string[];
+  byTestId(id: string): Locator;
+  /** Opens a hash route of the viewer (`#/`, `#/s/<id>/timeline`, …) on the daemon's origin. */
+  open(route: string): Promise<void>;
+  /** Writes reports/screenshots/<test>-<view>.png. */
+  shot(view: string): Promise<void>;
+  expectClean(): void;
+  close(): Promise<void>;
+}
+
+export async function newViewerPage(browser: Browser, daemon: DaemonClient = stackDaemon()): Promise<ViewerPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  // The binding and the listener come from the browser, not the page, so the CSP under test does not block them.
+  await page.exposeFunction('recurTestCspViolation', (text: string) => problems.push(`CSP violation: ${text}`));
+  await page.addInitScript(`document.addEventListener('securitypolicyviolation', (e) =>
+    window.recurTestCspViolation(e.violatedDirective + ' blocked ' + (e.blockedURI || 'inline') + ' in ' + e.sourceFile + ':' + e.lineNumber));`);
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  return {
+    page, context, problems,
+    byTestId: (id) => page.getByTestId(id),
+    async open(route) {
+      await page.goto(`${daemon.url}/ui/${route}`);
+    },
+    async shot(view) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      const test = (expect.getState().currentTestName ?? 'test').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80);
+      await page.screenshot({ path: join(SCREENSHOTS, `${test}-${view}.png`), fullPage: true });
+    },
+    expectClean() {
+      expect(problems).toEqual([]);
+    },
+    close: () => context.close(),
+  };
+}
+
+/** Signs the page in as `recur ui`'s link does: a fresh code in the fragment, exchanged by the page for its cookie. */
+export async function signIn(viewer: ViewerPage, daemon: DaemonClient = stackDaemon()): Promise<void> {
+  await viewer.page.goto(await viewerLoginUrl(daemon));
+  await viewer.page.waitForFunction("location.hash === '#/'");
+  await viewer.byTestId('session-list').waitFor();
+}
+
+/** Waits until the element's attribute has the value (Playwright re-reads the DOM until it does or its timeout ends). */
+export async function untilAttribute(locator: Locator, name: string, value: string): Promise<void> {
+  await locator.and(locator.page().locator(`[${name}="${value.replace(/["\\]/g, '\\$&')}"]`)).first().waitFor();
+}
