@@ -58,8 +58,22 @@ export async function newViewerPage(browser: Browser, daemon: DaemonClient = sta
 /** Signs the page in as `recur ui`'s link does: a fresh code in the fragment, exchanged by the page for its cookie. */
 export async function signIn(viewer: ViewerPage, daemon: DaemonClient = stackDaemon()): Promise<void> {
   await viewer.page.goto(await viewerLoginUrl(daemon));
-  await viewer.page.waitForFunction("location.hash === '#/'");
+  await viewer.page.waitForURL((url) => url.hash === '#/');
   await viewer.byTestId('session-list').waitFor();
+}
+
+// Waits below are Playwright's own (locators, URL): a condition given to the page as a string is
+// eval'd there, which the viewer's CSP refuses, as it should.
+
+/** Waits until the locator matches exactly `n` elements. */
+export async function untilCount(locator: Locator, n: number): Promise<void> {
+  if (n > 0) await locator.nth(n - 1).waitFor({ state: 'attached' });
+  await locator.nth(n).waitFor({ state: 'detached' });
+}
+
+/** Waits until an input's current value (the property, which the attribute does not follow) is `value`. */
+export async function untilValue(locator: Locator, value: string): Promise<void> {
+  await locator.page().waitForFunction(([input, want]) => (input as { value: string }).value === want, [await locator.elementHandle(), value] as const);
 }
 
 /** Waits until the element's attribute has the value (Playwright re-reads the DOM until it does or its timeout ends). */

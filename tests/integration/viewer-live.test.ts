@@ -61,7 +61,7 @@ describe('a tampered log in the viewer', () => {
     await v.shot('verify');
 
     await fault.click();
-    await v.page.waitForFunction(`location.hash.includes('e=${encodeURIComponent(forged.eventId)}')`);
+    await v.page.waitForURL((u) => u.hash.includes(`e=${encodeURIComponent(forged.eventId)}`));
     await page('timeline', forged.eventId);
     await untilAttribute(row(forged.eventId), 'data-fault', 'unsigned');
     await untilAttribute(row(forged.eventId), 'aria-selected', 'true');

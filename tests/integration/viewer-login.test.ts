@@ -38,7 +38,7 @@ describe('signing in to the viewer', () => {
     const v = await fresh();
     const url = await uiLink();
     await v.page.goto(url);
-    await v.page.waitForFunction("location.hash === '#/'");
+    await v.page.waitForURL((u) => u.hash === '#/');
     await v.byTestId('session-list').waitFor();
     expect(v.page.url()).not.toContain('login=');
     await v.shot('sessions');

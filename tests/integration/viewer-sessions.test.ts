@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { loadConfig } from '../../config';
 import { treeWriter, writeViewerTree } from '../../bench/viewer-tree';
-import { launchBrowser, newViewerPage, signIn, untilAttribute, type ViewerPage } from '../helpers/browser';
+import { launchBrowser, newViewerPage, signIn, untilAttribute, untilCount, type ViewerPage } from '../helpers/browser';
 import { eventsOf, FINISHED_TREE, release, startTree, treeEnded, WAITING_TREE } from '../helpers/viewer-trees';
 
 // The sessions list and the tree view in Debian's Chromium, against the stack's daemon and worker.
@@ -42,13 +42,15 @@ afterAll(async () => {
 
 const row = (id: string) => v.page.locator(`[data-testid=session-row][data-session="${id}"]`);
 const rowIds = () => v.byTestId('session-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-session')));
-const rowCount = (n: number) => v.page.waitForFunction(`document.querySelectorAll('[data-testid=session-row]').length === ${n}`);
+const rowCount = (n: number) => untilCount(v.byTestId('session-row'), n);
 
 describe('the sessions list', () => {
   it('shows a finished tree and a running one with their status', async () => {
     await untilAttribute(row(finished), 'data-status', 'completed');
     await untilAttribute(row(running), 'data-status', 'running');
-    expect(await row(finished).innerText()).toContain(`finished tree ${tag}`);
+    // The task comes from the catalog, which folds the log as it grows.
+    await row(finished).filter({ hasText: `finished tree ${tag}` }).waitFor();
+    await row(running).filter({ hasText: `running tree ${tag}` }).waitFor();
     // The first line of the task only.
     expect(await row(running).innerText()).not.toContain('waits for the user');
     await v.shot('list');

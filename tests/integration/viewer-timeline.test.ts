@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import type { StoredEvent } from '../../schemas';
-import { launchBrowser, newViewerPage, signIn, untilAttribute, type ViewerPage } from '../helpers/browser';
+import { launchBrowser, newViewerPage, signIn, untilAttribute, untilValue, type ViewerPage } from '../helpers/browser';
 import { BIG_OUTPUT_LINES, FINISHED_TREE, startTree, treeEnded, treeOf } from '../helpers/viewer-trees';
 
 // The timeline, event detail and replay scrubber of a finished tree in Debian's Chromium.
@@ -114,7 +114,7 @@ describe('the replay scrubber', () => {
     await v.shot('replay-end');
 
     await v.page.keyboard.press('ArrowLeft');
-    await v.page.waitForFunction(`document.querySelector('[data-testid=scrubber]').value === '${end - 1}'`);
+    await untilValue(scrubber, String(end - 1));
     expect(await position.innerText()).not.toBe('');
   });
 });
