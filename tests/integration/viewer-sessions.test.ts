@@ -56,7 +56,7 @@ describe('the sessions list', () => {
     await v.shot('list');
   });
 
-  it('narrows to what the search matches: id, task text, status', async () => {
+  it('narrows to what the search and the status filter match: id, task text, status', async () => {
     const search = v.byTestId('session-search');
     await search.fill(finished);
     await rowCount(1);
@@ -66,6 +66,12 @@ describe('the sessions list', () => {
     expect(await rowIds()).toEqual([running]);
     await search.fill(`viewer-cost-${tag}`);
     await rowCount(2);
+    await search.fill(`tree ${tag}`);
+    await rowCount(2);
+    await v.byTestId('status-filter').selectOption('running');
+    await rowCount(1);
+    expect(await rowIds()).toEqual([running]);
+    await v.byTestId('status-filter').selectOption('all');
     await search.fill('');
     await row(finished).waitFor();
     await row(running).waitFor();
