@@ -63,6 +63,8 @@ describe('a tampered log in the viewer', () => {
     await fault.click();
     await v.page.waitForURL((u) => u.hash.includes(`e=${encodeURIComponent(forged.eventId)}`));
     await page('timeline', forged.eventId);
+    // This page read the tree before the forgery; a fresh load reads it with the forged event.
+    await v.page.reload();
     await untilAttribute(row(forged.eventId), 'data-fault', 'unsigned');
     await untilAttribute(row(forged.eventId), 'aria-selected', 'true');
     await v.shot('timeline-fault');

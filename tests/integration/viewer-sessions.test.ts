@@ -92,17 +92,24 @@ describe('the sessions list', () => {
     await v.shot('list-by-cost');
   });
 
-  it('is driven by the keyboard: Tab to the list, ArrowDown and Enter open a session', async () => {
-    await v.byTestId('session-search').fill(finished);
-    await rowCount(1);
-    const inList = `document.querySelector('[data-testid=session-list]')?.contains(document.activeElement)`;
-    for (let presses = 0; presses < 12 && !(await v.page.evaluate(inList)); presses++) await v.page.keyboard.press('Tab');
-    expect(await v.page.evaluate(inList)).toBe(true);
+  it('is driven by the keyboard: Tab to the list, the arrows move the selected row, Enter opens it', async () => {
+    await v.byTestId('session-search').fill(`tree ${tag}`);
+    await rowCount(2);
+    const [top, next] = await rowIds();
+    const inRows = `document.querySelector('[data-testid=session-list] tbody')?.contains(document.activeElement) ?? false`;
+    for (let presses = 0; presses < 12 && !(await v.page.evaluate(inRows)); presses++) await v.page.keyboard.press('Tab');
+    expect(await v.page.evaluate(inRows)).toBe(true);
     await v.page.keyboard.press('ArrowDown');
-    await untilAttribute(row(finished), 'aria-selected', 'true');
+    await untilAttribute(row(top!), 'aria-selected', 'true');
+    await v.page.keyboard.press('ArrowDown');
+    await untilAttribute(row(next!), 'aria-selected', 'true');
+    await v.page.keyboard.press('ArrowUp');
+    await untilAttribute(row(top!), 'aria-selected', 'true');
+    await v.page.keyboard.press('ArrowDown');
+    await untilAttribute(row(next!), 'aria-selected', 'true');
     await v.page.keyboard.press('Enter');
     await v.byTestId('timeline').waitFor();
-    expect(decodeURIComponent(new URL(v.page.url()).hash)).toMatch(new RegExp(`^#/s/${finished}(/timeline)?$`));
+    expect(decodeURIComponent(new URL(v.page.url()).hash)).toMatch(new RegExp(`^#/s/${next}(/timeline)?$`));
   });
 });
 
