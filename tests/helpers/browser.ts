@@ -45,7 +45,9 @@ export async function newViewerPage(browser: Browser, daemon: DaemonClient = sta
     },
     async shot(view) {
       mkdirSync(SCREENSHOTS, { recursive: true });
-      const test = (expect.getState().currentTestName ?? 'test').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80);
+      // The test's name, cut at a word: a file name, not a sentence.
+      const slug = (expect.getState().currentTestName ?? 'test').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+      const test = slug.length <= 60 ? slug : slug.slice(0, 61).replace(/-[^-]*$/, '');
       await page.screenshot({ path: join(SCREENSHOTS, `${test}-${view}.png`), fullPage: true });
     },
     expectClean() {

@@ -118,3 +118,12 @@ describe('the replay scrubber', () => {
     expect(await position.innerText()).not.toBe('');
   });
 });
+
+describe('the charts', () => {
+  it('draw tokens and cost per agent over time, and cell durations', async () => {
+    await page('charts');
+    await v.byTestId('chart-cost').waitFor();
+    await v.byTestId('chart-cells').waitFor();
+    await v.shot('charts');
+  });
+});
