@@ -26,9 +26,10 @@ import { sandboxBench } from './sandbox';
 import { snapshotBench } from './snapshot';
 import { stepOverhead } from './step-overhead';
 import { workerKill } from './worker-kill';
+import { viewerRender } from './viewer-render';
 import { workspaceScan } from './workspace-scan';
 
-const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan];
+const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender];
 
 async function main(): Promise<void> {
   const names = BENCHMARKS.map((b) => b.name);

@@ -68,5 +68,6 @@ export function defaultConfig(): RecurConfig {
     ui: { codeSeconds: 120, sessionSeconds: 12 * 3600, temporalUiUrl: null, traceUrl: null },
     python: 'python3',
     java: 'java',
+    chromium: '/usr/bin/chromium',
   };
 }

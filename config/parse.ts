@@ -112,6 +112,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_TRACE_URL', ui, 'traceUrl', 'text'],
   ['RECUR_PYTHON', top, 'python', 'text'],
   ['RECUR_JAVA', top, 'java', 'text'],
+  ['RECUR_CHROMIUM', top, 'chromium', 'text'],
 ];
 
 /** Names of every variable `loadConfig` reads, for `recur --help` and the README. */

@@ -157,6 +157,8 @@ export interface RecurConfig {
   /** Interpreter used to create the Recur venv; the venv itself lives under `home`. */
   python: string;
   java: string;
+  /** The Chromium the browser tests and the viewer bench drive (Debian's package; `recur setup --browser` installs it). */
+  chromium: string;
 }
 
 export type SaslMechanism = 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512';

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
-node dist/services/cli/main.js setup
+# --browser: Debian's Chromium for the viewer's browser tests (tests/helpers/browser.ts).
+node dist/services/cli/main.js setup --browser
 mkdir -p reports
 exec npx jest --json --outputFile=reports/jest.json "$@"

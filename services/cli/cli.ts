@@ -51,9 +51,9 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('./commands/status')).status,
   },
   setup: {
-    summary: "install Recur's tools (Python venv, Temporal CLI, Kafka jars, the local/smollm2 model) without starting anything",
-    usage: 'recur setup [--force]',
-    options: { force: { type: 'boolean' } },
+    summary: "install Recur's tools (Python venv, Temporal CLI, Kafka jars, the local/smollm2 model) without starting anything; --browser adds Debian's Chromium for the viewer's browser tests",
+    usage: 'recur setup [--force] [--browser]',
+    options: { force: { type: 'boolean' }, browser: { type: 'boolean' } },
     load: async () => (await import('./commands/setup')).setup,
   },
   run: {

@@ -1,5 +1,5 @@
 export { up, down, status, SERVICES, type ServiceStatus } from './stack';
-export { ensureTools } from './install';
+export { ensureChromium, ensureTools } from './install';
 export { stackPaths, jupyterConnection, type JupyterConnection } from './paths';
 export { kafkaBrokers, kafkaClient, kafkaConnection, temporalAddress, temporalConnection, embeddedKafka, embeddedTemporal } from './connections';
 export { type KafkaRole } from './kafka-credentials';

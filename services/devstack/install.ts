@@ -157,17 +157,34 @@ export function ensureVenv(config: RecurConfig, log: Log, opts: { force?: boolea
  * away; anywhere else `recur up` refuses with how to get it (services/sandbox/check-sandbox.ts).
  */
 export function ensureBubblewrap(config: RecurConfig, log: Log): void {
-  if (config.sandbox.mode === 'off' || process.getuid?.() !== 0 || run('apt-get', ['--version']).error) return;
+  if (config.sandbox.mode === 'off' || !canApt()) return;
   const missing = [['bwrap', 'bubblewrap'], ['setfacl', 'acl']].filter(([bin]) => run(bin, ['--version']).error).map(([, pkg]) => pkg);
   if (missing.length === 0) return;
-  log(`installing ${missing.join(' and ')} (apt-get install ${missing.join(' ')}) for the kernel sandbox…`);
-  const install = () => run('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { ...process.env, DEBIAN_FRONTEND: 'noninteractive' });
+  aptInstall(missing, 'for the kernel sandbox', log);
+}
+
+/**
+ * The viewer's browser tests and bench drive Debian's Chromium (`recur setup --browser`, which
+ * `npm test` runs). Only they need it, so `recur up` and plain `recur setup` never install it; a
+ * missing one fails those tests with how to get it (tests/helpers/browser.ts).
+ */
+export function ensureChromium(config: RecurConfig, log: Log): void {
+  if (existsSync(config.chromium) || !canApt()) return;
+  aptInstall(['chromium'], `for the viewer's browser tests (${config.chromium} is missing)`, log);
+}
+
+const canApt = () => process.getuid?.() === 0 && !run('apt-get', ['--version']).error;
+
+/** Installs Debian packages, refreshing the package lists only when the first try fails (a fresh image has none). */
+function aptInstall(packages: string[], why: string, log: Log): void {
+  log(`installing ${packages.join(' and ')} (apt-get install ${packages.join(' ')}) ${why}…`);
+  const install = () => run('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { ...process.env, DEBIAN_FRONTEND: 'noninteractive' });
   let r = install();
   if (r.status !== 0) {
     run('apt-get', ['update']);
     r = install();
   }
-  if (r.status !== 0) log(`apt-get install ${missing.join(' ')} failed:\n${tail(r.stderr + r.stdout)}`);
+  if (r.status !== 0) log(`apt-get install ${packages.join(' ')} failed:\n${tail(r.stderr + r.stdout)}`);
 }
 
 export function ensureTools(config: RecurConfig, log: Log, opts: { force?: boolean } = {}): void {

@@ -9,7 +9,9 @@ import { compare, notYet, renderSummary, type BenchReport } from '../../bench/re
 import { countLogged, retainedScript } from '../../bench/retained-memory';
 import { filler, sessionEvents } from '../../bench/sample-events';
 import { deltas, ratio, summarize } from '../../bench/stats';
-import { encodeEventBatch, ZERO_HASH } from '../../schemas';
+import { viewerResults } from '../../bench/viewer-render';
+import { writeViewerTree } from '../../bench/viewer-tree';
+import { encodeEventBatch, verifyChain, ZERO_HASH, type StoredEvent } from '../../schemas';
 
 // The benchmark suite's pure parts on fake samples, so `npm run bench` does not rot between runs.
 
@@ -148,5 +150,37 @@ describe('bench retained sub-agents', () => {
     const sessions = new Map([['r/a', [{ type: 'SessionCompleted' }, { type: 'SessionUnloaded' }]], ['r/b', [{ type: 'SessionCompleted' }]]]);
     expect(countLogged(sessions, ['r/a', 'r/b', 'r/c'], 'SessionCompleted')).toBe(2);
     expect(countLogged(sessions, ['r/a', 'r/b'], 'SessionUnloaded')).toBe(1);
+  });
+});
+
+describe('bench viewer render', () => {
+  it('writes a synthetic tree of exactly the asked size: chained per session, every child spawned before it logs and collected after', async () => {
+    const written: StoredEvent[] = [];
+    const log = {
+      async appendEvents(input: Parameters<typeof encodeEventBatch>[0]) {
+        const batch = encodeEventBatch(input);
+        written.push(...batch.records);
+        return { nextSeq: batch.nextSeq, headHash: batch.headHash, eventIds: batch.records.map((r) => r.eventId) };
+      },
+    };
+    await writeViewerTree(log, 'v', 1_000, 3, 1_700_000_000_000);
+    expect(written).toHaveLength(1_000);
+    expect(verifyChain(written)).toMatchObject({ ok: true });
+    expect([...new Set(written.map((e) => e.sessionId))]).toEqual(['v', 'v/worker0', 'v/worker1', 'v/worker2']);
+    const at = (pred: (e: StoredEvent) => boolean) => written.findIndex(pred);
+    for (const kid of ['v/worker0', 'v/worker1', 'v/worker2']) {
+      expect(at((e) => e.type === 'SubagentSpawned' && (e.event as { childId: string }).childId === kid)).toBeLessThan(at((e) => e.sessionId === kid));
+      expect(at((e) => e.type === 'SubagentCompleted' && (e.event as { childId: string }).childId === kid)).toBeGreaterThan(written.map((e) => e.sessionId).lastIndexOf(kid));
+    }
+    expect(written.at(-1)).toMatchObject({ sessionId: 'v', type: 'SessionCompleted' });
+    expect(new Set(written.map((e) => e.type))).toEqual(new Set(['SessionStarted', 'ModelCalled', 'CellRequested', 'CellExecuted', 'SubagentSpawned', 'SessionCompleted', 'SubagentCompleted']));
+  });
+
+  it('reports the large tree against the small one as ratios, and whether the load met its target', () => {
+    const large = [{ ms: 1800, treeMs: 1000, heapMB: 60 }, { ms: 1900, treeMs: 1200, heapMB: 62 }, { ms: 2500, treeMs: 1500, heapMB: 61 }];
+    const [time, reply, heap] = viewerResults({ large: 100_000, small: 1_000 }, large, [{ ms: 300, treeMs: 100, heapMB: 6 }]);
+    expect(time).toMatchObject({ status: 'measured', ratio: 1900 / 300, details: { targetMs: 2000, withinTarget: true, inPageMedianMs: 800 } });
+    expect(reply).toMatchObject({ status: 'measured', ratio: 12 });
+    expect(heap).toMatchObject({ status: 'measured', unit: 'MB', ratio: 61 / 6 });
   });
 });
