@@ -70,7 +70,10 @@ export function SessionsView() {
   const selected = rows.findIndex((r) => r.sessionId === selectedId);
   useRowKeys(rows, selected, (i) => setSelectedId(rows[i].sessionId));
   useEffect(() => {
-    table.current?.querySelector('tr[aria-selected="true"]')?.scrollIntoView({ block: 'nearest' });
+    const tr = table.current?.querySelector('tr[aria-selected="true"]');
+    tr?.scrollIntoView({ block: 'nearest' });
+    // Focus in the table follows the selection, so Enter on the focused link opens the selected row.
+    if (table.current?.contains(document.activeElement)) tr?.querySelector('a')?.focus();
   }, [selectedId]);
   const now = Date.now();
   return (
