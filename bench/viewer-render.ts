@@ -61,6 +61,8 @@ async function renderOnce(browser: Browser, daemon: { url: string; token: string
     await cdp.send('Performance.enable');
     const { metrics } = await cdp.send('Performance.getMetrics');
     const heap = metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? NaN;
+    // The page's verification reads the whole topic on the daemon; the next sample must not share the daemon with it.
+    await page.locator('[data-testid=verify-badge]:not([data-state=pending])').waitFor({ timeout: 300_000 });
     return { ms, treeMs, heapMB: heap / 2 ** 20 };
   } finally {
     await context.close();

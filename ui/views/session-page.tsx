@@ -10,6 +10,7 @@ import { navigate, useTreeFeed, useUiInfo } from '../state/hooks';
 import { formatRoute, TABS, type Route, type Tab } from '../state/router';
 import { temporalLink } from '../model/links';
 import { nodeStatuses } from '../state/tree-nodes';
+import type { TreeVerdict } from '../../services/projector/verify-tree';
 import type { SessionViewProps, TreeState, UiInfo } from '../state/types';
 import { ChartsView } from './charts';
 import { ReplayView } from './replay';
@@ -35,7 +36,15 @@ function select(route: SessionRoute, event: string | null): void {
   }
 }
 
-function Header(props: { route: SessionRoute; status: string; live: boolean; info: UiInfo }) {
+/** The tree's verification at a glance, linking to its view: checking, verified, or how many faults. */
+function VerifyBadge(props: { route: SessionRoute; verdict: TreeVerdict | null }) {
+  const { verdict } = props;
+  const state = verdict === null ? 'pending' : verdict.ok ? 'ok' : 'failed';
+  const text = verdict === null ? 'verifying…' : verdict.ok ? 'verified' : `${verdict.faults.length} fault${verdict.faults.length === 1 ? '' : 's'}`;
+  return <a class={`verify-badge verify-${state}`} data-testid="verify-badge" data-state={state} href={formatRoute({ ...props.route, tab: 'verify' })}>{text}</a>;
+}
+
+function Header(props: { route: SessionRoute; status: string; live: boolean; info: UiInfo; verdict: TreeVerdict | null }) {
   const { route } = props;
   const temporal = temporalLink(props.info, route.sessionId);
   return (
@@ -44,6 +53,7 @@ function Header(props: { route: SessionRoute; status: string; live: boolean; inf
       <h1 class="mono">{route.sessionId}</h1>
       <span class={`status status-${props.status}`} data-testid="session-status">{props.status}</span>
       {props.live ? <span class="live" title="following the log as it is written">live</span> : null}
+      <VerifyBadge route={route} verdict={props.verdict} />
       {temporal ? <a data-testid="temporal-link" href={temporal} target="_blank" rel="noopener noreferrer">Temporal ↗</a> : null}
       <nav class="tabs">
         {TABS.map((tab) => (
@@ -67,7 +77,7 @@ export function SessionPage(props: { route: SessionRoute }) {
   const View = route.tab === 'tree' ? null : VIEWS[route.tab];
   return (
     <section class="session-page">
-      <Header route={route} status={status} live={feed.live} info={info} />
+      <Header route={route} status={status} live={feed.live} info={info} verdict={feed.verdict} />
       {feed.error ? <p class="error">{feed.error}</p> : null}
       {tree === null ? <p class="notice">Loading the session tree…</p>
         : View === null ? <TreeView tree={tree} />
