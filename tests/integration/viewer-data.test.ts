@@ -134,29 +134,23 @@ describe('the viewer read routes on the real stack', () => {
     expect([cut.status, cut.headers.get('x-recur-blob-size'), (await cut.text()).length]).toEqual([200, '3000', 100]);
   });
 
-  // A number for docs/viewer.md (the viewer's first render of such a tree must stay within 2 s), not an assertion on it.
-  it('/tree of a 100,000-event tree (a root and 49 children): all of it in one reply, each child after its spawn', async () => {
+  // Large enough for the heap merge and the cursor to matter; the render bench (bench/viewer-render.ts) measures 100,000.
+  it('/tree of a 10,000-event tree (a root and 49 children): all of it in one reply, each child after its spawn', async () => {
     const big = `b${suffix}`;
     const kids = Array.from({ length: 49 }, (_, i) => `${big}/k${i}`);
-    const per = 2000;
+    const per = 200;
     const cells = (from: number, n: number): RecurEventInput[] => Array.from({ length: n }, (_, i) => ({ type: 'CellRequested', cellId: `c${from + i}`, code: `x = ${from + i}`, codeBlob: null, toolCallId: null }));
     const startedAs = (name: string, depth: number): RecurEventInput => ({ type: 'SessionStarted', task: 'big', name, model: 'scripted', depth, maxDepth: 2, maxTurns: 5, cellTimeoutSeconds: 60 });
     await append(big, T, [startedAs('root', 0), ...kids.map((id): RecurEventInput => ({ type: 'SubagentSpawned', childId: id, name: id.split('/')[1], task: 't', taskBlob: null, model: 'scripted', spec: null, requestId: null }))]);
     await append(big, T + 100, cells(0, per - 1 - kids.length));
     for (const id of kids) {
-      await append(id, T, [startedAs(id.split('/')[1], 1), ...cells(0, 999)]);
-      await append(id, T + 1000, cells(999, per - 1000));
+      await append(id, T, [startedAs(id.split('/')[1], 1), ...cells(0, 99)]);
+      await append(id, T + 1000, cells(99, per - 100));
     }
-    const t0 = performance.now();
-    const cpu0 = process.cpuUsage();
     const res = await get(`/v1/sessions/${big}/tree`);
     const text = await res.text();
-    const seconds = (performance.now() - t0) / 1000;
-    const cpu = process.cpuUsage(cpu0);
     const tree = JSON.parse(text) as TreeReply;
-    // The CPU time of this process (daemon and client both) tells more than the wall time on a shared machine.
-    process.stderr.write(`GET /tree of ${tree.events.length} events: ${seconds.toFixed(2)} s (${((cpu.user + cpu.system) / 1e6).toFixed(2)} s CPU), ${(text.length / 2 ** 20).toFixed(1)} MiB of JSON\n`);
-    expect(tree.events).toHaveLength(100_000);
+    expect(tree.events).toHaveLength(10_000);
     const at = new Map(tree.events.map((e, i) => [e.eventId, i]));
     for (const [i, id] of kids.entries()) expect(at.get(`${id}/0`)!).toBeGreaterThan(at.get(`${big}/${i + 1}`)!);
     expect(tree.cursor).toEqual(Object.fromEntries([[big, per - 1], ...kids.map((id) => [id, per - 1])]));
