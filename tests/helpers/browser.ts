@@ -64,6 +64,23 @@ export async function signIn(viewer: ViewerPage, daemon: DaemonClient = stackDae
   await viewer.byTestId('session-list').waitFor();
 }
 
+/**
+ * A signed-in page for each test of the file, closed after it; a test fails on any CSP violation
+ * or page error its page saw. Returns the current test's page.
+ */
+export function signedInPageEach(browser: () => Browser): () => ViewerPage {
+  let page: ViewerPage | undefined;
+  beforeEach(async () => {
+    page = await newViewerPage(browser());
+    await signIn(page);
+  });
+  afterEach(async () => {
+    page?.expectClean();
+    await page?.close();
+  });
+  return () => page!;
+}
+
 // Waits below are Playwright's own (locators, URL): a condition given to the page as a string is
 // eval'd there, which the viewer's CSP refuses, as it should.
 

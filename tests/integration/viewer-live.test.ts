@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { loadConfig } from '../../config';
 import { encodeEvent, type StoredEvent } from '../../schemas';
 import { kafkaClient } from '../../services/devstack';
-import { launchBrowser, newViewerPage, signIn, untilAttribute, type ViewerPage } from '../helpers/browser';
+import { launchBrowser, newViewerPage, signedInPageEach, signIn, untilAttribute } from '../helpers/browser';
 import { py } from '../helpers/session-harness';
 import { release, startTree, treeEnded, treeOf, WAITING_TREE } from '../helpers/viewer-trees';
 
@@ -12,21 +12,13 @@ import { release, startTree, treeEnded, treeOf, WAITING_TREE } from '../helpers/
 const config = loadConfig();
 let browser: Browser;
 let forger: Producer;
-let v: ViewerPage;
+const viewer = signedInPageEach(() => browser);
 
 beforeAll(async () => {
   browser = await launchBrowser();
   // Anyone who may write to the topic but lacks the signing key (as in signed-log.test.ts).
   forger = kafkaClient(config, 'writer', 'viewer-forger').producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await forger.connect();
-});
-beforeEach(async () => {
-  v = await newViewerPage(browser);
-  await signIn(v);
-});
-afterEach(async () => {
-  v.expectClean();
-  await v.close();
 });
 afterAll(async () => {
   await forger?.disconnect();
@@ -43,31 +35,31 @@ async function forgeAfter(head: StoredEvent): Promise<StoredEvent> {
   return forged.record;
 }
 
-const row = (eventId: string) => v.page.locator(`[data-testid=timeline-row][data-event="${eventId}"]`);
+const row = (eventId: string) => viewer().page.locator(`[data-testid=timeline-row][data-event="${eventId}"]`);
 
 describe('a tampered log in the viewer', () => {
   it('verifies a genuine tree; after a forged event lands, re-checking names it and the timeline marks its row', async () => {
     const id = await startTree({ root: [py('print(6*7)'), 'done'] }, 'a tree to tamper with');
     await treeEnded(id);
-    const page = (tab: string, event?: string) => v.open(`#/s/${encodeURIComponent(id)}/${tab}${event ? `?e=${encodeURIComponent(event)}` : ''}`);
+    const page = (tab: string, event?: string) => viewer().open(`#/s/${encodeURIComponent(id)}/${tab}${event ? `?e=${encodeURIComponent(event)}` : ''}`);
     await page('verify');
-    await untilAttribute(v.byTestId('verify-result'), 'data-ok', 'true');
+    await untilAttribute(viewer().byTestId('verify-result'), 'data-ok', 'true');
 
     const forged = await forgeAfter((await treeOf(id)).events.at(-1)!);
-    await v.byTestId('verify-recheck').click();
-    await untilAttribute(v.byTestId('verify-result'), 'data-ok', 'false');
-    const fault = v.page.locator(`[data-testid=verify-fault][data-event="${forged.eventId}"]`);
+    await viewer().byTestId('verify-recheck').click();
+    await untilAttribute(viewer().byTestId('verify-result'), 'data-ok', 'false');
+    const fault = viewer().page.locator(`[data-testid=verify-fault][data-event="${forged.eventId}"]`);
     expect(await fault.innerText()).toContain('unsigned');
-    await v.shot('verify');
+    await viewer().shot('verify');
 
     await fault.click();
-    await v.page.waitForURL((u) => u.hash.includes(`e=${encodeURIComponent(forged.eventId)}`));
+    await viewer().page.waitForURL((u) => u.hash.includes(`e=${encodeURIComponent(forged.eventId)}`));
     await page('timeline', forged.eventId);
     // This page read the tree before the forgery; a fresh load reads it with the forged event.
-    await v.page.reload();
+    await viewer().page.reload();
     await untilAttribute(row(forged.eventId), 'data-fault', 'unsigned');
     await untilAttribute(row(forged.eventId), 'aria-selected', 'true');
-    await v.shot('timeline-fault');
+    await viewer().shot('timeline-fault');
   });
 });
 
@@ -79,24 +71,24 @@ describe('a tree that runs while the page is open', () => {
     const listed = list.page.locator(`[data-testid=session-row][data-session="${id}"]`);
     await untilAttribute(listed, 'data-status', 'running');
 
-    await v.open(`#/s/${encodeURIComponent(id)}/timeline`);
+    await viewer().open(`#/s/${encodeURIComponent(id)}/timeline`);
     // Its one cell, waiting in recv() until the test sends the message.
-    await v.page.locator('[data-testid=timeline-row][data-type=CellRequested]').waitFor();
-    expect(await v.page.locator('[data-testid=timeline-row][data-type=SessionCompleted]').count()).toBe(0);
-    const before = Number(await v.byTestId('timeline').getAttribute('data-count'));
+    await viewer().page.locator('[data-testid=timeline-row][data-type=CellRequested]').waitFor();
+    expect(await viewer().page.locator('[data-testid=timeline-row][data-type=SessionCompleted]').count()).toBe(0);
+    const before = Number(await viewer().byTestId('timeline').getAttribute('data-count'));
     // A page that reloads loses this.
-    await v.page.evaluate('window.recurTestSamePage = true');
-    await v.shot('live-running');
+    await viewer().page.evaluate('window.recurTestSamePage = true');
+    await viewer().shot('live-running');
 
     await release(id);
-    await v.page.locator('[data-testid=timeline-row][data-type=SessionCompleted]').waitFor();
-    await v.page.locator('[data-testid=timeline-row][data-type=CellExecuted]').waitFor();
-    expect(Number(await v.byTestId('timeline').getAttribute('data-count'))).toBeGreaterThan(before);
+    await viewer().page.locator('[data-testid=timeline-row][data-type=SessionCompleted]').waitFor();
+    await viewer().page.locator('[data-testid=timeline-row][data-type=CellExecuted]').waitFor();
+    expect(Number(await viewer().byTestId('timeline').getAttribute('data-count'))).toBeGreaterThan(before);
     await untilAttribute(listed, 'data-status', 'completed');
-    await v.byTestId('tab-tree').click();
-    await untilAttribute(v.page.locator(`[data-testid=tree-node][data-session="${id}"]`), 'data-status', 'completed');
-    expect(await v.page.evaluate('window.recurTestSamePage')).toBe(true);
-    await v.shot('live-done');
+    await viewer().byTestId('tab-tree').click();
+    await untilAttribute(viewer().page.locator(`[data-testid=tree-node][data-session="${id}"]`), 'data-status', 'completed');
+    expect(await viewer().page.evaluate('window.recurTestSamePage')).toBe(true);
+    await viewer().shot('live-done');
     list.expectClean();
     await list.close();
     await treeEnded(id);

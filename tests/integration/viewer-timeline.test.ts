@@ -1,12 +1,12 @@
 import type { Browser } from 'playwright-core';
 import type { StoredEvent } from '../../schemas';
-import { launchBrowser, newViewerPage, signIn, untilAttribute, untilValue, type ViewerPage } from '../helpers/browser';
+import { launchBrowser, signedInPageEach, untilAttribute, untilValue } from '../helpers/browser';
 import { BIG_OUTPUT_LINES, FINISHED_TREE, startTree, treeEnded, treeOf } from '../helpers/viewer-trees';
 
 // The timeline, event detail and replay scrubber of a finished tree in Debian's Chromium.
 
 let browser: Browser;
-let v: ViewerPage;
+const viewer = signedInPageEach(() => browser);
 let id: string;
 let events: StoredEvent[];
 
@@ -16,77 +16,69 @@ beforeAll(async () => {
   await treeEnded(id);
   events = (await treeOf(id)).events;
 });
-beforeEach(async () => {
-  v = await newViewerPage(browser);
-  await signIn(v);
-});
-afterEach(async () => {
-  v.expectClean();
-  await v.close();
-});
 afterAll(async () => {
   await browser?.close();
 });
 
-const page = (tab: string, event?: string) => v.open(`#/s/${encodeURIComponent(id)}/${tab}${event ? `?e=${encodeURIComponent(event)}` : ''}`);
-const timeline = () => v.byTestId('timeline');
-const renderedIds = () => v.byTestId('timeline-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-event')));
+const page = (tab: string, event?: string) => viewer().open(`#/s/${encodeURIComponent(id)}/${tab}${event ? `?e=${encodeURIComponent(event)}` : ''}`);
+const timeline = () => viewer().byTestId('timeline');
+const renderedIds = () => viewer().byTestId('timeline-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-event')));
 
 describe('the timeline', () => {
   it("lists the whole tree's events in causal order, and the root's alone in session scope", async () => {
     await page('timeline');
-    await v.byTestId('timeline-scope').selectOption('tree');
+    await viewer().byTestId('timeline-scope').selectOption('tree');
     await untilAttribute(timeline(), 'data-count', String(events.length));
     const shown = await renderedIds();
     // Virtualised: the rows near the top are in the page, in the tree's order.
     expect(shown.length).toBeGreaterThan(5);
     expect(shown).toEqual(events.slice(0, shown.length).map((e) => e.eventId));
-    await v.shot('timeline-tree');
+    await viewer().shot('timeline-tree');
 
-    await v.byTestId('timeline-scope').selectOption('session');
+    await viewer().byTestId('timeline-scope').selectOption('session');
     await untilAttribute(timeline(), 'data-count', String(events.filter((e) => e.sessionId === id).length));
   });
 
   it("selecting a cell's row shows its code and output", async () => {
     await page('timeline');
     const cell = events.find((e) => e.type === 'CellExecuted' && e.sessionId === id)!;
-    await v.page.locator(`[data-testid=timeline-row][data-event="${cell.eventId}"]`).click();
-    await untilAttribute(v.page.locator(`[data-testid=timeline-row][data-event="${cell.eventId}"]`), 'aria-selected', 'true');
-    const detail = v.byTestId('event-detail');
+    await viewer().page.locator(`[data-testid=timeline-row][data-event="${cell.eventId}"]`).click();
+    await untilAttribute(viewer().page.locator(`[data-testid=timeline-row][data-event="${cell.eventId}"]`), 'aria-selected', 'true');
+    const detail = viewer().byTestId('event-detail');
     await detail.getByTestId('cell-code').filter({ hasText: 'label = "viewer"' }).waitFor();
     await detail.getByTestId('cell-output').filter({ hasText: 'viewer' }).waitFor();
-    await v.shot('event-detail');
+    await viewer().shot('event-detail');
   });
 
   it('loads an output too large to log inline from the blob store when asked', async () => {
     const big = events.find((e) => e.type === 'CellExecuted' && (e.event as { outputsBlob: unknown }).outputsBlob)!;
     expect(big).toBeDefined();
     await page('timeline', big.eventId);
-    const detail = v.byTestId('event-detail');
+    const detail = viewer().byTestId('event-detail');
     await detail.getByTestId('load-blob').first().waitFor();
     expect(await detail.getByTestId('blob-text').count()).toBe(0);
     await detail.getByTestId('load-blob').first().click();
     await detail.getByTestId('blob-text').filter({ hasText: `line ${BIG_OUTPUT_LINES - 1}` }).waitFor();
-    await v.shot('blob');
+    await viewer().shot('blob');
   });
 
   it('moves the selection with j/k and the arrow keys', async () => {
     await page('timeline', events[0].eventId);
-    await untilAttribute(v.page.locator(`[data-testid=timeline-row][data-event="${events[0].eventId}"]`), 'aria-selected', 'true');
+    await untilAttribute(viewer().page.locator(`[data-testid=timeline-row][data-event="${events[0].eventId}"]`), 'aria-selected', 'true');
     const root = events.filter((e) => e.sessionId === id).map((e) => e.eventId);
-    const scope = await v.byTestId('timeline-scope').inputValue();
+    const scope = await viewer().byTestId('timeline-scope').inputValue();
     const order = scope === 'tree' ? events.map((e) => e.eventId) : root;
     await timeline().focus();
     const expectSelected = async (at: number) => {
-      await untilAttribute(v.page.locator('[data-testid=timeline-row][aria-selected=true]'), 'data-event', order[at]);
+      await untilAttribute(viewer().page.locator('[data-testid=timeline-row][aria-selected=true]'), 'data-event', order[at]);
     };
-    await v.page.keyboard.press('j');
+    await viewer().page.keyboard.press('j');
     await expectSelected(1);
-    await v.page.keyboard.press('j');
+    await viewer().page.keyboard.press('j');
     await expectSelected(2);
-    await v.page.keyboard.press('k');
+    await viewer().page.keyboard.press('k');
     await expectSelected(1);
-    await v.page.keyboard.press('ArrowDown');
+    await viewer().page.keyboard.press('ArrowDown');
     await expectSelected(2);
   });
 });
@@ -95,25 +87,25 @@ describe('the replay scrubber', () => {
   it('steps through events with the arrow keys and shows the state as of each: children, budget, variables', async () => {
     expect(events.some((e) => e.type === 'KernelSnapshotted' && e.sessionId === id)).toBe(true);
     await page('replay');
-    const scrubber = v.byTestId('scrubber');
-    const position = v.byTestId('scrubber-position');
+    const scrubber = viewer().byTestId('scrubber');
+    const position = viewer().byTestId('scrubber-position');
     await scrubber.focus();
-    await v.page.keyboard.press('Home');
+    await viewer().page.keyboard.press('Home');
     await position.filter({ hasText: events[0].eventId }).waitFor();
-    const startBudget = await v.byTestId('replay-budget').innerText();
-    expect(await v.byTestId('replay-children').innerText()).not.toContain('alpha');
-    expect(await v.byTestId('replay-variables').innerText()).not.toContain('total');
-    await v.shot('replay-start');
+    const startBudget = await viewer().byTestId('replay-budget').innerText();
+    expect(await viewer().byTestId('replay-children').innerText()).not.toContain('alpha');
+    expect(await viewer().byTestId('replay-variables').innerText()).not.toContain('total');
+    await viewer().shot('replay-start');
 
-    await v.page.keyboard.press('End');
-    await v.byTestId('replay-children').filter({ hasText: 'alpha' }).filter({ hasText: 'beta' }).waitFor();
-    await v.byTestId('replay-variables').filter({ hasText: 'total' }).waitFor();
-    expect(await v.byTestId('replay-budget').innerText()).not.toBe(startBudget);
+    await viewer().page.keyboard.press('End');
+    await viewer().byTestId('replay-children').filter({ hasText: 'alpha' }).filter({ hasText: 'beta' }).waitFor();
+    await viewer().byTestId('replay-variables').filter({ hasText: 'total' }).waitFor();
+    expect(await viewer().byTestId('replay-budget').innerText()).not.toBe(startBudget);
     const end = Number(await scrubber.inputValue());
     expect(Number(await scrubber.getAttribute('max'))).toBe(end);
-    await v.shot('replay-end');
+    await viewer().shot('replay-end');
 
-    await v.page.keyboard.press('ArrowLeft');
+    await viewer().page.keyboard.press('ArrowLeft');
     await untilValue(scrubber, String(end - 1));
     expect(await position.innerText()).not.toBe('');
   });
@@ -122,8 +114,8 @@ describe('the replay scrubber', () => {
 describe('the charts', () => {
   it('draw tokens and cost per agent over time, and cell durations', async () => {
     await page('charts');
-    await v.byTestId('chart-cost').waitFor();
-    await v.byTestId('chart-cells').waitFor();
-    await v.shot('charts');
+    await viewer().byTestId('chart-cost').waitFor();
+    await viewer().byTestId('chart-cells').waitFor();
+    await viewer().shot('charts');
   });
 });
