@@ -1,17 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import WebSocket from 'ws';
-import { createEventLogActivities, createEventLogProducer } from '../../activities/event-log';
-import { loadConfig, type RecurConfig } from '../../config';
 import { ZERO_HASH, type RecurEventInput } from '../../schemas';
-import { ensureEventTopicAccess, homeSigner, kafkaClient, stackPaths, temporalAddress } from '../../services/devstack';
-import { fileOffsetIndex, readSessionLog, treeStartMarker } from '../../services/projector';
+import { ensureEventTopicAccess, temporalAddress } from '../../services/devstack';
+import { readSessionLog } from '../../services/projector';
 import { isAlive } from '../../services/devstack/process';
 import type { StreamFrame } from '../../services/daemon/api-types';
+import { ownDaemonHome } from '../helpers/own-daemon-home';
 import { startDaemon, type Daemon } from '../../services/daemon/daemon';
 import { daemonPaths } from '../../services/daemon/paths';
 import type { SessionInput } from '../../workflows/session-types';
@@ -23,21 +20,7 @@ import { sandboxKey, sandboxRecord } from '../../services/sandbox';
  * sessions (no worker polls its task queue: started workflows stay running until the test ends them).
  */
 describe('daemon API on the real stack', () => {
-  const base = loadConfig();
-  const suffix = randomUUID().slice(0, 8);
-  const config: RecurConfig = {
-    ...base,
-    home: mkdtempSync(join(tmpdir(), 'recur-daemon-it-')),
-    kafka: { ...base.kafka, topic: `daemon-it-${suffix}` },
-    temporal: { ...base.temporal, taskQueue: `daemon-it-${suffix}` },
-  };
-  // Its own home, the stack's broker: the broker's users are the stack home's.
-  mkdirSync(stackPaths(config).run, { recursive: true });
-  copyFileSync(stackPaths(base).kafkaCredentials, stackPaths(config).kafkaCredentials);
-  const kafka = kafkaClient(config, 'writer', 'daemon-it');
-  const producer = createEventLogProducer(kafka);
-  const index = fileOffsetIndex(stackPaths(config).logIndex);
-  const log = createEventLogActivities({ kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index) });
+  const { suffix, config, kafka, producer, index, log } = ownDaemonHome('daemon-it');
   let daemon: Daemon;
   let connection: Connection;
   let client: Client;

@@ -1,15 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import WebSocket from 'ws';
-import { createEventLogActivities, createEventLogProducer } from '../../activities/event-log';
-import { loadConfig, type RecurConfig } from '../../config';
 import { ZERO_HASH } from '../../schemas';
-import { ensureEventTopicAccess, homeSigner, kafkaClient, stackPaths, temporalAddress } from '../../services/devstack';
-import { fileOffsetIndex, treeStartMarker } from '../../services/projector';
+import { ensureEventTopicAccess, temporalAddress } from '../../services/devstack';
 import type { StreamFrame } from '../../services/daemon/api-types';
+import { ownDaemonHome } from '../helpers/own-daemon-home';
 import { startDaemon, type Daemon } from '../../services/daemon/daemon';
 import { cliInProcess } from '../helpers/cli-in-process';
 import { rawRequest, tryWebSocket } from '../helpers/raw-http';
@@ -19,20 +16,7 @@ import { rawRequest, tryWebSocket } from '../helpers/raw-http';
  * plain HTTP client plays the browser. Own home, port, task queue and topic, as daemon-api.test.ts.
  */
 describe('viewer sign-in and cookie access on a real daemon', () => {
-  const base = loadConfig();
-  const suffix = randomUUID().slice(0, 8);
-  const config: RecurConfig = {
-    ...base,
-    home: mkdtempSync(join(tmpdir(), 'recur-viewer-it-')),
-    kafka: { ...base.kafka, topic: `viewer-it-${suffix}` },
-    temporal: { ...base.temporal, taskQueue: `viewer-it-${suffix}` },
-  };
-  mkdirSync(stackPaths(config).run, { recursive: true });
-  copyFileSync(stackPaths(base).kafkaCredentials, stackPaths(config).kafkaCredentials);
-  const kafka = kafkaClient(config, 'writer', 'viewer-it');
-  const producer = createEventLogProducer(kafka);
-  const index = fileOffsetIndex(stackPaths(config).logIndex);
-  const log = createEventLogActivities({ kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index) });
+  const { suffix, config, producer, log } = ownDaemonHome('viewer-it');
   const uiDir = mkdtempSync(join(tmpdir(), 'recur-viewer-ui-'));
   writeFileSync(join(uiDir, 'index.html'), '<!doctype html><link rel="stylesheet" href="/ui/app.css"><script type="module" src="/ui/app.js"></script>');
   writeFileSync(join(uiDir, 'app.js'), 'export {}');

@@ -1,17 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Partitioners } from 'kafkajs';
 import WebSocket from 'ws';
-import { createEventLogActivities, createEventLogProducer } from '../../activities/event-log';
 import { createLocalBlobStore } from '../../activities/blob-store';
-import { loadConfig, type RecurConfig } from '../../config';
 import { ZERO_HASH, encodeEvent, type RecurEventInput, type StoredEvent } from '../../schemas';
 import type { CatalogReply, StreamFrame, TreeReply } from '../../services/daemon/api-types';
+import { ownDaemonHome } from '../helpers/own-daemon-home';
 import { startDaemon, type Daemon } from '../../services/daemon/daemon';
-import { ensureEventTopicAccess, homeSigner, kafkaClient, stackPaths } from '../../services/devstack';
-import { fileOffsetIndex, treeStartMarker } from '../../services/projector';
+import { ensureEventTopicAccess, stackPaths } from '../../services/devstack';
 import type { TreeVerdict } from '../../services/projector/verify-tree';
 import { until } from '../helpers/poll-tree-log';
 
@@ -21,20 +15,7 @@ import { until } from '../helpers/poll-tree-log';
  * real event-log activities and the home's signing key, as a worker appends them.
  */
 describe('the viewer read routes on the real stack', () => {
-  const base = loadConfig();
-  const suffix = randomUUID().slice(0, 8);
-  const config: RecurConfig = {
-    ...base,
-    home: mkdtempSync(join(tmpdir(), 'recur-viewer-it-')),
-    kafka: { ...base.kafka, topic: `viewer-it-${suffix}` },
-    temporal: { ...base.temporal, taskQueue: `viewer-it-${suffix}` },
-  };
-  mkdirSync(stackPaths(config).run, { recursive: true });
-  copyFileSync(stackPaths(base).kafkaCredentials, stackPaths(config).kafkaCredentials);
-  const kafka = kafkaClient(config, 'writer', 'viewer-it');
-  const producer = createEventLogProducer(kafka);
-  const index = fileOffsetIndex(stackPaths(config).logIndex);
-  const log = createEventLogActivities({ kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index) });
+  const { suffix, config, kafka, producer, log } = ownDaemonHome('viewer-it');
   let daemon: Daemon;
 
   const root = `v${suffix}`;
