@@ -30,6 +30,8 @@ export type Op =
   | { op: 'spawn'; task: string; name?: string; slice?: Slice }
   | { op: 'send'; to: string; text: string }
   | { op: 'take'; waitMs?: number }
+  /** Takes messages until one with this text arrives, so a script holds its session until the test sends it (one take waits 20 s at most). */
+  | { op: 'takeUntil'; text: string }
   | { op: 'final'; answer: string }
   | { op: 'goal'; objective: string }
   | { op: 'goalComplete' }
@@ -213,6 +215,13 @@ export class FakeSessionWorld {
         return h.executeUpdate(sendAgentMessageUpdate, { args: [{ to: op.to, text: op.text }] });
       case 'take':
         return h.executeUpdate(takeMessagesUpdate, { args: [{ waitMs: op.waitMs ?? 0, max: null }] });
+      case 'takeUntil':
+        return (async () => {
+          for (;;) {
+            const taken = await h.executeUpdate(takeMessagesUpdate, { args: [{ waitMs: 20_000, max: null }] });
+            if (taken.some((m) => m.text === op.text)) return taken;
+          }
+        })();
       case 'final':
         return h.executeUpdate(setFinalUpdate, { args: [{ answer: op.answer }] });
       case 'goal':

@@ -21,8 +21,9 @@ async function until(what: string, ok: () => boolean): Promise<void> {
 
 test('unloadIdle makes an idle retained child unload at once, the timer\'s way, logging fewer seconds than its idle limit; a root ignores it', async () => {
   world.script = {
-    // The second take holds the root (and so the retained child) until the test is done asking.
-    root: [{ code: [{ op: 'spawn', task: 'x', name: 'a' }] }, { code: [{ op: 'take', waitMs: 20_000 }] }, { code: [{ op: 'take', waitMs: 20_000 }] }, { answer: 'done' }],
+    // The root (and so the retained child) is held until the test, done asking, sends 'end': on a
+    // slow machine a fixed wait ran out first and ended the child before it was asked.
+    root: [{ code: [{ op: 'spawn', task: 'x', name: 'a' }] }, { code: [{ op: 'takeUntil', text: 'end' }] }, { answer: 'done' }],
     a: [{ answer: 'a' }],
   };
   const input = world.input('t', { idleUnloadSeconds: 1800 });
