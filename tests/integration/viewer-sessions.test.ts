@@ -93,6 +93,9 @@ describe('the sessions list', () => {
     expect(await viewer().page.evaluate(inRows)).toBe(true);
     await viewer().page.keyboard.press('ArrowDown');
     await untilAttribute(row(top!), 'aria-selected', 'true');
+    await viewer().page.keyboard.press('ArrowUp');
+    // Keys as fast as a user's: each moves on from the one before, rendered or not.
+    await viewer().page.keyboard.press('ArrowDown');
     await viewer().page.keyboard.press('ArrowDown');
     await untilAttribute(row(next!), 'aria-selected', 'true');
     await viewer().page.keyboard.press('ArrowUp');

@@ -39,15 +39,25 @@ function Row(props: { row: ListRow; selected: boolean; now: number }) {
 /** Elements whose Enter does something of its own (a link opens, a button clicks). */
 const OWN_ENTER: ReadonlySet<string> = new Set(['A', 'BUTTON']);
 
-/** Moves the selection with the arrow keys wherever the focus is, except in the status select (its own arrows). */
+/**
+ * Moves the selection with the arrow keys wherever the focus is, except in the status select (its
+ * own arrows). The listener reads the latest rows and selection through a ref: Preact runs effects
+ * after paint, so a listener re-made per render would see the previous state on a quick second key.
+ */
 function useRowKeys(rows: readonly ListRow[], selected: number, setSelected: (i: number) => void): void {
+  const latest = useRef({ rows, selected, setSelected });
+  latest.current = { rows, selected, setSelected };
   useEffect(() => {
     const onKey = (ev: KeyboardEvent): void => {
+      const { rows, selected, setSelected } = latest.current;
       if ((ev.target as HTMLElement).tagName === 'SELECT' || rows.length === 0) return;
       if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
         ev.preventDefault();
         const step = ev.key === 'ArrowDown' ? 1 : -1;
-        setSelected(Math.max(0, Math.min(rows.length - 1, selected < 0 ? 0 : selected + step)));
+        const next = Math.max(0, Math.min(rows.length - 1, selected < 0 ? 0 : selected + step));
+        // Until the next render, a further key moves on from here.
+        latest.current = { ...latest.current, selected: next };
+        setSelected(next);
       } else if (ev.key === 'Enter' && selected >= 0 && !OWN_ENTER.has((ev.target as HTMLElement).tagName)) {
         ev.preventDefault();
         open(rows[selected]);
@@ -55,7 +65,7 @@ function useRowKeys(rows: readonly ListRow[], selected: number, setSelected: (i:
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [rows, selected, setSelected]);
+  }, []);
 }
 
 export function SessionsView() {
