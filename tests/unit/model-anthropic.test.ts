@@ -20,7 +20,8 @@ function provider(over: Partial<AnthropicProviderConfig> = {}, retries: RetryInf
     baseUrl: server.url,
     apiKey: 'sk-ant-test',
     retry: { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 30 },
-    timeouts: { stallTimeoutMs: 300 },
+    // Long enough for a loaded machine; the stall tests set a short one of their own.
+    timeouts: { stallTimeoutMs: 30_000 },
     onRetry: (info) => retries.push(info),
     ...over,
   });
@@ -186,7 +187,7 @@ describe('Anthropic messages provider', () => {
   test('a stream that stalls mid-way is aborted and retried', async () => {
     const retries: RetryInfo[] = [];
     server.enqueue(stalled(anthropicToolUse('print(1)'), 4), anthropicToolUse('print(2)'));
-    const res = await provider({}, retries).complete(request());
+    const res = await provider({ timeouts: { stallTimeoutMs: 300 } }, retries).complete(request());
     expect(res).toMatchObject({ code: 'print(2)', attempts: 2 });
     expect(retries[0].error.message).toContain('stream stalled: no data for 300 ms');
   });

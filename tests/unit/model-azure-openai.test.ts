@@ -18,7 +18,8 @@ function provider(over: Partial<AzureOpenAIProviderConfig> = {}, retries: RetryI
     apiVersion: '2025-04-01-preview',
     auth: { apiKey: 'azure-key' },
     retry: { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 5_000 },
-    timeouts: { stallTimeoutMs: 300 },
+    // Long enough for a loaded machine; the stall tests set a short one of their own.
+    timeouts: { stallTimeoutMs: 30_000 },
     onRetry: (info) => retries.push(info),
     ...over,
   });

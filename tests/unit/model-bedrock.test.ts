@@ -19,7 +19,8 @@ function provider(over: Partial<BedrockProviderConfig> = {}, retries: RetryInfo[
     baseUrl: server.url,
     auth: { kind: 'sigv4', credentials: TEST_CREDENTIALS },
     retry: { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 30 },
-    timeouts: { stallTimeoutMs: 300 },
+    // Long enough for a loaded machine; the stall tests set a short one of their own.
+    timeouts: { stallTimeoutMs: 30_000 },
     onRetry: (info) => retries.push(info),
     ...over,
   });

@@ -18,7 +18,8 @@ function provider(over: Partial<OpenAIResponsesProviderConfig> = {}, retries: Re
     baseUrl: `${server.url}/v1`,
     apiKey: 'sk-test',
     retry: { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 5_000 },
-    timeouts: { stallTimeoutMs: 300 },
+    // Long enough for a loaded machine; the stall tests set a short one of their own.
+    timeouts: { stallTimeoutMs: 30_000 },
     onRetry: (info) => retries.push(info),
     ...over,
   });

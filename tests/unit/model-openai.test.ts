@@ -16,7 +16,8 @@ function provider(over: Partial<OpenAIProviderConfig> = {}, retries: RetryInfo[]
     apiKey: 'sk-test',
     maxTokensField: 'max_completion_tokens',
     retry: { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 5_000 },
-    timeouts: { stallTimeoutMs: 300 },
+    // Long enough for a loaded machine; the stall tests set a short one of their own.
+    timeouts: { stallTimeoutMs: 30_000 },
     onRetry: (info) => retries.push(info),
     ...over,
   });
@@ -188,7 +189,7 @@ describe('OpenAI chat completions provider', () => {
   test('a stream that stalls mid-way is aborted and retried', async () => {
     const retries: RetryInfo[] = [];
     server.enqueue(stalled(openaiText('partial answer', { pieces: 4 }), 2), openaiText('whole answer'));
-    const res = await provider({}, retries).complete(request());
+    const res = await provider({ timeouts: { stallTimeoutMs: 300 } }, retries).complete(request());
     expect(res).toMatchObject({ text: 'whole answer', attempts: 2 });
     expect(retries[0].error.message).toContain('stream stalled');
   });
