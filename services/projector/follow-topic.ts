@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import { EventLogError } from '../../errors';
 import type { LogRecord } from './event-collector';
-import { partitionOffsets } from './scan-topic';
+import { dropPartitionsAtEnd, partitionOffsets } from './scan-topic';
 import { throwawayConsumer } from './throwaway-consumer';
 
 export interface TopicFollower {
@@ -23,11 +23,7 @@ export async function followTopic(opts: { kafka: Kafka; topic: string; purpose: 
   const remaining = new Map(offsets.filter((p) => p.high > p.low).map((p) => [p.partition, p.high]));
   const { consumer, close } = throwawayConsumer(kafka, opts.purpose);
   let failure: Error | null = null;
-  // END_BATCH_PROCESS also reports batches with nothing to hand over (transaction markers).
-  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
-    const end = remaining.get(payload.partition);
-    if (payload.topic === topic && end !== undefined && BigInt(payload.lastOffset) + 1n >= end) remaining.delete(payload.partition);
-  });
+  dropPartitionsAtEnd(consumer, topic, remaining);
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     if (!payload.restart) failure = new EventLogError(`following ${topic} failed: ${payload.error.message}`, { cause: payload.error, retryable: true });
   });

@@ -38,12 +38,7 @@ export async function scanTopic(opts: ScanTopicOptions): Promise<ScanStats> {
   const { consumer, close } = throwawayConsumer(kafka, 'scan');
   let timer: NodeJS.Timeout | undefined;
   const done = new Promise<void>((resolve, reject) => {
-    // END_BATCH_PROCESS also reports batches with nothing to hand over (transaction markers).
-    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
-      const end = remaining.get(payload.partition);
-      if (payload.topic === topic && end !== undefined && BigInt(payload.lastOffset) + 1n >= end) remaining.delete(payload.partition);
-      if (remaining.size === 0) resolve();
-    });
+    dropPartitionsAtEnd(consumer, topic, remaining, resolve);
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart) reject(new EventLogError(`reading ${topic} failed: ${payload.error.message}`, { cause: payload.error, retryable: true }));
     });
@@ -78,6 +73,19 @@ export async function scanTopic(opts: ScanTopicOptions): Promise<ScanStats> {
     clearTimeout(timer);
     await close();
   }
+}
+
+/**
+ * Deletes each partition from `remaining` (partition → end offset) once the consumer has read up
+ * to its end, and calls `allRead` when none is left. END_BATCH_PROCESS also reports batches with
+ * nothing to hand over (transaction markers), so a partition ending in one is seen to end too.
+ */
+export function dropPartitionsAtEnd(consumer: Consumer, topic: string, remaining: Map<number, bigint>, allRead: () => void = () => undefined): void {
+  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+    const end = remaining.get(payload.partition);
+    if (payload.topic === topic && end !== undefined && BigInt(payload.lastOffset) + 1n >= end) remaining.delete(payload.partition);
+    if (remaining.size === 0) allRead();
+  });
 }
 
 /**
