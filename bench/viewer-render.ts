@@ -1,5 +1,6 @@
 import type { Browser } from 'playwright-core';
-import { connectDaemon } from '../services/cli/daemon-client';
+import { connectDaemon, type DaemonClient } from '../services/cli/daemon-client';
+import type { CatalogReply } from '../services/daemon/api-types';
 import { newSessionId } from './bench-worker';
 import { size, type Benchmark } from './benchmark';
 import { launchChromium, viewerLoginUrl } from './chromium';
@@ -9,10 +10,10 @@ import { treeWriter, writeViewerTree } from './viewer-tree';
 
 /** One page load of a tree's timeline, on the page's clock from navigation start. */
 export interface RenderSample {
-  /** Until its first row showed with the whole tree counted. */
+  /** Until its first row showed with the whole tree counted (the rest of the rows may still be on the way). */
   ms: number;
-  /** Until the daemon's tree reply had arrived (the rest of `ms` is the page's own work). */
-  treeMs: number;
+  /** Until every event of the tree was in the page. */
+  loadedMs: number;
   /** The JS heap then, after a garbage collection. */
   heapMB: number;
 }
@@ -37,25 +38,35 @@ export function renderedAt([root, count]: readonly [PageNode, number]): number |
   return row && row.getBoundingClientRect().height > 0 ? performance.now() : false;
 }
 
+/** The page's clock once every event of the tree is in the timeline (no row is a placeholder), else false. */
+export function loadedAt([root, count]: readonly [PageNode, number]): number | false {
+  return root.querySelector('[data-testid=timeline]')?.getAttribute('data-loaded') === String(count) ? performance.now() : false;
+}
+
+/** Resolves once the daemon's catalog has read the whole topic: the sessions list starts it, and a sample must not share the daemon with it. */
+async function catalogCaughtUp(daemon: DaemonClient): Promise<void> {
+  while (!(await daemon.get<CatalogReply>('/v1/catalog')).complete) await new Promise((resolve) => setTimeout(resolve, 200));
+}
+
 /** A fresh page (signed in), a full load of the tree's timeline, the time to the whole tree shown and the heap after a GC. */
-async function renderOnce(browser: Browser, daemon: { url: string; token: string }, root: string, count: number): Promise<RenderSample> {
+async function renderOnce(browser: Browser, daemon: DaemonClient, root: string, count: number): Promise<RenderSample> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
     const page = await context.newPage();
     await page.goto(await viewerLoginUrl(daemon));
     await page.waitForURL((url) => url.hash === '#/');
     await page.goto('about:blank');
+    await catalogCaughtUp(daemon);
     await page.goto(`${daemon.url}/ui/#/s/${encodeURIComponent(root)}/timeline`);
     const scope = page.getByTestId('timeline-scope');
-    // The whole tree is the figure: switched to when the page opens on the root's own events.
-    await scope.waitFor({ timeout: 120_000 });
-    if ((await scope.inputValue()) !== 'tree') await scope.selectOption('tree');
+    const failed = page.locator('.session-page .error');
+    await scope.or(failed).waitFor({ timeout: 120_000 });
+    if (await failed.isVisible()) throw new Error(`the viewer could not load ${root}: ${await failed.innerText()}`);
+    // The whole tree is the figure: the page opens a root on the whole tree.
+    if ((await scope.inputValue()) !== 'tree') throw new Error(`the viewer opened ${root} on its ${await scope.inputValue()} scope`);
     const html = await page.locator('html').elementHandle();
     const ms = (await (await page.waitForFunction(renderedAt, [html, count] as const, { polling: 'raf', timeout: 120_000 })).jsonValue()) as number;
-    const treeMs = await page.evaluate((path) => {
-      const reply = performance.getEntriesByType('resource').find((e) => e.name.includes(path)) as { responseEnd: number } | undefined;
-      return reply?.responseEnd ?? NaN;
-    }, `/v1/sessions/${encodeURIComponent(root)}/tree`);
+    const loadedMs = (await (await page.waitForFunction(loadedAt, [html, count] as const, { polling: 'raf', timeout: 120_000 })).jsonValue()) as number;
     const cdp = await context.newCDPSession(page);
     await cdp.send('HeapProfiler.collectGarbage');
     await cdp.send('Performance.enable');
@@ -63,34 +74,48 @@ async function renderOnce(browser: Browser, daemon: { url: string; token: string
     const heap = metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? NaN;
     // The page's verification reads the whole topic on the daemon; the next sample must not share the daemon with it.
     await page.locator('[data-testid=verify-badge]:not([data-state=pending])').waitFor({ timeout: 300_000 });
-    return { ms, treeMs, heapMB: heap / 2 ** 20 };
+    return { ms, loadedMs, heapMB: heap / 2 ** 20 };
   } finally {
     await context.close();
   }
 }
 
-/** The figures of a run: the large tree against the small one, both loaded the same way in the same browser. */
+/**
+ * The figures of a run: the large tree against the small one, both loaded the same way in the
+ * same browser. Each tree's first load is the daemon's first read of it (Kafka, decoding, the
+ * causal merge); the later ones find it in the daemon's tree cache.
+ */
 export function viewerResults(events: { large: number; small: number }, large: RenderSample[], small: RenderSample[]): BenchResult[] {
-  const limits = 'one Node daemon reading the tree from Kafka and sending it as JSON, then Chromium parsing it, ordering it and rendering the rows in view';
-  const { median } = summarize(large.map((s) => s.ms));
-  const inPage = summarize(large.map((s) => s.ms - s.treeMs)).median;
+  const limits = 'the daemon writing the tree from its cache as JSON lines, then Chromium parsing the first of them and rendering the rows in view';
+  const [coldLarge, ...warmLarge] = large;
+  const [coldSmall, ...warmSmall] = small;
+  const { median } = summarize(warmLarge.map((s) => s.ms));
+  const k = events.large / 1000;
   return [
     compare({
-      name: 'viewer-render/first-render', title: `Viewer: load of a ${events.large / 1000}k-event tree to its timeline shown (target ≤ ${TARGET_MS} ms)`,
+      name: 'viewer-render/first-render', title: `Viewer: load of a ${k}k-event tree to its timeline shown, the daemon holding the tree (target ≤ ${TARGET_MS} ms)`,
       unit: 'ms', better: 'lower',
-      subject: { label: `${events.large} events`, samples: large.map((s) => s.ms) },
-      baseline: { label: `${events.small} events`, samples: small.map((s) => s.ms) },
-      limits, details: { targetMs: TARGET_MS, withinTarget: median <= TARGET_MS, inPageMedianMs: Math.round(inPage) },
+      subject: { label: `${events.large} events`, samples: warmLarge.map((s) => s.ms) },
+      baseline: { label: `${events.small} events`, samples: warmSmall.map((s) => s.ms) },
+      limits, details: { targetMs: TARGET_MS, withinTarget: median <= TARGET_MS },
     }),
     compare({
-      name: 'viewer-render/tree-reply', title: `Viewer: the daemon's reply to GET /v1/sessions/:id/tree of a ${events.large / 1000}k-event tree, as the page saw it arrive`,
+      name: 'viewer-render/first-render-cold', title: `Viewer: the first load of a ${k}k-event tree since the daemon started, to its timeline shown (target ≤ ${TARGET_MS} ms)`,
       unit: 'ms', better: 'lower',
-      subject: { label: `${events.large} events`, samples: large.map((s) => s.treeMs) },
-      baseline: { label: `${events.small} events`, samples: small.map((s) => s.treeMs) },
-      limits: 'the daemon reading the tree from Kafka (from its offset-index entry), ordering it and writing it as one JSON body',
+      subject: { label: `${events.large} events`, samples: [coldLarge.ms] },
+      baseline: { label: `${events.small} events`, samples: [coldSmall.ms] },
+      limits: 'the daemon reading the tree from Kafka (from its offset-index entry), decoding and checking every record and merging the sessions in causal order, before the first line goes out',
+      details: { targetMs: TARGET_MS, withinTarget: coldLarge.ms <= TARGET_MS },
     }),
     compare({
-      name: 'viewer-render/heap', title: `Viewer: page JS heap with a ${events.large / 1000}k-event tree loaded (after a GC)`,
+      name: 'viewer-render/full-load', title: `Viewer: load of a ${k}k-event tree until every event is in the page, the daemon holding the tree`,
+      unit: 'ms', better: 'lower',
+      subject: { label: `${events.large} events`, samples: warmLarge.map((s) => s.loadedMs) },
+      baseline: { label: `${events.small} events`, samples: warmSmall.map((s) => s.loadedMs) },
+      limits: 'Chromium parsing the JSON lines (about 1.6 kB an event) while the page stays interactive; the rows re-derived at most every 250 ms',
+    }),
+    compare({
+      name: 'viewer-render/heap', title: `Viewer: page JS heap with a ${k}k-event tree loaded (after a GC)`,
       unit: 'MB', better: 'lower',
       subject: { label: `${events.large} events`, samples: large.map((s) => s.heapMB) },
       baseline: { label: `${events.small} events`, samples: small.map((s) => s.heapMB) },
@@ -117,10 +142,11 @@ export const viewerRender: Benchmark = {
     const browser = await launchChromium(ctx.config);
     try {
       const samples = { large: [] as RenderSample[], small: [] as RenderSample[] };
-      for (let rep = 0; rep < size(ctx, 5, 2); rep++) {
+      for (let rep = 0; rep < size(ctx, 6, 3); rep++) {
         samples.small.push(await renderOnce(browser, daemon, small, events.small));
         samples.large.push(await renderOnce(browser, daemon, large, events.large));
-        ctx.log(`viewer-render: ${events.large} events in ${samples.large.at(-1)!.ms.toFixed(0)} ms, ${samples.large.at(-1)!.heapMB.toFixed(1)} MB`);
+        const last = samples.large.at(-1)!;
+        ctx.log(`viewer-render: ${events.large} events shown in ${last.ms.toFixed(0)} ms, all in by ${last.loadedMs.toFixed(0)} ms, ${last.heapMB.toFixed(1)} MB`);
       }
       return viewerResults(events, samples.large, samples.small);
     } finally {

@@ -65,7 +65,7 @@ export function defaultConfig(): RecurConfig {
     local: { modelsDir: null, threads: 2, contextTokens: 8192, maxTokens: 512 },
     ci: { enabled: false, stepSummary: null, stepOutput: null },
     // A code lives long enough to paste into a browser; a sign-in lasts a working day.
-    ui: { codeSeconds: 120, sessionSeconds: 12 * 3600, temporalUiUrl: null, traceUrl: null },
+    ui: { codeSeconds: 120, sessionSeconds: 12 * 3600, temporalUiUrl: null, traceUrl: null, cacheMiB: 256 },
     python: 'python3',
     java: 'java',
     chromium: '/usr/bin/chromium',

@@ -110,6 +110,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_UI_SESSION_SECONDS', ui, 'sessionSeconds', RANGES.uiSessionSeconds],
   ['RECUR_TEMPORAL_UI_URL', ui, 'temporalUiUrl', 'text'],
   ['RECUR_TRACE_URL', ui, 'traceUrl', 'text'],
+  ['RECUR_UI_CACHE_MIB', ui, 'cacheMiB', RANGES.uiCacheMiB],
   ['RECUR_PYTHON', top, 'python', 'text'],
   ['RECUR_JAVA', top, 'java', 'text'],
   ['RECUR_CHROMIUM', top, 'chromium', 'text'],

@@ -53,6 +53,7 @@ export const RANGES = {
   localMaxTokens: int(1, 1_048_576),
   uiCodeSeconds: int(10, 3600),
   uiSessionSeconds: int(60, 30 * DAY),
+  uiCacheMiB: int(0, 1_048_576),
 } satisfies Record<string, NumericRange>;
 
 export type RangeName = keyof typeof RANGES;

@@ -153,6 +153,8 @@ export interface RecurConfig {
     temporalUiUrl: string | null;
     /** Link template for an event's trace id, holding `{traceId}`; null: trace ids are shown as text. */
     traceUrl: string | null;
+    /** MiB of log records the daemon keeps decoded for the trees the viewer opened; the least recently read go first. */
+    cacheMiB: number;
   };
   /** Interpreter used to create the Recur venv; the venv itself lives under `home`. */
   python: string;

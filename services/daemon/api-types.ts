@@ -189,11 +189,34 @@ export interface LogReply extends TreeLog {
 }
 
 /**
- * `GET /v1/sessions/:id/tree`: the whole tree under :id as logged so far, read at once: its
- * events in causal order (services/projector/causal-order.ts), its root's harness log
- * (`harness:<root>`, by seq), and per session the highest seq included, to pass as `after` to
- * the events WebSocket, which then goes on from there with nothing missed or repeated.
+ * `GET /v1/sessions/:id/tree` (`application/x-ndjson`): the whole tree under :id as logged so
+ * far, one JSON value per line: a TreeHead, then TreeChunk lines holding the tree's events in
+ * causal order (services/projector/causal-order.ts), then TreeEnd. A body without TreeEnd was
+ * cut short. A page can show the first rows while the rest is still on the way.
  */
+export type TreeLine = TreeHead | TreeChunk | TreeEnd;
+
+export interface TreeHead {
+  kind: 'head';
+  /** Events per session the chunks will hold: a reader knows the tree's size before its events arrive. */
+  counts: Record<string, number>;
+  /** The root's harness log (`harness:<root>`), by seq. */
+  harness: StoredEvent[];
+  problems: ProblemFrame[];
+  /** Per session the highest seq included: `after` for the events WebSocket, which goes on from there with nothing missed or repeated. */
+  cursor: Record<string, number>;
+}
+
+export interface TreeChunk {
+  kind: 'events';
+  events: StoredEvent[];
+}
+
+export interface TreeEnd {
+  kind: 'end';
+}
+
+/** The tree as a client holds it once every line of the reply is in (services/daemon/tree-lines.ts). */
 export interface TreeReply {
   events: StoredEvent[];
   harness: StoredEvent[];

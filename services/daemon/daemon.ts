@@ -10,7 +10,8 @@ import { stackPaths } from '../devstack/paths';
 import { liveProcess, stopProcess } from '../devstack/process';
 import { fileOffsetIndex, followSessionLog } from '../projector';
 import { auditTopicTree } from '../projector/audit-topic';
-import { readTreeView } from '../projector/read-tree-view';
+import { scanTopic } from '../projector/scan-topic';
+import { TreeCache } from '../projector/tree-cache';
 import { catalogFollower } from './catalog-follower';
 import { newDaemonToken, removeDaemonToken, writeDaemonToken } from './auth-token';
 import { createDaemonServer } from './http-server';
@@ -71,6 +72,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     });
   const topic = config.kafka.topic;
   const catalog = catalogFollower(kafka, topic);
+  const trees = new TreeCache({
+    scan: (from, onRecord) => scanTopic({ kafka, topic, from, onRecord }),
+    start: (root) => index.lookup(root),
+    maxBytes: config.ui.cacheMiB * 2 ** 20,
+  });
   const deltas = createDeltaHub();
   const worker = createWorkerSupervisor({
     command: opts.workerCommand,
@@ -90,7 +96,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     handle: createRoutes({
       config, sessions, worker: () => worker.state(),
       readLog: (id) => readTreeLog(kafka, topic, id, index),
-      readTree: (id) => readTreeView({ kafka, topic, sessionId: id, index }),
+      readTree: (id) => trees.read(id),
       // Read at each request: `recur keys rotate` adds a key while the daemon runs.
       verifyTree: (id) => auditTopicTree({ kafka, topic, sessionId: id, keys: homeKeyring(stackPaths(config).keys) }),
       blobs: createLocalBlobStore(stackPaths(config).blobs),

@@ -54,12 +54,35 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-function sendReply(res: ServerResponse, reply: ApiReply): void {
+async function sendReply(res: ServerResponse, reply: ApiReply): Promise<void> {
+  if (reply.lines) return sendLines(res, reply.status, reply.lines);
   if (!reply.binary) return sendJson(res, reply.status, reply.body);
   if (res.headersSent || res.destroyed) return;
   const { bytes, headers } = reply.binary;
   res.writeHead(reply.status, { ...headers, 'content-type': 'application/octet-stream', 'content-length': bytes.byteLength });
   res.end(bytes);
+}
+
+/**
+ * Writes a line once the client has taken the one before (the socket drained), so a large tree
+ * is never held twice as text and other requests are served between lines. A client that goes
+ * away stops the writing.
+ */
+async function sendLines(res: ServerResponse, status: number, lines: Iterable<string>): Promise<void> {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, { 'content-type': 'application/x-ndjson' });
+  for (const line of lines) {
+    if (res.destroyed) return;
+    if (!res.write(`${line}\n`)) await new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done).off('close', done);
+        resolve();
+      };
+      res.on('drain', done).on('close', done);
+    });
+    else await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  res.end();
 }
 
 function refuseUpgrade(socket: Duplex, err: unknown): void {

@@ -31,6 +31,8 @@ export interface ApiReply {
   body: unknown;
   /** A binary reply (a blob): sent as application/octet-stream with its headers, in place of `body` as JSON. */
   binary?: { bytes: Uint8Array; headers: Record<string, string> };
+  /** A reply of JSON lines (application/x-ndjson), in place of `body`: written one at a time as the client reads them. */
+  lines?: Iterable<string>;
 }
 
 export interface RouteDeps extends ViewerDeps {

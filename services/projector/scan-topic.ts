@@ -15,9 +15,11 @@ export interface ScanTopicOptions {
   from?: StartOffsets | null;
 }
 
-/** What a scan read: where each partition's reading started and how many records it handed over. */
+/** What a scan read: where each partition's reading started and ended, and how many records it handed over. */
 export interface ScanStats {
   from: Record<number, string>;
+  /** Every partition's high watermark at call time, empty ones included: a later scan from here reads only what came after. */
+  to: Record<number, string>;
   records: number;
 }
 
@@ -31,7 +33,11 @@ export async function scanTopic(opts: ScanTopicOptions): Promise<ScanStats> {
   const offsets = await partitionOffsets(kafka, topic);
   const from = usableEntry(opts.from ?? null, offsets);
   const ends = new Map(offsets.filter((p) => p.high > p.low).map((p) => [p.partition, p.high]));
-  const stats: ScanStats = { from: Object.fromEntries([...ends.keys()].map((p) => [p, startOf(from, p).toString()])), records: 0 };
+  const stats: ScanStats = {
+    from: Object.fromEntries([...ends.keys()].map((p) => [p, startOf(from, p).toString()])),
+    to: Object.fromEntries(offsets.map((p) => [p.partition, p.high.toString()])),
+    records: 0,
+  };
   const remaining = new Map([...ends].filter(([p, end]) => startOf(from, p) < end));
   if (remaining.size === 0) return stats;
 

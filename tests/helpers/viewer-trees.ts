@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredEvent } from '../../schemas';
-import type { StartSessionReply } from '../../services/daemon/api-types';
+import type { StartSessionReply, TreeReply } from '../../services/daemon/api-types';
+import { parseTreeBody } from '../../services/daemon/tree-lines';
 import { sessionPath } from '../../services/cli/daemon-client';
 import { stackDaemon } from './browser';
 import { py, scriptsDir, SessionHarness } from './session-harness';
@@ -29,8 +30,13 @@ export async function treeEnded(id: string): Promise<void> {
   }
 }
 
-/** The tree as the viewer loads it (`GET /v1/sessions/:id/tree`, the part the tests read), with the daemon token. */
-export const treeOf = (id: string): Promise<{ events: StoredEvent[] }> => stackDaemon().get(sessionPath(id, 'tree'));
+/** The tree as the viewer loads it (`GET /v1/sessions/:id/tree`, read whole), with the daemon token. */
+export async function treeOf(id: string): Promise<TreeReply> {
+  const daemon = stackDaemon();
+  const res = await fetch(`${daemon.url}${sessionPath(id, 'tree')}`, { headers: { authorization: `Bearer ${daemon.token}` } });
+  if (!res.ok) throw new Error(`GET ${sessionPath(id, 'tree')}: ${res.status} ${await res.text()}`);
+  return parseTreeBody(await res.text());
+}
 
 export const eventsOf = async (id: string, type: string): Promise<StoredEvent[]> => (await treeOf(id)).events.filter((e) => e.type === type);
 

@@ -2,7 +2,8 @@ import { Partitioners } from 'kafkajs';
 import WebSocket from 'ws';
 import { createLocalBlobStore } from '../../activities/blob-store';
 import { ZERO_HASH, encodeEvent, type RecurEventInput, type StoredEvent } from '../../schemas';
-import type { CatalogReply, StreamFrame, TreeReply } from '../../services/daemon/api-types';
+import type { CatalogReply, StreamFrame } from '../../services/daemon/api-types';
+import { TREE_CHUNK, parseTreeBody } from '../../services/daemon/tree-lines';
 import { ownDaemonHome } from '../helpers/own-daemon-home';
 import { startDaemon, type Daemon } from '../../services/daemon/daemon';
 import { ensureEventTopicAccess, stackPaths } from '../../services/devstack';
@@ -68,16 +69,17 @@ describe('the viewer read routes on the real stack', () => {
 
   const get = (path: string) => fetch(`${daemon.url}${path}`, { headers: { authorization: `Bearer ${daemon.token}` } });
   const json = async <T>(path: string) => (await (await get(path)).json()) as T;
+  const tree = async (path: string) => parseTreeBody(await (await get(path)).text());
   const ids = (events: readonly StoredEvent[]) => events.map((e) => e.eventId);
 
   it('/tree: every event of the tree in causal order, the harness log, and a cursor the WebSocket goes on from without repeats', async () => {
-    const tree = await json<TreeReply>(`/v1/sessions/${root}/tree`);
-    expect(ids(tree.events)).toEqual([`${root}/0`, `${root}/1`, `${root}/2`, `${child}/0`, `${child}/1`, `${child}/2`]);
-    expect(tree.harness).toEqual([expect.objectContaining({ eventId: `harness:${root}/0`, type: 'HarnessEdited', event: expect.objectContaining({ after: 'be brief' }) })]);
-    expect(tree.cursor).toEqual({ [root]: 2, [child]: 2 });
-    expect(tree.problems).toEqual([]);
+    const whole = await tree(`/v1/sessions/${root}/tree`);
+    expect(ids(whole.events)).toEqual([`${root}/0`, `${root}/1`, `${root}/2`, `${child}/0`, `${child}/1`, `${child}/2`]);
+    expect(whole.harness).toEqual([expect.objectContaining({ eventId: `harness:${root}/0`, type: 'HarnessEdited', event: expect.objectContaining({ after: 'be brief' }) })]);
+    expect(whole.cursor).toEqual({ [root]: 2, [child]: 2 });
+    expect(whole.problems).toEqual([]);
 
-    const ws = new WebSocket(`${daemon.url.replace('http', 'ws')}/v1/sessions/${root}/events?after=${encodeURIComponent(JSON.stringify(tree.cursor))}`, {
+    const ws = new WebSocket(`${daemon.url.replace('http', 'ws')}/v1/sessions/${root}/events?after=${encodeURIComponent(JSON.stringify(whole.cursor))}`, {
       headers: { authorization: `Bearer ${daemon.token}` },
     });
     const first = new Promise<StreamFrame>((resolve) => ws.once('message', (data) => resolve(JSON.parse(data.toString()))));
@@ -94,7 +96,7 @@ describe('the viewer read routes on the real stack', () => {
 
     const forgedTree = `f${suffix}`;
     await append(forgedTree, T, [{ type: 'SessionStarted', task: 'be audited', name: 'root', model: 'scripted', depth: 0, maxDepth: 2, maxTurns: 5, cellTimeoutSeconds: 60 }]);
-    const [head] = (await json<TreeReply>(`/v1/sessions/${forgedTree}/tree`)).events;
+    const [head] = (await tree(`/v1/sessions/${forgedTree}/tree`)).events;
     // Chained exactly as Recur chains it, with Recur's codec, but without the home's key.
     const forged = encodeEvent({ sessionId: forgedTree, rootId: forgedTree, parentId: null, seq: 1, ts: head.ts + 1, prevHash: head.hash, event: { type: 'SessionCompleted', answer: 'forged' } });
     const forger = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
@@ -116,7 +118,7 @@ describe('the viewer read routes on the real stack', () => {
   });
 
   // Large enough for the heap merge and the cursor to matter; the render bench (bench/viewer-render.ts) measures 100,000.
-  it('/tree of a 10,000-event tree (a root and 49 children): all of it in one reply, each child after its spawn', async () => {
+  it('/tree of a 10,000-event tree (a root and 49 children): all of it in one reply of ten chunks, each child after its spawn', async () => {
     const big = `b${suffix}`;
     const kids = Array.from({ length: 49 }, (_, i) => `${big}/k${i}`);
     const per = 200;
@@ -129,12 +131,14 @@ describe('the viewer read routes on the real stack', () => {
       await append(id, T + 1000, cells(99, per - 100));
     }
     const res = await get(`/v1/sessions/${big}/tree`);
-    const text = await res.text();
-    const tree = JSON.parse(text) as TreeReply;
-    expect(tree.events).toHaveLength(10_000);
-    const at = new Map(tree.events.map((e, i) => [e.eventId, i]));
+    expect(res.headers.get('content-type')).toBe('application/x-ndjson');
+    const lines = (await res.text()).split('\n').filter((l) => l !== '');
+    expect(lines).toHaveLength(1 + 10_000 / TREE_CHUNK + 1);
+    const reply = parseTreeBody(lines.join('\n'));
+    expect(reply.events).toHaveLength(10_000);
+    const at = new Map(reply.events.map((e, i) => [e.eventId, i]));
     for (const [i, id] of kids.entries()) expect(at.get(`${id}/0`)!).toBeGreaterThan(at.get(`${big}/${i + 1}`)!);
-    expect(tree.cursor).toEqual(Object.fromEntries([[big, per - 1], ...kids.map((id) => [id, per - 1])]));
+    expect(reply.cursor).toEqual(Object.fromEntries([[big, per - 1], ...kids.map((id) => [id, per - 1])]));
   });
 
   it('/catalog: once caught up, lists the root with its task, model, cost, tokens, turns and sessions; harness logs are no roots; an undecodable record is counted', async () => {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalBlobStore, sha256Hex } from '../../activities/blob-store';
 import { ZERO_HASH, encodeEventBatch, type RecurEventInput } from '../../schemas';
-import type { CatalogReply, TreeReply } from '../../services/daemon/api-types';
+import type { CatalogReply, TreeHead } from '../../services/daemon/api-types';
+import { parseTreeBody } from '../../services/daemon/tree-lines';
 import { EventCollector } from '../../services/projector';
 import { inOrderCollector } from '../../services/projector/read-log-in-order';
 import { verifyTree } from '../../services/projector/verify-tree';
@@ -66,10 +67,17 @@ describe('the viewer read routes (services/daemon/viewer-routes.ts)', () => {
     return { status: res.status, body: (await res.json()) as any };
   };
 
-  it('/tree: the tree in causal order, its harness log, problems once, and the cursor of the last seq per session', async () => {
-    const { status, body } = await json('/v1/sessions/r1/tree');
-    expect(status).toBe(200);
-    const reply = body as TreeReply;
+  const tree = async (path: string) => {
+    const res = await get(path);
+    const text = await res.text();
+    return { res, text, reply: parseTreeBody(text), head: JSON.parse(text.split('\n')[0]) as TreeHead };
+  };
+
+  it('/tree: JSON lines of the tree in causal order, its harness log, problems once, sizes and the cursor of the last seq per session', async () => {
+    const { res, reply, head, text } = await tree('/v1/sessions/r1/tree');
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'application/x-ndjson']);
+    expect(text.split('\n').map((l) => l && JSON.parse(l).kind)).toEqual(['head', 'events', 'end', '']);
+    expect(head.counts).toEqual({ r1: 3, 'r1/a': 2 });
     expect(reply.events.map((e) => e.eventId)).toEqual(['r1/0', 'r1/1', 'r1/a/0', 'r1/a/1', 'r1/2']);
     expect(reply.events[0]).toEqual(JSON.parse(JSON.stringify(ROOT.records[0])));
     expect(reply.harness.map((e) => e.eventId)).toEqual(['harness:r1/0']);
@@ -78,8 +86,8 @@ describe('the viewer read routes (services/daemon/viewer-routes.ts)', () => {
   });
 
   it('/tree of a child is its subtree (with the root harness log); a bad id is a 400 before any read', async () => {
-    const { body } = await json(`/v1/sessions/${encodeURIComponent('r1/a')}/tree`);
-    expect(body.events.map((e: { eventId: string }) => e.eventId)).toEqual(['r1/a/0', 'r1/a/1']);
+    const { reply: body } = await tree(`/v1/sessions/${encodeURIComponent('r1/a')}/tree`);
+    expect(body.events.map((e) => e.eventId)).toEqual(['r1/a/0', 'r1/a/1']);
     expect(body.harness).toHaveLength(1);
     expect(body.cursor).toEqual({ 'r1/a': 1 });
     asked.length = 0;

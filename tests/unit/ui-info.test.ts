@@ -9,10 +9,10 @@ const listen = async (server: Server): Promise<string> => {
 };
 
 describe('viewer settings and GET /v1/ui/info', () => {
-  it('defaults: codes live 120 s, sign-ins 43200 s, no Temporal UI, no trace links', () => {
+  it('defaults: codes live 120 s, sign-ins 43200 s, no Temporal UI, no trace links, 256 MiB of cached trees', () => {
     const { config, errors } = parseConfig({ RECUR_HOME: '/tmp/recur-ui-config' });
     expect(errors).toEqual([]);
-    expect(config.ui).toEqual({ codeSeconds: 120, sessionSeconds: 43200, temporalUiUrl: null, traceUrl: null });
+    expect(config.ui).toEqual({ codeSeconds: 120, sessionSeconds: 43200, temporalUiUrl: null, traceUrl: null, cacheMiB: 256 });
   });
 
   it.each([
@@ -21,6 +21,7 @@ describe('viewer settings and GET /v1/ui/info', () => {
     [{ RECUR_TEMPORAL_UI_URL: 'localhost:8233' }, 'RECUR_TEMPORAL_UI_URL'],
     [{ RECUR_UI_CODE_SECONDS: '5' }, 'RECUR_UI_CODE_SECONDS'],
     [{ RECUR_UI_SESSION_SECONDS: '0' }, 'RECUR_UI_SESSION_SECONDS'],
+    [{ RECUR_UI_CACHE_MIB: '-1' }, 'RECUR_UI_CACHE_MIB'],
   ])('refuses %j naming %s', (env, name) => {
     const { errors } = parseConfig({ RECUR_HOME: '/tmp/recur-ui-config', ...env });
     expect(errors).toEqual([expect.stringContaining(name)]);
@@ -29,10 +30,10 @@ describe('viewer settings and GET /v1/ui/info', () => {
   it('takes valid settings', () => {
     const { config, errors } = parseConfig({
       RECUR_HOME: '/tmp/recur-ui-config', RECUR_TRACE_URL: 'http://localhost:16686/trace/{traceId}', RECUR_TEMPORAL_UI_URL: 'http://localhost:8233/',
-      RECUR_UI_CODE_SECONDS: '30', RECUR_UI_SESSION_SECONDS: '600',
+      RECUR_UI_CODE_SECONDS: '30', RECUR_UI_SESSION_SECONDS: '600', RECUR_UI_CACHE_MIB: '0',
     });
     expect(errors).toEqual([]);
-    expect(config.ui).toEqual({ codeSeconds: 30, sessionSeconds: 600, temporalUiUrl: 'http://localhost:8233/', traceUrl: 'http://localhost:16686/trace/{traceId}' });
+    expect(config.ui).toEqual({ codeSeconds: 30, sessionSeconds: 600, temporalUiUrl: 'http://localhost:8233/', traceUrl: 'http://localhost:16686/trace/{traceId}', cacheMiB: 0 });
   });
 
   it('links the Temporal UI only while a probe finds it up, probing at most once per 30 s', async () => {

@@ -1,5 +1,5 @@
 import { eventFacts } from '../../services/cli/format-event';
-import { eventIndex, faultsByEvent, relativeTime, rowIndex, shortName, timelineRows, treeStart } from '../../ui/model/rows';
+import { eventIndex, faultsByEvent, pendingRows, relativeTime, rowIndex, shortName, timelineRows, treeStart } from '../../ui/model/rows';
 import type { TreeVerdict } from '../../services/projector/verify-tree';
 import { viewerTree } from './ui-fixture';
 
@@ -20,6 +20,25 @@ describe('timeline rows', () => {
   it("keeps one session's events and the edits it asked for in session scope", () => {
     const rows = timelineRows(events, harness, 'session', 'r/a');
     expect(rows.map((r) => r.event.eventId)).toEqual(['r/a/0', 'r/a/1', 'r/a/2', 'harness:r/2', 'r/a/3', 'r/a/4']);
+  });
+
+  it('while the tree loads, counts the rows still to come and holds back the edits that may belong among them', () => {
+    const counts: Record<string, number> = {};
+    for (const e of events) counts[e.sessionId] = (counts[e.sessionId] ?? 0) + 1;
+    const whole = timelineRows(events, harness, 'tree', 'r');
+    for (let n = 1; n <= events.length; n++) {
+      const tree = { events: events.slice(0, n), harness, expected: counts };
+      for (const [scope, focus] of [['tree', 'r'], ['session', 'r/a']] as const) {
+        const pending = pendingRows(tree, scope, focus);
+        const rows = timelineRows(tree.events, pending.harness, scope, focus);
+        const all = timelineRows(events, harness, scope, focus);
+        expect(rows.length + pending.toCome).toBe(all.length);
+        // What shows already stands where the whole tree puts it.
+        expect(rows.map((r) => r.event.eventId)).toEqual(all.slice(0, rows.length).map((r) => r.event.eventId));
+      }
+    }
+    expect(pendingRows({ events, harness, expected: null }, 'tree', 'r')).toEqual({ harness, toCome: 0 });
+    expect(whole).toHaveLength(events.length + harness.length);
   });
 
   it('indexes rows and events by id and finds the tree start', () => {

@@ -50,6 +50,31 @@ export function timelineRows(events: readonly StoredEvent[], harness: readonly S
   return rows;
 }
 
+/**
+ * While the tree loads: the harness edits to place now and how many rows of the scope are still
+ * to come. An edit stamped at or after the last event in so far may belong before an event yet
+ * to arrive, so it waits (and counts as to come) until the events around it are in.
+ */
+export function pendingRows(
+  tree: { events: readonly StoredEvent[]; harness: readonly StoredEvent[]; expected: Readonly<Record<string, number>> | null },
+  scope: Scope, focus: string,
+): { harness: readonly StoredEvent[]; toCome: number } {
+  const { events, harness, expected } = tree;
+  if (expected === null) return { harness, toCome: 0 };
+  const last = events.length > 0 ? events[events.length - 1].ts : -Infinity;
+  const placed = harness.filter((e) => e.ts < last);
+  const held = harness.length - placed.length === 0 ? 0 : harness.filter((e) => e.ts >= last && (scope === 'tree' || harnessOwner(e) === focus)).length;
+  let toCome = held;
+  if (scope === 'tree') {
+    for (const n of Object.values(expected)) toCome += n;
+    toCome -= events.length;
+  } else {
+    toCome += expected[focus] ?? 0;
+    for (const e of events) if (e.sessionId === focus) toCome--;
+  }
+  return { harness: placed, toCome };
+}
+
 /** The first fault the verdict names per event id. */
 export function faultsByEvent(verdict: TreeVerdict | null): ReadonlyMap<string, string> {
   const map = new Map<string, string>();

@@ -35,6 +35,31 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
   return (await res.json()) as T;
 }
 
+/**
+ * A reply of JSON lines, each handed to `onLine` parsed as soon as it is in, so the page works
+ * on the first lines of a large reply while the rest arrives.
+ */
+export async function getLines(path: string, onLine: (value: unknown) => void, signal?: AbortSignal): Promise<void> {
+  const res = await fetch(path, { credentials: 'same-origin', headers: { accept: 'application/x-ndjson' }, signal });
+  if (!res.ok || !res.body) throw await failure(res, path);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  // A line spans many reads: its pieces are kept apart and joined once, never searched again.
+  let pieces: string[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    let from = 0;
+    for (let nl = value.indexOf('\n'); nl >= 0; nl = value.indexOf('\n', from)) {
+      pieces.push(value.slice(from, nl));
+      onLine(JSON.parse(pieces.join('')));
+      pieces = [];
+      from = nl + 1;
+    }
+    if (from < value.length) pieces.push(value.slice(from));
+  }
+  if (pieces.join('').trim() !== '') onLine(JSON.parse(pieces.join('')));
+}
+
 /** A POST with a JSON body and no reply body (login, logout). */
 export async function postJson(path: string, body: unknown): Promise<void> {
   const res = await fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -1,7 +1,7 @@
 /** Preact hooks over the state modules: the route, the sign-in, the list poll, a session tree, the daemon's links. */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ListSessionsReply } from '../../services/daemon/api-types';
-import { getJson, isSignedOut, onSignedOut, openEvents } from './api';
+import { getJson, getLines, isSignedOut, onSignedOut, openEvents } from './api';
 import type { CatalogReply } from '../../services/daemon/api-types';
 import { mergeRows, type ListRow } from './list-model';
 import { formatRoute, parseRoute, type Route } from './router';
@@ -65,7 +65,7 @@ export function useSessionList(): ListState {
   return state;
 }
 
-const DAEMON: FeedDeps = { getJson, openEvents, isSignedOut };
+const DAEMON: FeedDeps = { getJson, getLines, openEvents, isSignedOut };
 const NO_TREE: FeedState = { model: null, live: false, verdict: null, error: null };
 
 export function useTreeFeed(rootId: string): FeedState & { recheck(): void } {

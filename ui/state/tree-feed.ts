@@ -1,6 +1,6 @@
 /**
- * Follows one session tree for the page: loads it whole, then the events WebSocket from the
- * loaded cursor, folding frames in batches (one causal merge per batch, not per frame). A
+ * Follows one session tree for the page: loads it (showing the first lines of the reply while
+ * the rest arrives), then the events WebSocket from the loaded cursor, folding frames in batches (one causal merge per batch, not per frame). A
  * socket that drops while the session runs is reopened with backoff from the cursor held, so
  * nothing repeats or goes missing; the daemon's 'session closed' ends live mode, after which the
  * log's tail (anything logged after the stream's last read) is paged in and the tree re-verified.
@@ -8,8 +8,9 @@
  */
 import type { LogReply, StreamFrame } from '../../services/daemon/api-types';
 import type { TreeVerdict } from '../../services/projector/verify-tree';
-import type { TreeReply } from '../../services/daemon/api-types';
-import { afterParam, applyFrames, fromReply, reconnectDelay, type TreeModel } from './tree-model';
+import type { TreeLine } from '../../services/daemon/api-types';
+import { TreeAssembler } from '../../services/daemon/tree-lines';
+import { afterParam, applyFrames, fromReply, loadingModel, reconnectDelay, type TreeModel } from './tree-model';
 
 export interface FeedState {
   model: TreeModel | null;
@@ -28,6 +29,8 @@ export interface EventSocket {
 
 export interface FeedDeps {
   getJson<T>(path: string): Promise<T>;
+  /** A JSON-lines reply, each line parsed as it arrives; `signal` stops the reading. */
+  getLines(path: string, onLine: (value: unknown) => void, signal: AbortSignal): Promise<void>;
   openEvents(rootId: string, after: string, on: SocketHandlers): EventSocket;
   isSignedOut(): boolean;
 }
@@ -35,6 +38,8 @@ export interface FeedDeps {
 const SESSION_CLOSED = 'session closed';
 /** How long frames gather before one fold: live updates stay smooth without a re-order per frame. */
 export const BATCH_MS = 100;
+/** While a large tree loads, the rows are re-derived at most this often (the first lines show at once). */
+export const LOAD_SHOW_MS = 250;
 
 export class TreeFeed {
   private state: FeedState = { model: null, live: false, verdict: null, error: null };
@@ -44,6 +49,7 @@ export class TreeFeed {
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private attempt = 0;
   private disposed = false;
+  private readonly loading = new AbortController();
   private readonly base: string;
 
   constructor(private readonly rootId: string, private readonly deps: FeedDeps, private readonly emit: (state: FeedState) => void) {
@@ -51,14 +57,24 @@ export class TreeFeed {
   }
 
   async start(): Promise<void> {
+    const tree = new TreeAssembler();
+    let version = 0;
+    let shownAt = -Infinity;
     try {
-      const reply = await this.deps.getJson<TreeReply>(`${this.base}/tree`);
+      await this.deps.getLines(`${this.base}/tree`, (line) => {
+        tree.accept(line as TreeLine);
+        const head = tree.started()!;
+        const now = Date.now();
+        if (tree.complete() || tree.received().length === 0 || now - shownAt < LOAD_SHOW_MS) return;
+        shownAt = now;
+        this.set({ model: loadingModel(this.rootId, head, tree.received(), ++version) });
+      }, this.loading.signal);
       if (this.disposed) return;
-      this.set({ model: fromReply(this.rootId, reply), live: true });
+      this.set({ model: fromReply(this.rootId, tree.reply(), ++version), live: true });
       this.connect();
       this.recheck();
     } catch (err) {
-      this.set({ error: (err as Error).message });
+      if (!this.disposed) this.set({ error: (err as Error).message });
     }
   }
 
@@ -72,6 +88,7 @@ export class TreeFeed {
 
   dispose(): void {
     this.disposed = true;
+    this.loading.abort();
     if (this.flushTimer) clearTimeout(this.flushTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.socket?.close();

@@ -1,12 +1,12 @@
 /**
- * The loaded session tree as the page holds it: the tree route's reply, then the events stream's
- * frames folded in. The events stay in the one causal order the daemon and `recur audit` use
+ * The loaded session tree as the page holds it: the tree route's reply (its first lines while
+ * the rest arrives), then the events stream's frames folded in. The events stay in the one causal order the daemon and `recur audit` use
  * (services/projector/causal-order.ts), however the frames of different sessions interleave. Pure.
  */
 import { isProblemFrame, type ProblemFrame, type StreamFrame } from '../../services/daemon/api-types';
 import { extendCausalOrder } from '../../services/projector/causal-order';
 import type { StoredEvent } from '../../schemas';
-import type { TreeReply } from '../../services/daemon/api-types';
+import type { TreeHead, TreeReply } from '../../services/daemon/api-types';
 
 export interface TreeModel {
   rootId: string;
@@ -15,13 +15,20 @@ export interface TreeModel {
   problems: readonly ProblemFrame[];
   /** sessionId → highest seq held: where a reconnect continues. */
   cursor: Readonly<Record<string, number>>;
+  /** While the tree route's reply is still arriving: events per session it holds in all. Null once every one is in. */
+  expected: Readonly<Record<string, number>> | null;
   version: number;
 }
 
 const HARNESS_LOG = 'harness:';
 
-export function fromReply(rootId: string, reply: TreeReply): TreeModel {
-  return { rootId, events: reply.events, harness: reply.harness, problems: reply.problems, cursor: { ...reply.cursor }, version: 1 };
+export function fromReply(rootId: string, reply: TreeReply, version = 1): TreeModel {
+  return { rootId, events: reply.events, harness: reply.harness, problems: reply.problems, cursor: { ...reply.cursor }, expected: null, version };
+}
+
+/** The tree while its reply arrives: the events in so far (a copy), the rest announced by the head's counts. */
+export function loadingModel(rootId: string, head: TreeHead, events: readonly StoredEvent[], version: number): TreeModel {
+  return { rootId, events: events.slice(), harness: head.harness, problems: head.problems, cursor: {}, expected: head.counts, version };
 }
 
 const seen = (cursor: Readonly<Record<string, number>>, e: StoredEvent): boolean =>
@@ -53,6 +60,7 @@ export function applyFrames(model: TreeModel, frames: readonly StreamFrame[]): T
     harness: harness.length > 0 ? [...model.harness, ...harness] : model.harness,
     problems: problems.length > 0 ? [...model.problems, ...problems] : model.problems,
     cursor,
+    expected: null,
     version: model.version + 1,
   };
 }

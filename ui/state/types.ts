@@ -17,6 +17,8 @@ export interface TreeState {
   /** The tree's harness log (`harness:<rootId>`), in seq order. */
   harness: readonly StoredEvent[];
   problems: readonly ProblemFrame[];
+  /** While the tree is still loading: events per session it holds in all (`events` has the first of them). Null once loaded. */
+  expected: Readonly<Record<string, number>> | null;
   /** Whether the live stream is open (events may still arrive). */
   live: boolean;
   /** Bumped on every change, for memoisation. */

@@ -71,7 +71,8 @@ export function SessionPage(props: { route: SessionRoute }) {
   const info = useUiInfo();
   const model = feed.model;
   const tree = useMemo<TreeState | null>(() => model && {
-    rootId, focus: route.sessionId, events: model.events, harness: model.harness, problems: model.problems, live: feed.live, version: model.version,
+    rootId, focus: route.sessionId, events: model.events, harness: model.harness, problems: model.problems, expected: model.expected,
+    live: feed.live, version: model.version,
   }, [model, route.sessionId, feed.live]);
   const status = useMemo(() => (model ? nodeStatuses(model.events).get(route.sessionId) ?? 'unknown' : '…'), [model, route.sessionId]);
   const View = route.tab === 'tree' ? null : VIEWS[route.tab];

@@ -5,6 +5,8 @@ import { useVirtualRows } from './use-virtual';
 
 interface Props {
   rows: readonly Row[];
+  /** Rows in all: past `rows.length` are those still loading, shown as placeholders. */
+  count: number;
   t0: number;
   selectedIndex: number;
   faults: ReadonlyMap<string, string>;
@@ -14,22 +16,22 @@ interface Props {
 }
 
 /** The scrolling list: only the rows near the viewport are in the DOM. */
-export function TimelineList({ rows, t0, selectedIndex, faults, pick, open }: Props) {
+export function TimelineList({ rows, count, t0, selectedIndex, faults, pick, open }: Props) {
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualRows(rows.length, ROW_HEIGHT, scrollRef);
+  const virtualizer = useVirtualRows(count, ROW_HEIGHT, scrollRef);
   useEffect(() => {
     if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: 'auto' });
   }, [selectedIndex, virtualizer]);
   // A live tree grows at the end: a reader who was looking at the end keeps seeing it.
-  const shown = useRef(rows.length);
+  const shown = useRef(count);
   useEffect(() => {
     const el = scrollRef.current;
     const before = shown.current;
-    shown.current = rows.length;
-    if (el && rows.length > before && el.scrollTop + el.clientHeight >= before * ROW_HEIGHT - ROW_HEIGHT / 2) {
-      virtualizer.scrollToIndex(rows.length - 1, { align: 'end' });
+    shown.current = count;
+    if (el && count > before && el.scrollTop + el.clientHeight >= before * ROW_HEIGHT - ROW_HEIGHT / 2) {
+      virtualizer.scrollToIndex(count - 1, { align: 'end' });
     }
-  }, [rows.length, virtualizer]);
+  }, [count, virtualizer]);
 
   const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? ROW_HEIGHT * 10) / ROW_HEIGHT) - 1);
   const onKeyDown = (ev: KeyboardEvent) => {
@@ -44,9 +46,10 @@ export function TimelineList({ rows, t0, selectedIndex, faults, pick, open }: Pr
   };
 
   return (
-    <div class="tl-list" data-testid="timeline" data-count={rows.length} tabIndex={0} role="listbox" aria-label="events" ref={scrollRef} onKeyDown={onKeyDown}>
+    <div class="tl-list" data-testid="timeline" data-count={count} data-loaded={rows.length} tabIndex={0} role="listbox" aria-label="events" ref={scrollRef} onKeyDown={onKeyDown}>
       <div class="tl-space" style={{ height: `${virtualizer.getTotalSize()}px` }}>
         {virtualizer.getVirtualItems().map((item) => {
+          if (item.index >= rows.length) return <div key={`pending-${item.index}`} class="tl-row pending" aria-hidden="true" style={{ transform: `translateY(${item.start}px)` }}>loading…</div>;
           const row = rows[item.index];
           const id = row.event.eventId;
           return <TimelineRow key={id} row={row} t0={t0} top={item.start} selected={item.index === selectedIndex} fault={faults.get(id)} onPick={() => pick(item.index)} />;

@@ -1,5 +1,5 @@
 import { useMemo, useRef, useState } from 'preact/hooks';
-import { eventIndex, faultsByEvent, rowIndex, timelineRows, treeStart, type Scope } from '../model/rows';
+import { eventIndex, faultsByEvent, pendingRows, rowIndex, timelineRows, treeStart, type Scope } from '../model/rows';
 import type { SessionViewProps } from '../state/types';
 import { EventDetail } from './event-detail';
 import { TimelineList } from './timeline-list';
@@ -9,7 +9,9 @@ import './views.css';
 export function TimelineView(props: SessionViewProps) {
   const { tree } = props;
   const [scope, setScope] = useState<Scope>(tree.focus === tree.rootId ? 'tree' : 'session');
-  const rows = useMemo(() => timelineRows(tree.events, tree.harness, scope, tree.focus), [tree.version, scope, tree.focus]);
+  const pending = useMemo(() => pendingRows(tree, scope, tree.focus), [tree.version, scope, tree.focus]);
+  const rows = useMemo(() => timelineRows(tree.events, pending.harness, scope, tree.focus), [pending]);
+  const count = rows.length + pending.toCome;
   const index = useMemo(() => rowIndex(rows), [rows]);
   const byId = useMemo(() => eventIndex(tree.events, tree.harness), [tree.version]);
   const t0 = useMemo(() => treeStart(tree.events), [tree.version]);
@@ -32,10 +34,12 @@ export function TimelineView(props: SessionViewProps) {
             <option value="tree">the whole tree</option>
           </select>
         </label>
-        <span class="dim">{rows.length.toLocaleString('en-US')} events{tree.live ? ' · live' : ''}</span>
+        <span class="dim" data-testid="timeline-status">
+          {count.toLocaleString('en-US')} events{pending.toCome > 0 ? ` · loading (${rows.length.toLocaleString('en-US')} in)` : tree.live ? ' · live' : ''}
+        </span>
       </div>
       <div class="tl-split">
-        <TimelineList rows={rows} t0={t0} selectedIndex={selectedIndex} faults={faults} pick={pick} open={() => detailRef.current?.focus()} />
+        <TimelineList rows={rows} count={count} t0={t0} selectedIndex={selectedIndex} faults={faults} pick={pick} open={() => detailRef.current?.focus()} />
         <div class="tl-detail" ref={detailRef} tabIndex={-1}>
           {selectedEvent ? <EventDetail {...props} event={selectedEvent} /> : <p class="dim">Select an event to see its detail.</p>}
         </div>
