@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../schemas';
-import { planCellReplay, type PlannedCell } from '../services/projector/plan-cell-replay';
+import { planCellReplay, type PlannedCell } from '../log/plan-cell-replay';
 
 /** Events that show a cell reached outside its kernel; re-running such a cell would repeat that. */
 const HOST_EFFECTS = new Set(['SubagentSpawned', 'MessageSent', 'MessageRefused', 'MessageDelivered', 'HarnessEditRequested', 'GoalChanged', 'ScheduleChanged']);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ZERO_HASH, encodeEventBatch, verifyChain, type EventSigner, type StoredEvent } from '../schemas';
 import { homeKeyring, homeSigner } from '../services/devstack';
-import { checkSeals } from '../services/projector/check-seals';
+import { checkSeals } from '../log/check-seals';
 import { size, type Benchmark } from './benchmark';
 import { compare } from './report';
 import { sessionEvents, stepEvents } from './sample-events';

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openaiText, openaiToolCall } from '../tests/helpers/fake-openai-server';
+import { openaiText, openaiToolCall } from './openai-frames';
 
 export interface SlowOpenAIServer {
   /** Base URL to put in OPENAI_BASE_URL. */
@@ -9,7 +9,7 @@ export interface SlowOpenAIServer {
 }
 
 /**
- * An OpenAI Chat Completions server (the test fakes' wire format) that waits `delayMs` before
+ * An OpenAI Chat Completions server (the API's wire format, bench/openai-frames.ts) that waits `delayMs` before
  * each answer, standing in for a real model's latency. The n-th call of a conversation (n =
  * assistant turns already in the request) gets a `python` tool call running `codes[n]`, and
  * the call after the last gets a plain-text answer, so every conversation gets the same replies

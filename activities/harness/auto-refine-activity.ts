@@ -1,4 +1,4 @@
-import type { HarnessClient } from '../../services/worker/harness-client';
+import type { HarnessClient } from './harness-client';
 import { refineHarnessUpdate, type RefineReply } from '../../workflows/harness/harness-messages';
 
 export interface RefineSessionInput {

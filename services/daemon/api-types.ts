@@ -11,7 +11,7 @@ import type { ApprovalAnswer, OpenApproval } from '../../workflows/approvals/app
 import type { CatalogEntry } from '../projector/catalog';
 
 export type { CatalogEntry } from '../projector/catalog';
-export type { TreeVerdict } from '../projector/verify-tree';
+export type { TreeVerdict } from '../../log/verify-tree';
 
 export interface WorkerState {
   pid: number | null;
@@ -191,7 +191,7 @@ export interface LogReply extends TreeLog {
 /**
  * `GET /v1/sessions/:id/tree` (`application/x-ndjson`): the whole tree under :id as logged so
  * far, one JSON value per line: a TreeHead, then TreeChunk lines holding the tree's events in
- * causal order (services/projector/causal-order.ts), then TreeEnd. A body without TreeEnd was
+ * causal order (log/causal-order.ts), then TreeEnd. A body without TreeEnd was
  * cut short. A page can show the first rows while the rest is still on the way.
  */
 export type TreeLine = TreeHead | TreeChunk | TreeEnd;

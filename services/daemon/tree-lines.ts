@@ -3,8 +3,8 @@
  * reads the body with the same code the daemon's tests do.
  */
 import type { StoredEvent } from '../../schemas';
-import { causalOrder } from '../projector/causal-order';
-import type { LogReadResult } from '../projector/event-collector';
+import { causalOrder } from '../../log/causal-order';
+import type { LogReadResult } from '../../log/event-collector';
 import type { ProblemFrame, TreeHead, TreeLine, TreeReply } from './api-types';
 import { conflictFrame, undecodableFrame } from './problem-frames';
 

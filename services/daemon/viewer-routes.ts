@@ -1,7 +1,7 @@
 import { inRange } from '../../config';
 import { BlobStoreError, type BlobStore } from '../../activities/blob-store';
 import type { TreeView } from '../projector/tree-cache';
-import type { TreeVerdict } from '../projector/verify-tree';
+import type { TreeVerdict } from '../../log/verify-tree';
 import type { CatalogReply } from './api-types';
 import { DaemonHttpError, outOfRange } from './http-error';
 import { checkSessionId } from './parse-requests';

@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import type { Keyring } from '../../schemas';
 import { readLogInOrder } from './read-log-in-order';
-import { verifyTree, type TreeVerdict } from './verify-tree';
+import { verifyTree, type TreeVerdict } from '../../log/verify-tree';
 
 /**
  * The audit of a session tree as the topic holds it: read raw (log order, every record from

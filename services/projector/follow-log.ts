@@ -1,6 +1,6 @@
 import type { Kafka } from 'kafkajs';
 import { EventLogError } from '../../errors';
-import { EventCollector, type Accepted } from './event-collector';
+import { EventCollector, type Accepted } from '../../log/event-collector';
 import { rootOf, startOf, usableEntry, type OffsetIndex } from './offset-index';
 import { partitionOffsets, seekTo } from './scan-topic';
 import { throwawayConsumer } from './throwaway-consumer';

@@ -1,6 +1,6 @@
 import type { Kafka } from 'kafkajs';
 import { EventLogError } from '../../errors';
-import type { LogRecord } from './event-collector';
+import type { LogRecord } from '../../log/event-collector';
 import { dropPartitionsAtEnd, partitionOffsets } from './scan-topic';
 import { throwawayConsumer } from './throwaway-consumer';
 

@@ -1,6 +1,6 @@
 import { EventLogError } from '../../errors';
 import { isInSessionTree } from '../../schemas';
-import type { LogRecord } from './event-collector';
+import type { LogRecord } from '../../log/event-collector';
 
 /**
  * A copy of a session tree's records for an auditor who holds no Kafka (an audit bundle's

@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import { EventCollector, type LogReadResult } from './event-collector';
+import { EventCollector, type LogReadResult } from '../../log/event-collector';
 import { rootOf, type OffsetIndex } from './offset-index';
 import { scanTopic, type ScanStats } from './scan-topic';
 

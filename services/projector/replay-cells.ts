@@ -4,7 +4,7 @@ import type { KernelClient } from '../../activities/kernel';
 import { renderOutputs } from '../../activities/run-cell';
 import { KernelLostError } from '../../errors';
 import type { StoredEvent } from '../../schemas';
-import { compareCell, planCellReplay, type CellOutcome, type CellVerdict, type PlannedCell } from './plan-cell-replay';
+import { compareCell, planCellReplay, type CellOutcome, type CellVerdict, type PlannedCell } from '../../log/plan-cell-replay';
 
 export interface CellReport {
   readonly sessionId: string;

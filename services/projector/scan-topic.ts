@@ -1,6 +1,6 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import { EventLogError } from '../../errors';
-import type { LogRecord } from './event-collector';
+import type { LogRecord } from '../../log/event-collector';
 import { startOf, usableEntry, type StartOffsets } from './offset-index';
 import { throwawayConsumer } from './throwaway-consumer';
 

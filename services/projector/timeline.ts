@@ -1,5 +1,5 @@
 import type { BlobRef, StoredEvent } from '../../schemas';
-import { causalOrder } from './causal-order';
+import { causalOrder } from '../../log/causal-order';
 import { promptSources } from './prompt-sources';
 
 export interface TimelineEntry {

@@ -1,5 +1,5 @@
 import { HARNESS_PREFIX, isInSessionTree, type StoredEvent } from '../../schemas';
-import { EventCollector, type LogReadResult, type LogRecord } from './event-collector';
+import { EventCollector, type LogReadResult, type LogRecord } from '../../log/event-collector';
 import { rootOf, type StartOffsets } from './offset-index';
 import type { ScanStats } from './scan-topic';
 

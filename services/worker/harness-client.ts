@@ -1,22 +1,8 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { UpdateDefinition } from '@temporalio/common';
 import { HARNESS_PREFIX, sessionRoot } from '../../schemas/session-ids';
 import { getHarnessQuery, type HarnessView } from '../../workflows/harness/harness-messages';
+import type { HarnessClient } from '../../activities/harness/harness-client';
 import type { HarnessScope } from '../../workflows/harness/harness-types';
-
-export interface HarnessClient {
-  /** The scope's workflow (and log) id: `harness:<rootId>` for a session's tree, `harness:<global name>`. */
-  scopeId(sessionId: string, scope: HarnessScope): string;
-  /**
-   * Sends an update to the scope, starting its workflow if it has none yet. `updateId` (a kernel
-   * call's rid) makes a repeat of the same call, after a worker restart, get the first answer.
-   */
-  update<Ret, Arg>(scopeId: string, def: UpdateDefinition<Ret, [Arg]>, arg: Arg, once?: { updateId?: string }): Promise<Ret>;
-  /** The scope's current state; empty when nothing was ever edited there. */
-  view(scopeId: string): Promise<HarnessView>;
-  /** Both scopes a session sees; session entries shadow global ones of the same kind and name. */
-  merged(sessionId: string): Promise<{ global: HarnessView; session: HarnessView }>;
-}
 
 /**
  * Harness scopes as Temporal workflows. Ids use `harness:`, never `/`, so a scope's log never

@@ -10,7 +10,7 @@ import type { HarnessScope, ProposedEdit, SkillValue } from '../../workflows/har
 import { refuseShadowingSkills, type ModuleNames } from '../../activities/harness/module-names';
 import type { HostBridge } from '../host-bridge';
 import type { ApprovalGate } from './approval-gate';
-import type { HarnessClient } from './harness-client';
+import type { HarnessClient } from '../../activities/harness/harness-client';
 
 const scopeOf = (v: unknown): HarnessScope => {
   if (v === undefined || v === null || v === 'session') return 'session';

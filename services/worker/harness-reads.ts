@@ -1,7 +1,7 @@
 import { harnessSection, mergeScopes } from '../../activities/prompt/harness-section';
 import type { SubagentValue } from '../../workflows/harness/harness-types';
 import type { ResolveSpec } from './bridge-ops';
-import type { HarnessClient } from './harness-client';
+import type { HarnessClient } from '../../activities/harness/harness-client';
 
 /** The prompt text of what a session sees of H: its tree's scope over the global one. */
 export function harnessPromptSection(harness: HarnessClient): (sessionId: string) => Promise<string> {

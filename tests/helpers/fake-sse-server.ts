@@ -1,5 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { StreamFrames } from '../../bench/openai-frames';
+
+export { splitText } from '../../bench/openai-frames';
 
 /**
  * An HTTP server on 127.0.0.1 that answers each POST with the next queued reply and records
@@ -15,10 +18,7 @@ export interface RecordedRequest {
 
 export type FakeReply = SseReply | { type: 'json'; status: number; body: unknown; headers?: Record<string, string> };
 
-export interface SseReply {
-  type: 'sse';
-  /** Raw SSE frames, each ending in a blank line. */
-  frames: string[];
+export interface SseReply extends StreamFrames {
   /** Send only this many frames, then hold the connection open silently. */
   stallAfter?: number;
   /** After `stallAfter`, send an SSE comment this often instead of silence (bytes trickle, nothing completes). */
@@ -95,14 +95,6 @@ async function writeSse(res: ServerResponse, reply: SseReply, timers: Set<NodeJS
   }
 }
 
-/** `text` cut into `pieces` nearly equal parts, never inside a surrogate pair. */
-export function splitText(text: string, pieces: number): string[] {
-  const chars = [...text];
-  const size = Math.max(1, Math.ceil(chars.length / pieces));
-  const out: string[] = [];
-  for (let at = 0; at < chars.length; at += size) out.push(chars.slice(at, at + size).join(''));
-  return out;
-}
 
 /** `reply` cut off after `afterFrames` frames; with `keepAliveMs`, comments keep trickling so only a total timeout ends it. */
 export function stalled(reply: SseReply, afterFrames: number, keepAliveMs?: number): SseReply {

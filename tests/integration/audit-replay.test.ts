@@ -7,7 +7,7 @@ import { loadConfig } from '../../config';
 import { ZERO_HASH, encodeEvent, encodeEventBatch, type BlobRef, type RecurEventInput, type StoredEvent } from '../../schemas';
 import { homeKeyring, homeSigner, jupyterConnection, stackPaths } from '../../services/devstack';
 import { readLogInOrder } from '../../services/projector/read-log-in-order';
-import { verifyTree } from '../../services/projector/verify-tree';
+import { verifyTree } from '../../log/verify-tree';
 import { ensureEventTopicAccess, kafkaClient } from '../../services/devstack';
 import { cliInProcess, type CliRun } from '../helpers/cli-in-process';
 

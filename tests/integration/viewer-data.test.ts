@@ -7,7 +7,7 @@ import { TREE_CHUNK, parseTreeBody } from '../../services/daemon/tree-lines';
 import { ownDaemonHome } from '../helpers/own-daemon-home';
 import { startDaemon, type Daemon } from '../../services/daemon/daemon';
 import { ensureEventTopicAccess, stackPaths } from '../../services/devstack';
-import type { TreeVerdict } from '../../services/projector/verify-tree';
+import type { TreeVerdict } from '../../log/verify-tree';
 import { until } from '../helpers/poll-tree-log';
 
 /**

@@ -1,8 +1,8 @@
 import { encodeEvent, verifyChain } from '../../schemas';
 import { formatVerdict } from '../../services/cli/commands/audit';
 import type { LogRecord } from '../../services/projector';
-import { inOrderCollector } from '../../services/projector/read-log-in-order';
-import { verifyTree } from '../../services/projector/verify-tree';
+import { inOrderCollector } from '../../log/in-order-collector';
+import { verifyTree } from '../../log/verify-tree';
 import { FIXTURE_KEY, chain, ev, records, skewedTree } from '../helpers/replay-tree-fixture';
 
 /** The tree as a topic would hold it: each session's records in its own partition, in log order. */

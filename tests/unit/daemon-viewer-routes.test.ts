@@ -6,8 +6,8 @@ import { ZERO_HASH, encodeEventBatch, type RecurEventInput } from '../../schemas
 import type { CatalogReply, TreeHead } from '../../services/daemon/api-types';
 import { parseTreeBody } from '../../services/daemon/tree-lines';
 import { EventCollector } from '../../services/projector';
-import { inOrderCollector } from '../../services/projector/read-log-in-order';
-import { verifyTree } from '../../services/projector/verify-tree';
+import { inOrderCollector } from '../../log/in-order-collector';
+import { verifyTree } from '../../log/verify-tree';
 import { startTestServer, type TestServer } from '../helpers/daemon-test-server';
 import { testLogKey } from '../helpers/test-log-key';
 

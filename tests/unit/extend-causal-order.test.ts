@@ -1,5 +1,5 @@
 import type { RecurEventInput, StoredEvent } from '../../schemas';
-import { causalOrder, extendCausalOrder } from '../../services/projector/causal-order';
+import { causalOrder, extendCausalOrder } from '../../log/causal-order';
 import { chain, ev, skewedTree } from '../helpers/replay-tree-fixture';
 
 const ids = (events: readonly StoredEvent[]) => events.map((e) => e.eventId);
@@ -50,7 +50,7 @@ function split(events: readonly StoredEvent[], rand: () => number): [StoredEvent
   return [held, fresh.sort(() => rand() - 0.5)];
 }
 
-describe('extending a causal order with later events (services/projector/causal-order.ts)', () => {
+describe('extending a causal order with later events (log/causal-order.ts)', () => {
   test('gives the causal order of the whole, for any split of a skewed tree into held and fresh events', () => {
     for (let seed = 1; seed <= 300; seed++) {
       const rand = random(seed);

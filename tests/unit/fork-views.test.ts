@@ -2,9 +2,9 @@ import { buildPrompt } from '../../activities/prompt/build-prompt';
 import { restoreNote } from '../../activities/run-cell';
 import type { RecurEventInput } from '../../schemas';
 import { formatEventLine } from '../../services/cli/format-event';
-import { compareCell } from '../../services/projector/plan-cell-replay';
-import { inOrderCollector } from '../../services/projector/read-log-in-order';
-import { verifyTree } from '../../services/projector/verify-tree';
+import { compareCell } from '../../log/plan-cell-replay';
+import { inOrderCollector } from '../../log/in-order-collector';
+import { verifyTree } from '../../log/verify-tree';
 import { FIXTURE_KEY, chain, ev, records } from '../helpers/replay-tree-fixture';
 
 const forkedFrom = (children: string[] = []): RecurEventInput => ({

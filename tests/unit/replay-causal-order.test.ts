@@ -1,5 +1,5 @@
 import type { RecurEventInput, StoredEvent } from '../../schemas';
-import { causalOrder } from '../../services/projector/causal-order';
+import { causalOrder } from '../../log/causal-order';
 import { chain, ev, skewedTree } from '../helpers/replay-tree-fixture';
 
 const ids = (events: readonly StoredEvent[]) => events.map((e) => e.eventId);

@@ -3,7 +3,7 @@ import { BlobStoreError } from '../../activities/blob-store';
 import { KernelLostError } from '../../errors';
 import type { RecurEventInput, StoredEvent } from '../../schemas';
 import { formatCellReport } from '../../services/cli/commands/replay';
-import { compareCell, normaliseOutput, planCellReplay } from '../../services/projector/plan-cell-replay';
+import { compareCell, normaliseOutput, planCellReplay } from '../../log/plan-cell-replay';
 import { replayCells, type ReplayCellsDeps } from '../../services/projector/replay-cells';
 import { chain, ev } from '../helpers/replay-tree-fixture';
 

@@ -2,7 +2,7 @@ import { ZERO_HASH, encodeEventBatch, type RecurEventInput } from '../../schemas
 import type { TreeLine } from '../../services/daemon/api-types';
 import { TREE_CHUNK, TreeAssembler, parseTreeBody, treeLines } from '../../services/daemon/tree-lines';
 import { EventCollector } from '../../services/projector';
-import { causalOrder } from '../../services/projector/causal-order';
+import { causalOrder } from '../../log/causal-order';
 import { testLogKey } from '../helpers/test-log-key';
 
 const key = testLogKey();

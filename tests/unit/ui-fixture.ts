@@ -1,5 +1,5 @@
 import type { RecurEventInput, StoredEvent } from '../../schemas';
-import { causalOrder } from '../../services/projector/causal-order';
+import { causalOrder } from '../../log/causal-order';
 import { chain, ev } from '../helpers/replay-tree-fixture';
 
 /** A harness edit of `harness:<root>` as the harness workflow logs it. */

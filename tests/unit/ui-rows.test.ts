@@ -1,6 +1,6 @@
 import { eventFacts } from '../../services/cli/format-event';
 import { eventIndex, faultsByEvent, pendingRows, relativeTime, rowIndex, shortName, timelineRows, treeStart } from '../../ui/model/rows';
-import type { TreeVerdict } from '../../services/projector/verify-tree';
+import type { TreeVerdict } from '../../log/verify-tree';
 import { viewerTree } from './ui-fixture';
 
 describe('timeline rows', () => {

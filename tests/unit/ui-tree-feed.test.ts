@@ -1,5 +1,5 @@
 import type { LogReply, TreeLine } from '../../services/daemon/api-types';
-import { causalOrder } from '../../services/projector/causal-order';
+import { causalOrder } from '../../log/causal-order';
 import type { StoredEvent } from '../../schemas';
 import { BATCH_MS, LOAD_SHOW_MS, TreeFeed, type FeedDeps, type FeedState, type SocketHandlers } from '../../ui/state/tree-feed';
 import { skewedTree } from '../helpers/replay-tree-fixture';

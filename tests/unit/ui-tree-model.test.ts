@@ -1,5 +1,5 @@
 import type { ProblemFrame } from '../../services/daemon/api-types';
-import { causalOrder } from '../../services/projector/causal-order';
+import { causalOrder } from '../../log/causal-order';
 import type { StoredEvent } from '../../schemas';
 import { applyFrames, afterParam, fromReply, reconnectDelay } from '../../ui/state/tree-model';
 import type { TreeReply } from '../../services/daemon/api-types';

@@ -4,7 +4,7 @@
  * O(events + edits); a row's text is formatted only when it is on screen.
  */
 import type { StoredEvent } from '../../schemas';
-import type { TreeVerdict } from '../../services/projector/verify-tree';
+import type { TreeVerdict } from '../../log/verify-tree';
 
 export type Scope = 'session' | 'tree';
 

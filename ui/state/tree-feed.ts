@@ -7,7 +7,7 @@
  * The daemon is reached through `FeedDeps` (ui/state/api.ts in the page), so this runs without a DOM.
  */
 import type { LogReply, StreamFrame } from '../../services/daemon/api-types';
-import type { TreeVerdict } from '../../services/projector/verify-tree';
+import type { TreeVerdict } from '../../log/verify-tree';
 import type { TreeLine } from '../../services/daemon/api-types';
 import { TreeAssembler } from '../../services/daemon/tree-lines';
 import { afterParam, applyFrames, fromReply, loadingModel, reconnectDelay, type TreeModel } from './tree-model';

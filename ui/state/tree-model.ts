@@ -1,10 +1,10 @@
 /**
  * The loaded session tree as the page holds it: the tree route's reply (its first lines while
  * the rest arrives), then the events stream's frames folded in. The events stay in the one causal order the daemon and `recur audit` use
- * (services/projector/causal-order.ts), however the frames of different sessions interleave. Pure.
+ * (log/causal-order.ts), however the frames of different sessions interleave. Pure.
  */
 import { isProblemFrame, type ProblemFrame, type StreamFrame } from '../../services/daemon/api-types';
-import { extendCausalOrder } from '../../services/projector/causal-order';
+import { extendCausalOrder } from '../../log/causal-order';
 import type { StoredEvent } from '../../schemas';
 import type { TreeHead, TreeReply } from '../../services/daemon/api-types';
 

@@ -4,7 +4,7 @@
  * their Node code reaches the bundle.
  */
 import type { ProblemFrame, UiInfo } from '../../services/daemon/api-types';
-import type { TreeVerdict } from '../../services/projector/verify-tree';
+import type { TreeVerdict } from '../../log/verify-tree';
 import type { StoredEvent } from '../../schemas';
 
 export interface TreeState {
@@ -12,7 +12,7 @@ export interface TreeState {
   rootId: string;
   /** The session the page is about (the root or one of its descendants). */
   focus: string;
-  /** Every event of the tree, in causal order (services/projector/causal-order.ts). */
+  /** Every event of the tree, in causal order (log/causal-order.ts). */
   events: readonly StoredEvent[];
   /** The tree's harness log (`harness:<rootId>`), in seq order. */
   harness: readonly StoredEvent[];

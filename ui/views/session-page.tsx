@@ -10,7 +10,7 @@ import { navigate, useTreeFeed, useUiInfo } from '../state/hooks';
 import { formatRoute, TABS, type Route, type Tab } from '../state/router';
 import { temporalLink } from '../model/links';
 import { nodeStatuses } from '../state/tree-nodes';
-import type { TreeVerdict } from '../../services/projector/verify-tree';
+import type { TreeVerdict } from '../../log/verify-tree';
 import type { SessionViewProps, TreeState, UiInfo } from '../state/types';
 import { ChartsView } from './charts';
 import { ReplayView } from './replay';

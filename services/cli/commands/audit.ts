@@ -4,7 +4,7 @@ import { keyringOf, type Keyring } from '../../../schemas';
 import { readBundle } from '../../projector/bundle/bundle-format';
 import { verifyBundle, type BundleVerdict, type KeySource } from '../../projector/bundle/verify-bundle';
 import { auditTopicTree } from '../../projector/audit-topic';
-import type { AuditProblem, TreeVerdict } from '../../projector/verify-tree';
+import type { AuditProblem, TreeVerdict } from '../../../log/verify-tree';
 import { homeKeyring, kafkaClient, publicKeyFromPem, readPublicKeyFile, stackPaths } from '../../devstack';
 import type { CommandContext } from '../cli';
 

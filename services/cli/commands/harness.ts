@@ -4,7 +4,8 @@ import { ExitError } from '../../../errors';
 import { mergeScopes } from '../../../activities/prompt/harness-section';
 import { kafkaClient, temporalConnection } from '../../devstack';
 import { readSessionLog } from '../../projector';
-import { createHarnessClient, type HarnessClient } from '../../worker/harness-client';
+import { createHarnessClient } from '../../worker/harness-client';
+import type { HarnessClient } from '../../../activities/harness/harness-client';
 import { scopeOfId } from '../../worker/harness-ops';
 import {
   approveRefineUpdate, refineHarnessUpdate, revertHarnessUpdate, type EditOutcome,

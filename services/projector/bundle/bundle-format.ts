@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as tar from 'tar';
 import { EventLogError } from '../../../errors';
-import type { LogRecord } from '../event-collector';
+import type { LogRecord } from '../../../log/event-collector';
 import { logCopyLine, parseLogCopy } from '../log-copy';
 import type { BlobNeed } from './referenced-blobs';
 

@@ -1,7 +1,7 @@
 import { BlobStoreError, type BlobStore } from '../../../activities/blob-store';
 import { isInSessionTree } from '../../../schemas';
-import type { LogRecord } from '../event-collector';
-import { inOrderCollector } from '../read-log-in-order';
+import type { LogRecord } from '../../../log/event-collector';
+import { inOrderCollector } from '../../../log/in-order-collector';
 import { BUNDLE_FORMAT, type Bundle } from './bundle-format';
 import { referencedBlobs, type BlobNeed } from './referenced-blobs';
 

@@ -1,7 +1,7 @@
 import { sha256Hex } from '../../../activities/blob-store';
 import type { Keyring, StoredEvent } from '../../../schemas';
-import { inOrderCollector, type LogInOrder } from '../read-log-in-order';
-import { verifyTree, type AuditProblem, type TreeVerdict } from '../verify-tree';
+import { inOrderCollector, type LogInOrder } from '../../../log/in-order-collector';
+import { verifyTree, type AuditProblem, type TreeVerdict } from '../../../log/verify-tree';
 import type { Bundle } from './bundle-format';
 import { referencedBlobs } from './referenced-blobs';
 

@@ -1,4 +1,4 @@
-import type { BlobRef, CellExecuted, CellStatus, StoredEvent } from '../../schemas';
+import type { BlobRef, CellExecuted, CellStatus, StoredEvent } from '../schemas';
 
 /** One logged cell to run again, with what the log says it did. */
 export interface PlannedCell {

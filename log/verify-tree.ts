@@ -1,6 +1,6 @@
-import { sessionParent, verifyChain, type ChainFault, type Keyring, type SealFault, type StoredEvent } from '../../schemas';
+import { sessionParent, verifyChain, type ChainFault, type Keyring, type SealFault, type StoredEvent } from '../schemas';
 import { checkSeals } from './check-seals';
-import type { LogInOrder } from './read-log-in-order';
+import type { LogInOrder } from './in-order-collector';
 
 /**
  * What an audit can find wrong with a session tree: a chain fault of one session (see

@@ -1,4 +1,4 @@
-import { checkSeal, computeEventHash, type Keyring, type SealFault, type StoredEvent } from '../../schemas';
+import { checkSeal, computeEventHash, type Keyring, type SealFault, type StoredEvent } from '../schemas';
 import type { EventConflict } from './event-collector';
 
 export interface SealProblem {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeEvent, isInSessionTree, type StoredEvent } from '../../schemas';
+import { decodeEvent, isInSessionTree, type StoredEvent } from '../schemas';
 
 /** A Kafka record as the reader sees it. */
 export interface LogRecord {

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../schemas';
+import type { StoredEvent } from '../schemas';
 
 /** `<child>#outcome` for a child's first task, `<child>#outcome-<round>` for a retained child's later ones. */
 const OUTCOME_ID = /^(.*)#outcome(?:-(\d+))?$/;
