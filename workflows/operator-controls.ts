@@ -1,5 +1,3 @@
-import type { SessionInput } from './session-types';
-
 /** What an operator set that a continued run keeps: the model in use, a compaction not yet made. */
 export interface OperatorCarry {
   model: string;
@@ -23,8 +21,9 @@ export class OperatorControls {
   /** The interrupt is on its way to the kernel: no next cell starts until it is sent. */
   interrupting = false;
 
-  constructor(input: SessionInput, c?: OperatorCarry) {
-    this.model = c?.model ?? input.model;
+  /** `started`: the model the session was started with (SessionInput.model). */
+  constructor(started: { model: string }, c?: OperatorCarry) {
+    this.model = c?.model ?? started.model;
     this.compactAsked = c?.compactAsked ?? false;
   }
 

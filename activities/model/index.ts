@@ -1,5 +1,5 @@
 export * from './types';
-export { createModel, parseModelSpec, type ModelOptions, type ModelSpec, type Env } from './registry';
+export { createModel, parseModelSpec, type ModelOptions, type ModelSpec } from './registry';
 export { PROVIDERS, type ProviderName, type ProviderPreset } from './providers';
 export { createOpenAIProvider, type OpenAIProviderConfig } from './openai';
 export { createAnthropicProvider, type AnthropicProviderConfig } from './anthropic';

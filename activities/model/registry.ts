@@ -12,11 +12,9 @@ import { createOpenAIResponsesProvider } from './openai-responses';
 import { PROVIDERS, type ProviderName, type ProviderPreset } from './providers';
 import { createScriptedModel, loadScript } from './scripted';
 import type { ProviderOptions } from './streaming-call';
-import type { Model, ModelProvider } from './types';
+import type { Env, Model, ModelProvider } from './types';
 
 export type ModelSpec = { provider: 'scripted'; path: string } | { provider: ProviderName | 'local'; model: string };
-
-export type Env = Record<string, string | undefined>;
 
 const KNOWN = `${Object.keys(PROVIDERS).join(', ')}, local (as <provider>/<model>) and scripted:<file.json>`;
 

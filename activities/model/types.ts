@@ -10,6 +10,9 @@
  * ```python turn has `code` but no id, and its result is a `tool` message without an id (sent to
  * the model as a user turn).
  */
+/** The process environment a model is configured from (API keys, base URLs). */
+export type Env = Record<string, string | undefined>;
+
 export interface ChatMessage {
   role: 'user' | 'assistant' | 'tool';
   content: string;

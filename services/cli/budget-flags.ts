@@ -1,7 +1,7 @@
 import { RANGES, inRange } from '../../config';
 import { ExitError } from '../../errors';
 import type { SessionLimits } from '../../workflows/session-types';
-import type { CommandContext } from './cli';
+import type { CommandContext } from './command-context';
 
 /** `recur run`'s tree budget flags: what the whole session tree may spend (docs/budgets.md). */
 export const BUDGET_OPTIONS = {

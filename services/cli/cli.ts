@@ -6,16 +6,8 @@ import { LONG_RUN_OPTIONS, LONG_RUN_USAGE } from './long-run-flags';
 import { CI_OPTIONS, CI_USAGE, ciRequestedIn } from './ci/ci-flags';
 import { CI_EXIT } from './ci/exit-codes';
 import { BUDGET_OPTIONS, BUDGET_USAGE } from './budget-flags';
+import type { CliIo, CommandContext } from './command-context';
 
-export interface CliIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
-
-export interface CommandContext extends CliIo {
-  args: string[];
-  flags: Record<string, string | boolean | undefined>;
-}
 
 interface Command {
   summary: string;

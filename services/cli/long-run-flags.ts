@@ -1,6 +1,6 @@
 import { ExitError } from '../../errors';
 import type { StartSessionRequest } from '../daemon/api-types';
-import type { CommandContext } from './cli';
+import type { CommandContext } from './command-context';
 
 /** `recur run`'s goal and autonomous flags, as the options table parseArgs takes. */
 export const LONG_RUN_OPTIONS = {

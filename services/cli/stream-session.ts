@@ -3,7 +3,7 @@ import { ExitError } from '../../errors';
 import type { StoredEvent } from '../../schemas';
 import type { ProblemFrame, SessionDetail, StreamFrame } from '../daemon/api-types';
 import { isPastCursor, type Cursor } from '../daemon/cursor';
-import type { CommandContext } from './cli';
+import type { CommandContext } from './command-context';
 import { clearCursor, saveCursor } from './cursor-file';
 import { sessionPath, type DaemonClient } from './daemon-client';
 import { eventFrames } from './event-frames';

@@ -8,7 +8,7 @@ import type { ForkSessionReply, ForkSessionRequest, TreeLog } from './api-types'
 import { DaemonHttpError, badRequest, notFound } from './http-error';
 import { MAX_TEXT_CHARS, checkModel, newRootSessionId } from './parse-requests';
 import { rootLimits } from './root-limits';
-import type { RouteDeps } from './routes';
+import type { RouteDeps } from './route-types';
 import { parseWorkspace } from './workspace-input';
 
 /** Validates the body of `POST /v1/sessions/:id/fork`; throws a 400 naming the first problem. */

@@ -7,7 +7,7 @@ import { badRequest, notFound, toErrorReply } from './http-error';
 import { checkSessionId } from './parse-requests';
 import { readJsonBody } from './read-json-body';
 import { authenticate } from './request-auth';
-import type { ApiReply, ApiRequest } from './routes';
+import type { ApiReply, ApiRequest } from './route-types';
 import { securityHeaderLines, setSecurityHeaders } from './security-headers';
 import { isViewerPath, serveViewer, uiApiRoute, type Viewer } from './ui-front';
 
@@ -71,16 +71,22 @@ async function sendReply(res: ServerResponse, reply: ApiReply): Promise<void> {
 async function sendLines(res: ServerResponse, status: number, lines: Iterable<string>): Promise<void> {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { 'content-type': 'application/x-ndjson' });
-  for (const line of lines) {
-    if (res.destroyed) return;
-    if (!res.write(`${line}\n`)) await new Promise<void>((resolve) => {
-      const done = () => {
-        res.off('drain', done).off('close', done);
-        resolve();
-      };
-      res.on('drain', done).on('close', done);
-    });
-    else await new Promise<void>((resolve) => setImmediate(resolve));
+  try {
+    for (const line of lines) {
+      if (res.destroyed) return;
+      if (!res.write(`${line}\n`)) await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done).off('close', done);
+          resolve();
+        };
+        res.on('drain', done).on('close', done);
+      });
+      else await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  } catch (err) {
+    // The status is out already: a cut connection is how the client learns (the body lacks its end line).
+    res.destroy();
+    throw err;
   }
   res.end();
 }

@@ -1,46 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { inRange, type RecurConfig } from '../../config';
+import { inRange } from '../../config';
 import type { SessionInput } from '../../workflows/session-types';
 import type {
-  CompactReply, HealthReply, InterruptReply, ListSessionsReply, SendMessageReply, StartSessionReply, SwitchModelReply, TreeLog, WorkerState,
+  CompactReply, HealthReply, InterruptReply, ListSessionsReply, SendMessageReply, StartSessionReply, SwitchModelReply,
 } from './api-types';
 import { parseCursor } from './cursor';
 import { DaemonHttpError, badRequest, notFound, outOfRange } from './http-error';
 import { DEFAULT_LOG_PAGE, MAX_LOG_PAGE, pageLog } from './page-log';
 import { checkSessionId, newRootSessionId, parseSendMessage, parseStartSession, parseSwitchModel } from './parse-requests';
 import { autonomousInput, parseGoalAction, parseScheduleAction, refusal } from './long-run-input';
-import type { SessionService } from './session-service';
 import { sandboxRecord } from '../sandbox/sandbox-record';
 import { sessionWorkspaces } from '../sandbox/kernel-host';
 import { approvalRoute } from './approval-routes';
 import { forkSession } from './fork-routes';
 import { rootLimits } from './root-limits';
-import { viewerRoute, type ViewerDeps } from './viewer-routes';
-
-export interface ApiRequest {
-  method: string;
-  /** URL path split on `/` and percent-decoded per segment, so an encoded session id is one segment. */
-  segments: string[];
-  query: URLSearchParams;
-  /** Parsed JSON body; undefined when there was none. */
-  body: unknown;
-}
-
-export interface ApiReply {
-  status: number;
-  body: unknown;
-  /** A binary reply (a blob): sent as application/octet-stream with its headers, in place of `body` as JSON. */
-  binary?: { bytes: Uint8Array; headers: Record<string, string> };
-  /** A reply of JSON lines (application/x-ndjson), in place of `body`: written one at a time as the client reads them. */
-  lines?: Iterable<string>;
-}
-
-export interface RouteDeps extends ViewerDeps {
-  config: RecurConfig;
-  sessions: SessionService;
-  worker: () => WorkerState;
-  readLog: (sessionId: string) => Promise<TreeLog>;
-}
+import type { ApiReply, ApiRequest, RouteDeps } from './route-types';
+import { viewerRoute } from './viewer-routes';
 
 const DEFAULT_LIST = 200;
 const MAX_LIST = 5000;

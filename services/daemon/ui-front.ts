@@ -5,7 +5,7 @@ import { checkHost, checkOrigin, forbidden } from './host-check';
 import { DaemonHttpError, notFound } from './http-error';
 import { readJsonBody } from './read-json-body';
 import type { AuthVia } from './request-auth';
-import type { ApiReply, ApiRequest } from './routes';
+import type { ApiReply, ApiRequest } from './route-types';
 import { readUiFile, defaultUiDir } from './static-files';
 import { clearedCookieHeader, createUiAuth, sessionCookieHeader, sessionCookieOf, type UiAuth } from './ui-auth';
 import { createUiInfo } from './ui-info';

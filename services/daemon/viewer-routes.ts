@@ -1,23 +1,9 @@
 import { inRange } from '../../config';
 import { BlobStoreError, type BlobStore } from '../../activities/blob-store';
-import type { TreeView } from '../projector/tree-cache';
-import type { TreeVerdict } from '../../log/verify-tree';
-import type { CatalogReply } from './api-types';
 import { DaemonHttpError, outOfRange } from './http-error';
 import { checkSessionId } from './parse-requests';
-import type { ApiReply, ApiRequest } from './routes';
+import type { ApiReply, ApiRequest, ViewerDeps } from './route-types';
 import { treeLines } from './tree-lines';
-
-/** What the viewer's read routes read: each a whole answer, so a route only shapes it. */
-export interface ViewerDeps {
-  /** The tree under a session and its root's harness log, in one read of the topic. */
-  readTree: (sessionId: string) => Promise<TreeView>;
-  /** `recur audit verify <id>`'s verdict, with every key the home ever signed with. */
-  verifyTree: (sessionId: string) => Promise<TreeVerdict>;
-  /** The store the worker writes cell outputs, responses and snapshots to. */
-  blobs: BlobStore;
-  catalog: () => Promise<CatalogReply>;
-}
 
 const BLOB_STATUS: Record<BlobStoreError['problem'], number> = { 'invalid-address': 400, missing: 404, corrupt: 502 };
 const BLOB_MAX = { min: 0, max: Number.MAX_SAFE_INTEGER, integer: true };

@@ -58,7 +58,7 @@ export class TreeCache {
     return sessionId === root ? view : { tree: subtree(view.tree, sessionId), harness: view.harness };
   }
 
-  /** Trees held and their record bytes (for the daemon's status and tests). */
+  /** Trees held and the record bytes they count against the budget. */
   stats(): { trees: number; bytes: number } {
     return { trees: this.entries.size, bytes: this.bytes };
   }

@@ -12,7 +12,7 @@ import { daemonPaths } from '../../services/daemon/paths';
 import { createRoutes } from '../../services/daemon/routes';
 import { createViewer } from '../../services/daemon/ui-front';
 import type { SessionService } from '../../services/daemon/session-service';
-import type { ViewerDeps } from '../../services/daemon/viewer-routes';
+import type { ViewerDeps } from '../../services/daemon/route-types';
 import type { LogReadResult } from '../../services/projector';
 import type { InboxMessage, SessionInput } from '../../workflows/session-types';
 

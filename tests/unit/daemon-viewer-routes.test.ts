@@ -95,6 +95,22 @@ describe('the viewer read routes (services/daemon/viewer-routes.ts)', () => {
     expect(asked).toEqual([]);
   });
 
+  it('/tree whose writing fails after its head: the connection is cut, so the body lacks its end line and the client cannot take it for whole', async () => {
+    const empty = { events: [], sessions: new Map(), undecodable: [], conflicts: [], duplicates: 0 };
+    const broken = await startTestServer({
+      readTree: async () => ({ tree: { ...empty, get events(): never { throw new Error('the tree went away'); } }, harness: empty }),
+    });
+    try {
+      const res = await fetch(`${broken.url}/v1/sessions/r1/tree`, { headers: { authorization: `Bearer ${broken.token}` } });
+      expect(res.status).toBe(200);
+      const body = await res.text().then((text) => ({ text }), (err: Error) => ({ err }));
+      if ('text' in body) expect(() => parseTreeBody(body.text)).toThrow(/cut short/);
+      else expect(body.err.message).toMatch(/terminated/);
+    } finally {
+      await broken.close();
+    }
+  });
+
   it("/verify: the audit's verdict as is, naming the undecodable record keyed in the tree", async () => {
     const { status, body } = await json('/v1/sessions/r1/verify');
     expect(status).toBe(200);

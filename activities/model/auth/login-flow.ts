@@ -1,4 +1,4 @@
-import type { Env } from '../registry';
+import type { Env } from '../types';
 import type { AuthReply, Sleep } from './auth-http';
 import type { LoginName, LoginRecord } from './login-store';
 

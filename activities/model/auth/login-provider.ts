@@ -1,5 +1,5 @@
 import { ProviderError } from '../../../errors';
-import type { Env } from '../registry';
+import type { Env } from '../types';
 import type { ModelProvider } from '../types';
 import { CHATGPT } from './chatgpt';
 import { COPILOT } from './copilot';

@@ -3,7 +3,7 @@ import { stripControls } from '../../../activities/control-text';
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import type { SessionDetail } from '../../daemon/api-types';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { clearCursor, loadCursor, saveCursor } from '../cursor-file';
 import { connectDaemon, sessionPath, type DaemonClient } from '../daemon-client';
 import { killedText, killSession } from '../commands/kill';

@@ -1,6 +1,6 @@
 import { parseConfig, type RecurConfig } from '../../../config';
 import { ExitError } from '../../../errors';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { asInfrastructureExit } from './exit-codes';
 
 /** `recur run`'s and `recur attach`'s CI flags, as the options table parseArgs takes. */

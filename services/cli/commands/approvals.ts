@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import type { ApprovalsReply, DecideApprovalReply } from '../../daemon/api-types';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { connectDaemon } from '../daemon-client';
 
 const approvalPath = (id: string) => `/v1/approvals/${encodeURIComponent(id)}`;

@@ -1,7 +1,7 @@
 import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import type { SessionDetail } from '../../daemon/api-types';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { loadCursor } from '../cursor-file';
 import { connectDaemon, sessionPath } from '../daemon-client';
 import { streamSession } from '../stream-session';

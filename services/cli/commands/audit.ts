@@ -6,7 +6,7 @@ import { verifyBundle, type BundleVerdict, type KeySource } from '../../projecto
 import { auditTopicTree } from '../../projector/audit-topic';
 import type { AuditProblem, TreeVerdict } from '../../../log/verify-tree';
 import { homeKeyring, kafkaClient, publicKeyFromPem, readPublicKeyFile, stackPaths } from '../../devstack';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 
 const USAGE = 'usage: recur audit verify <session-id> [--pubkey FILE]... [--json] | recur audit verify --bundle FILE [<session-id>] [--pubkey FILE]... [--json]';
 

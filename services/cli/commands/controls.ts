@@ -1,7 +1,7 @@
 import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import type { CompactReply, InterruptReply, SwitchModelReply } from '../../daemon/api-types';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { connectDaemon, sessionPath } from '../daemon-client';
 import { resolveModel } from './run';
 

@@ -3,7 +3,7 @@ import { ExitError } from '../../../errors';
 import { kafkaClient } from '../../devstack';
 import { costTree, type CostNode, type Spent } from '../../projector/cost-tree';
 import { readLogInOrder } from '../../projector/read-log-in-order';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { shortSessionId } from '../format-event';
 
 const USAGE = 'usage: recur cost <session-id> [--json]';

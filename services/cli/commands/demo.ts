@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import { repoRoot } from '../../devstack';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { run } from './run';
 import { up } from './up';
 

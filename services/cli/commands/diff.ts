@@ -4,7 +4,7 @@ import { ExitError } from '../../../errors';
 import { kafkaClient, stackPaths } from '../../devstack';
 import { diffStat, endScanOf, formatDiffStat } from '../../projector';
 import { readLogInOrder } from '../../projector/read-log-in-order';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 
 const USAGE = 'usage: recur diff <session-id> [--stat] [--json]';
 

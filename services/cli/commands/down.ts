@@ -1,6 +1,6 @@
 import { loadConfig } from '../../../config';
 import { down as stackDown } from '../../devstack';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 
 export async function down(ctx: CommandContext): Promise<number> {
   const stopped = await stackDown(loadConfig(), ctx.out);

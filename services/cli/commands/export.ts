@@ -9,7 +9,7 @@ import type { LogRecord } from '../../projector';
 import { writeBundle } from '../../projector/bundle/bundle-format';
 import { collectBundle } from '../../projector/bundle/collect-bundle';
 import { scanTopic } from '../../projector/scan-topic';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 
 const USAGE = 'usage: recur export <session-id> --out FILE [--json]';
 

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import type { ForkSessionReply, ForkSessionRequest } from '../../daemon/api-types';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { connectDaemon, sessionPath } from '../daemon-client';
 import { streamSession } from '../stream-session';
 import { ciEnabled, ciOptions, withCiExit } from '../ci/ci-flags';

@@ -1,7 +1,7 @@
 import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import type { GoalView } from '../../../workflows/long-run-messages';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { connectDaemon, sessionPath, type DaemonClient } from '../daemon-client';
 
 const ACTIONS = ['show', 'pause', 'resume', 'clear', 'complete'];

@@ -11,7 +11,7 @@ import {
   approveRefineUpdate, refineHarnessUpdate, revertHarnessUpdate, type EditOutcome,
 } from '../../../workflows/harness/harness-messages';
 import type { HarnessEditRecord } from '../../../workflows/harness/harness-types';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 
 const USAGE = 'usage: recur harness ls [<session-id>] [--global] [--json] | show <edit-id> [--json] | revert <edit-id|refine-id> [--json]';
 

@@ -1,7 +1,7 @@
 import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import { ensureLogKey, homeKeyring, logKeyPaths, rotateLogKey, stackPaths } from '../../devstack';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 
 const USAGE = 'usage: recur keys [ls] [--json] | recur keys rotate [--json]';
 

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { connectDaemon, sessionPath, type DaemonClient } from '../daemon-client';
 
 /**

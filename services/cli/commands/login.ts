@@ -4,7 +4,7 @@ import { LOGIN_FLOWS } from '../../../activities/model/auth/login-provider';
 import { removeLogin, writeLogin, type LoginName } from '../../../activities/model/auth/login-store';
 import type { DevicePrompt } from '../../../activities/model/auth/login-flow';
 import { stackPaths } from '../../devstack';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 
 const NAMES = Object.keys(LOGIN_FLOWS) as LoginName[];
 const loginName = (name: string | undefined): name is LoginName => NAMES.includes(name as LoginName);

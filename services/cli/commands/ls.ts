@@ -1,6 +1,6 @@
 import { loadConfig } from '../../../config';
 import type { ListSessionsReply, SessionSummary } from '../../daemon/api-types';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { connectDaemon } from '../daemon-client';
 
 const when = (iso: string | null): string => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-');

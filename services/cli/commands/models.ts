@@ -5,7 +5,7 @@ import { PROVIDERS, needsOf, type Need, type ProviderName } from '../../../activ
 import { readLogin } from '../../../activities/model/auth/login-store';
 import { SMOLLM2 } from '../../../activities/model/local-models';
 import { stackPaths } from '../../devstack';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 
 interface NeedStatus {
   /** What is needed, as the user would set it: a variable, a login command, a file. */

@@ -14,7 +14,7 @@ import { buildTimeline, type TimelineEntry } from '../../projector/timeline';
 import { verifyTree } from '../../../log/verify-tree';
 import { createKernelHost } from '../../sandbox';
 import { kafkaClient } from '../../devstack';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { firstLine, formatEventLine, formatProblemLine, shortSessionId } from '../format-event';
 import { problemSite } from './audit';
 import { verifyWorkspaces } from './verify-workspace';

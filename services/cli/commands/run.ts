@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import type { StartSessionReply, StartSessionRequest } from '../../daemon/api-types';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { connectDaemon, type DaemonClient } from '../daemon-client';
 import { streamSession } from '../stream-session';
 import { longRunRequest } from '../long-run-flags';

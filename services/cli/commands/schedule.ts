@@ -1,7 +1,7 @@
 import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import type { Schedule } from '../../../workflows/long-run-types';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { connectDaemon, sessionPath } from '../daemon-client';
 
 const USAGE = 'usage: recur schedule <session-id> [ls | add "<spec>" "<instruction>" | cancel <schedule-id>] [--json]';

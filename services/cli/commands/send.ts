@@ -2,7 +2,7 @@ import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import type { SendMessageReply } from '../../daemon/api-types';
 import { advanceCursor, type Cursor } from '../../daemon/cursor';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { connectDaemon, sessionPath, type DaemonClient } from '../daemon-client';
 import { eventFrames } from '../event-frames';
 import { followSession } from '../follow-session';

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../../config';
 import { ensureChromium, ensureTools } from '../../devstack';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 
 export async function setup(ctx: CommandContext): Promise<number> {
   const config = loadConfig();

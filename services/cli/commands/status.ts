@@ -2,7 +2,7 @@ import { loadConfig } from '../../../config';
 import { status as stackStatus, type ServiceStatus } from '../../devstack';
 import type { SandboxPolicy } from '../../../schemas/generated/events';
 import { sandboxRecord } from '../../sandbox';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 
 export function formatStatus(services: ServiceStatus[]): string[] {
   return services.map((s) =>

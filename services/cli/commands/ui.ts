@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import type { UiCodeReply } from '../../daemon/api-types';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { connectDaemon } from '../daemon-client';
 
 /** The desktop's URL opener, or null where no desktop browser can show the page. */

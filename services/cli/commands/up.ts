@@ -1,6 +1,6 @@
 import { loadConfig } from '../../../config';
 import { up as stackUp } from '../../devstack';
-import type { CommandContext } from '../cli';
+import type { CommandContext } from '../command-context';
 import { formatStatus } from './status';
 
 export async function up(ctx: CommandContext): Promise<number> {

@@ -5,7 +5,7 @@ import { manifestOnDisk } from '../../../activities/workspace/manifest-on-disk';
 import { sha256Hex } from '../../../activities/blob-store';
 import { stackPaths } from '../../devstack';
 import { workspaceChains } from '../../projector';
-import type { CliIo } from '../cli';
+import type { CliIo } from '../command-context';
 
 /**
  * The workspace half of `recur replay --verify`: per workspace, the logged scans compose (each
