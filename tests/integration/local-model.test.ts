@@ -62,7 +62,11 @@ it('local/smollm2 runs a session end to end on the stack: parsed, run, ended, co
   const prompt = buildPrompt(events.slice(0, firstCall), null, [], await harnessPromptSection(harness)(input.sessionId));
   const counted = countTokens(prompt.system, prompt.messages, calls[0].response);
   expect(calls[0].tokensIn).toBe(counted.prompt);
-  expect(calls[0].tokensOut).toBe(counted.reply);
+  // tokensOut counts the tokens the model generated. Tokenizing the reply's text again need not
+  // give the same count: for a BPE tokenizer, detokenizing and tokenizing again is no identity
+  // (a run here generated 128 tokens whose text tokenizes to 127). So the recount is close, not
+  // equal; usageSource above says the counts are the model's own, not the four-characters-a-token estimate.
+  expect(Math.abs(calls[0].tokensOut - counted.reply)).toBeLessThanOrEqual(Math.max(2, Math.ceil(counted.reply / 20)));
   expect(calls[0].tokensIn).toBeGreaterThan(100);
 }, 600_000);
 
