@@ -1,6 +1,7 @@
 /**
  * Follows one session tree for the page: loads it (showing the first lines of the reply while
- * the rest arrives), then the events WebSocket from the loaded cursor, folding frames in batches (one causal merge per batch, not per frame). A
+ * the rest arrives), then the events WebSocket from the loaded cursor, folding frames in batches
+ * (one causal merge per batch, not per frame). A
  * socket that drops while the session runs is reopened with backoff from the cursor held, so
  * nothing repeats or goes missing; the daemon's 'session closed' ends live mode, after which the
  * log's tail (anything logged after the stream's last read) is paged in and the tree re-verified.
