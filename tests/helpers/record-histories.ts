@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { RecurConfig } from '../../config';
-import { temporalConnection } from '../../services/devstack';
+import { repoRoot, temporalConnection } from '../../services/devstack';
 import * as workflows from '../../workflows';
 
 type History = temporal.api.history.v1.IHistory;
@@ -56,6 +56,7 @@ export async function recordHistories(config: RecurConfig, dir: string): Promise
       // The history covering the most features still missing, the smaller on a tie.
       const best = found.reduce((a, b) => ([...b.features].filter((x) => uncovered.has(x)).length > [...a.features].filter((x) => uncovered.has(x)).length ? b : a));
       for (const f of best.features) uncovered.delete(f);
+      scrub(best.history, repoRoot());
       // The binary protobuf Temporal's API sends: a JSON file would need protobufjs's JSON support, which this install holds twice.
       const bytes = Buffer.from(temporal.api.history.v1.History.encode(best.history).finish());
       // Named by content: fixtures from a later recording join the earlier ones, never replace them.
@@ -65,5 +66,22 @@ export async function recordHistories(config: RecurConfig, dir: string): Promise
     return written;
   } finally {
     await connection.close();
+  }
+}
+
+/**
+ * Writes `<repo>` for the checkout's path in every string and payload of `value` (in place), so
+ * a fixture says nothing of the machine it was recorded on. Replay compares commands, never
+ * their inputs, so the histories replay the same.
+ */
+export function scrub(value: unknown, root: string): void {
+  if (!value || typeof value !== 'object') return;
+  const node = value as Record<string, unknown>;
+  for (const [key, v] of Object.entries(node)) {
+    if (typeof v === 'string' && v.includes(root)) node[key] = v.split(root).join('<repo>');
+    else if (v instanceof Uint8Array) {
+      const text = Buffer.from(v).toString('utf8');
+      if (text.includes(root)) node[key] = Buffer.from(text.split(root).join('<repo>'), 'utf8');
+    } else scrub(v, root);
   }
 }
