@@ -3,7 +3,7 @@ import { EventLogError } from '../../errors';
 import { EventCollector, type Accepted } from '../../log/event-collector';
 import { rootOf, startOf, usableEntry, type OffsetIndex } from './offset-index';
 import { partitionOffsets, seekTo } from './scan-topic';
-import { throwawayConsumer } from './throwaway-consumer';
+import { readFromStart, throwawayConsumer } from './throwaway-consumer';
 
 export interface FollowLogOptions {
   kafka: Kafka;
@@ -54,23 +54,18 @@ export async function* followSessionLog(opts: FollowLogOptions): AsyncGenerator<
   signal?.addEventListener('abort', stop, { once: true });
 
   try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: async ({ batch, heartbeat, isRunning }) => {
-        const start = startOf(from, batch.partition);
-        for (const m of batch.messages) {
-          if (BigInt(m.offset) < start) continue; // fetched before the seek took hold
-          const accepted = collector.accept({ partition: batch.partition, offset: m.offset, key: m.key, value: m.value });
-          if (accepted.kind === 'event' || accepted.kind === 'undecodable' || accepted.kind === 'conflict') queue.push(accepted);
-        }
-        notify();
-        while (queue.length > MAX_BUFFERED && isRunning() && !stopped) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          await heartbeat();
-        }
-      },
+    await readFromStart(consumer, topic, async ({ batch, heartbeat, isRunning }) => {
+      const start = startOf(from, batch.partition);
+      for (const m of batch.messages) {
+        if (BigInt(m.offset) < start) continue; // fetched before the seek took hold
+        const accepted = collector.accept({ partition: batch.partition, offset: m.offset, key: m.key, value: m.value });
+        if (accepted.kind === 'event' || accepted.kind === 'undecodable' || accepted.kind === 'conflict') queue.push(accepted);
+      }
+      notify();
+      while (queue.length > MAX_BUFFERED && isRunning() && !stopped) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await heartbeat();
+      }
     });
     seekTo(consumer, topic, from);
     while (!stopped && !signal?.aborted) {

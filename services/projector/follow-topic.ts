@@ -2,7 +2,7 @@ import type { Kafka } from 'kafkajs';
 import { EventLogError } from '../../errors';
 import type { LogRecord } from '../../log/event-collector';
 import { dropPartitionsAtEnd, partitionOffsets } from './scan-topic';
-import { throwawayConsumer } from './throwaway-consumer';
+import { readFromStart, throwawayConsumer } from './throwaway-consumer';
 
 export interface TopicFollower {
   /** Whether every partition has been read up to its end as it was when the follower started. */
@@ -30,13 +30,8 @@ export async function followTopic(opts: { kafka: Kafka; topic: string; purpose: 
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= close());
   try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: async ({ batch }) => {
-        for (const m of batch.messages) opts.onRecord({ partition: batch.partition, offset: m.offset, key: m.key, value: m.value });
-      },
+    await readFromStart(consumer, topic, async ({ batch }) => {
+      for (const m of batch.messages) opts.onRecord({ partition: batch.partition, offset: m.offset, key: m.key, value: m.value });
     });
   } catch (err) {
     await stop();

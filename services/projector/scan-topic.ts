@@ -2,7 +2,7 @@ import type { Consumer, Kafka } from 'kafkajs';
 import { EventLogError } from '../../errors';
 import type { LogRecord } from '../../log/event-collector';
 import { startOf, usableEntry, type StartOffsets } from './offset-index';
-import { throwawayConsumer } from './throwaway-consumer';
+import { readFromStart, throwawayConsumer } from './throwaway-consumer';
 
 export interface ScanTopicOptions {
   kafka: Kafka;
@@ -56,21 +56,16 @@ export async function scanTopic(opts: ScanTopicOptions): Promise<ScanStats> {
   done.catch(() => undefined); // awaited below; this only keeps it from counting as unhandled meanwhile
 
   try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: async ({ batch }) => {
-        const end = ends.get(batch.partition);
-        const start = startOf(from, batch.partition);
-        for (const m of batch.messages) {
-          const offset = BigInt(m.offset);
-          if (end === undefined || offset >= end) break; // written after the call
-          if (offset < start) continue; // fetched before the seek took hold
-          stats.records++;
-          onRecord({ partition: batch.partition, offset: m.offset, key: m.key, value: m.value });
-        }
-      },
+    await readFromStart(consumer, topic, async ({ batch }) => {
+      const end = ends.get(batch.partition);
+      const start = startOf(from, batch.partition);
+      for (const m of batch.messages) {
+        const offset = BigInt(m.offset);
+        if (end === undefined || offset >= end) break; // written after the call
+        if (offset < start) continue; // fetched before the seek took hold
+        stats.records++;
+        onRecord({ partition: batch.partition, offset: m.offset, key: m.key, value: m.value });
+      }
     });
     seekTo(consumer, topic, from);
     await done;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer, EachBatchHandler, Kafka } from 'kafkajs';
 
 /**
  * The broker answers a fetch as soon as data arrives, so this bounds only how long an idle
@@ -29,4 +29,11 @@ export function throwawayConsumer(kafka: Kafka, purpose: string): { consumer: Co
       }
     },
   };
+}
+
+/** Runs `consumer` over every partition of `topic` from its start, committing nothing: a reader seeks elsewhere after (seekTo). */
+export async function readFromStart(consumer: Consumer, topic: string, eachBatch: EachBatchHandler): Promise<void> {
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.run({ autoCommit: false, eachBatch });
 }

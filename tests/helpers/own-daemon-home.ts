@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEventLogActivities, createEventLogProducer } from '../../activities/event-log';
 import { loadConfig, type RecurConfig } from '../../config';
-import { homeSigner, kafkaClient, stackPaths } from '../../services/devstack';
+import { startDaemon, type Daemon, type DaemonOptions } from '../../services/daemon/daemon';
+import { ensureEventTopicAccess, homeSigner, kafkaClient, stackPaths } from '../../services/devstack';
 import { fileOffsetIndex, treeStartMarker } from '../../services/projector';
 
 /**
@@ -28,5 +29,14 @@ export function ownDaemonHome(prefix: string) {
   const producer = createEventLogProducer(kafka);
   const index = fileOffsetIndex(stackPaths(config).logIndex);
   const log = createEventLogActivities({ kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index) });
-  return { base, suffix, config, kafka, producer, index, log };
+  /** Makes the home's topic (`partitions` of them), connects the writer, and starts the daemon in-process supervising a dummy worker. */
+  const start = async (partitions: number, extra: Partial<DaemonOptions> = {}): Promise<Daemon> => {
+    await ensureEventTopicAccess({ ...config, kafka: { ...config.kafka, partitions } });
+    await producer.connect();
+    return startDaemon({
+      config, port: 0, workerGraceMs: 2000, ...extra,
+      workerCommand: { cmd: process.execPath, args: ['-e', 'setInterval(() => {}, 1000) // recur dummy worker'] },
+    });
+  };
+  return { base, suffix, config, kafka, producer, index, log, start };
 }

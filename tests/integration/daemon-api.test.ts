@@ -4,12 +4,12 @@ import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import WebSocket from 'ws';
 import { ZERO_HASH, type RecurEventInput } from '../../schemas';
-import { ensureEventTopicAccess, temporalAddress } from '../../services/devstack';
+import { temporalAddress } from '../../services/devstack';
 import { readSessionLog } from '../../services/projector';
 import { isAlive } from '../../services/devstack/process';
 import type { StreamFrame } from '../../services/daemon/api-types';
 import { ownDaemonHome } from '../helpers/own-daemon-home';
-import { startDaemon, type Daemon } from '../../services/daemon/daemon';
+import type { Daemon } from '../../services/daemon/daemon';
 import { daemonPaths } from '../../services/daemon/paths';
 import type { SessionInput } from '../../workflows/session-types';
 import { sandboxKey, sandboxRecord } from '../../services/sandbox';
@@ -20,19 +20,14 @@ import { sandboxKey, sandboxRecord } from '../../services/sandbox';
  * sessions (no worker polls its task queue: started workflows stay running until the test ends them).
  */
 describe('daemon API on the real stack', () => {
-  const { suffix, config, kafka, producer, index, log } = ownDaemonHome('daemon-it');
+  const { suffix, config, kafka, producer, index, log, start } = ownDaemonHome('daemon-it');
   let daemon: Daemon;
   let connection: Connection;
   let client: Client;
   const started: string[] = [];
 
   beforeAll(async () => {
-    await ensureEventTopicAccess({ ...config, kafka: { ...config.kafka, partitions: 2 } });
-    await producer.connect();
-    daemon = await startDaemon({
-      config, port: 0, workerGraceMs: 2000,
-      workerCommand: { cmd: process.execPath, args: ['-e', 'setInterval(() => {}, 1000) // recur dummy worker'] },
-    });
+    daemon = await start(2);
     connection = await Connection.connect({ address: temporalAddress(config) });
     client = new Client({ connection, namespace: config.temporal.namespace });
   });

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import WebSocket from 'ws';
 import { ZERO_HASH } from '../../schemas';
-import { ensureEventTopicAccess, temporalAddress } from '../../services/devstack';
+import { temporalAddress } from '../../services/devstack';
 import type { StreamFrame } from '../../services/daemon/api-types';
 import { ownDaemonHome } from '../helpers/own-daemon-home';
-import { startDaemon, type Daemon } from '../../services/daemon/daemon';
+import type { Daemon } from '../../services/daemon/daemon';
 import { cliInProcess } from '../helpers/cli-in-process';
 import { rawRequest, tryWebSocket } from '../helpers/raw-http';
 
@@ -16,7 +16,7 @@ import { rawRequest, tryWebSocket } from '../helpers/raw-http';
  * plain HTTP client plays the browser. Own home, port, task queue and topic, as daemon-api.test.ts.
  */
 describe('viewer sign-in and cookie access on a real daemon', () => {
-  const { suffix, config, producer, log } = ownDaemonHome('viewer-it');
+  const { suffix, config, producer, log, start } = ownDaemonHome('viewer-it');
   const uiDir = mkdtempSync(join(tmpdir(), 'recur-viewer-ui-'));
   writeFileSync(join(uiDir, 'index.html'), '<!doctype html><link rel="stylesheet" href="/ui/app.css"><script type="module" src="/ui/app.js"></script>');
   writeFileSync(join(uiDir, 'app.js'), 'export {}');
@@ -38,12 +38,7 @@ describe('viewer sign-in and cookie access on a real daemon', () => {
   };
 
   beforeAll(async () => {
-    await ensureEventTopicAccess({ ...config, kafka: { ...config.kafka, partitions: 1 } });
-    await producer.connect();
-    daemon = await startDaemon({
-      config, port: 0, workerGraceMs: 2000, uiDir, log: (line) => logLines.push(line),
-      workerCommand: { cmd: process.execPath, args: ['-e', 'setInterval(() => {}, 1000) // recur dummy worker'] },
-    });
+    daemon = await start(1, { uiDir, log: (line) => logLines.push(line) });
     host = new URL(daemon.url).host;
     origin = `http://${host}`;
     connection = await Connection.connect({ address: temporalAddress(config) });

@@ -5,8 +5,8 @@ import { ZERO_HASH, encodeEvent, type RecurEventInput, type StoredEvent } from '
 import type { CatalogReply, StreamFrame } from '../../services/daemon/api-types';
 import { TREE_CHUNK, parseTreeBody } from '../../services/daemon/tree-lines';
 import { ownDaemonHome } from '../helpers/own-daemon-home';
-import { startDaemon, type Daemon } from '../../services/daemon/daemon';
-import { ensureEventTopicAccess, stackPaths } from '../../services/devstack';
+import type { Daemon } from '../../services/daemon/daemon';
+import { stackPaths } from '../../services/devstack';
 import type { TreeVerdict } from '../../log/verify-tree';
 import { until } from '../helpers/poll-tree-log';
 
@@ -16,7 +16,7 @@ import { until } from '../helpers/poll-tree-log';
  * real event-log activities and the home's signing key, as a worker appends them.
  */
 describe('the viewer read routes on the real stack', () => {
-  const { suffix, config, kafka, producer, log } = ownDaemonHome('viewer-it');
+  const { suffix, config, kafka, producer, log, start } = ownDaemonHome('viewer-it');
   let daemon: Daemon;
 
   const root = `v${suffix}`;
@@ -38,12 +38,7 @@ describe('the viewer read routes on the real stack', () => {
   });
 
   beforeAll(async () => {
-    await ensureEventTopicAccess({ ...config, kafka: { ...config.kafka, partitions: 2 } });
-    await producer.connect();
-    daemon = await startDaemon({
-      config, port: 0, workerGraceMs: 2000,
-      workerCommand: { cmd: process.execPath, args: ['-e', 'setInterval(() => {}, 1000) // recur dummy worker'] },
-    });
+    daemon = await start(2);
     await append(root, T, [
       { type: 'SessionStarted', task: 'sum the numbers', name: 'root', model: 'openai/gpt-4o', depth: 0, maxDepth: 2, maxTurns: 5, cellTimeoutSeconds: 60 },
       called(0.25),
