@@ -67,7 +67,8 @@ export class EventCollector {
   /** `retain: false` (follow mode) keeps only ids and digests, not the events, for `result()`. */
   constructor(private readonly scope: LogScope, private readonly retain = true) {}
 
-  accept(record: LogRecord): Accepted {
+  /** `decode` is how the record's bytes become an event: a reader that has decoded it already hands over its result. */
+  accept(record: LogRecord, decode: (value: Buffer) => StoredEvent = decodeEvent): Accepted {
     const key = record.key === null ? null : record.key.toString('utf8');
     if (key !== null && !this.inScope(key)) return { kind: 'skipped' };
     const bad = (reason: string): Accepted => {
@@ -78,7 +79,7 @@ export class EventCollector {
     if (!record.value || record.value.length === 0) return key === null ? { kind: 'skipped' } : bad('empty value');
     let event: StoredEvent;
     try {
-      event = decodeEvent(record.value);
+      event = decode(record.value);
     } catch (err) {
       return bad((err as Error).message);
     }

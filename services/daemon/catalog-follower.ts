@@ -1,7 +1,9 @@
 import type { Kafka } from 'kafkajs';
-import { decodeEvent } from '../../schemas';
+import { decodeEvent, type StoredEvent } from '../../schemas';
+import { EventLogError } from '../../errors';
 import { catalogEntries, emptyCatalog, foldCatalog } from '../projector/catalog';
 import { followTopic, type TopicFollower } from '../projector/follow-topic';
+import type { ReadAhead } from '../projector/tree-cache';
 import type { CatalogReply } from './api-types';
 import { DaemonHttpError } from './http-error';
 
@@ -13,29 +15,40 @@ export interface CatalogFollower {
 
 /**
  * The daemon's catalog read model: folds the whole topic from offset 0, then live, into one
- * summary per root tree. Nothing runs until the first request, so a daemon nobody browses with
- * reads nothing; a record that cannot be decoded is skipped and counted.
+ * summary per root tree, and hands the same records (decoded once) to the tree cache's
+ * read-ahead. Nothing runs until the first request, so a daemon nobody browses reads nothing;
+ * a record that cannot be decoded is skipped and counted.
  */
-export function catalogFollower(kafka: Kafka, topic: string): CatalogFollower {
-  let running: Promise<{ follower: TopicFollower; reply: () => CatalogReply }> | undefined;
+export function catalogFollower(kafka: Kafka, topic: string, trees: { follow(): ReadAhead }): CatalogFollower {
+  let running: Promise<{ follower: TopicFollower; reply: () => CatalogReply; ahead: ReadAhead }> | undefined;
   let closed = false;
 
   const start = async () => {
     const catalog = emptyCatalog();
     let undecodable = 0;
-    const follower = await followTopic({
-      kafka, topic, purpose: 'catalog',
-      onRecord: (r) => {
-        try {
-          const event = r.value && decodeEvent(r.value);
-          if (event && r.key?.toString('utf8') === event.sessionId) foldCatalog(catalog, event);
-          else undecodable++;
-        } catch {
-          undecodable++;
-        }
-      },
-    });
-    return { follower, reply: (): CatalogReply => ({ roots: catalogEntries(catalog), complete: follower.caughtUp(), undecodable }) };
+    const ahead = trees.follow();
+    try {
+      const follower = await followTopic({
+        kafka, topic, purpose: 'catalog',
+        onRecord: (r) => {
+          const decode = decodedOnce();
+          try {
+            const event = r.value && decode(r.value);
+            if (event && r.key?.toString('utf8') === event.sessionId) foldCatalog(catalog, event);
+            else undecodable++;
+          } catch {
+            undecodable++;
+          }
+          ahead.offer(r, decode);
+        },
+        onBatchEnd: (partition, next) => ahead.batchEnd(partition, next),
+        onFailure: (err) => ahead.stop(err),
+      });
+      return { follower, ahead, reply: (): CatalogReply => ({ roots: catalogEntries(catalog), complete: follower.caughtUp(), undecodable }) };
+    } catch (err) {
+      ahead.stop(err as Error);
+      throw err;
+    }
   };
 
   return {
@@ -57,7 +70,24 @@ export function catalogFollower(kafka: Kafka, topic: string): CatalogFollower {
     async close() {
       closed = true;
       const started = await running?.catch(() => undefined);
+      started?.ahead.stop(new EventLogError('the daemon is shutting down'));
       await started?.follower.stop();
     },
+  };
+}
+
+/** A decoder for one record that decodes it the first time it is asked and hands back that result (or error) after. */
+function decodedOnce(): (value: Buffer) => StoredEvent {
+  let result: { event: StoredEvent } | { error: unknown } | undefined;
+  return (value) => {
+    if (!result) {
+      try {
+        result = { event: decodeEvent(value) };
+      } catch (error) {
+        result = { error };
+      }
+    }
+    if ('error' in result) throw result.error;
+    return result.event;
   };
 }

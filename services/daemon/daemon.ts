@@ -10,7 +10,7 @@ import { stackPaths } from '../devstack/paths';
 import { liveProcess, stopProcess } from '../devstack/process';
 import { fileOffsetIndex, followSessionLog } from '../projector';
 import { auditTopicTree } from '../projector/audit-topic';
-import { scanTopic } from '../projector/scan-topic';
+import { partitionOffsets, scanTopic } from '../projector/scan-topic';
 import { TreeCache } from '../projector/tree-cache';
 import { catalogFollower } from './catalog-follower';
 import { newDaemonToken, removeDaemonToken, writeDaemonToken } from './auth-token';
@@ -71,12 +71,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       if (!(e instanceof WorkflowFailedError)) throw e;
     });
   const topic = config.kafka.topic;
-  const catalog = catalogFollower(kafka, topic);
   const trees = new TreeCache({
     scan: (from, onRecord) => scanTopic({ kafka, topic, from, onRecord }),
     start: (root) => index.lookup(root),
+    ends: async () => new Map((await partitionOffsets(kafka, topic)).map((p) => [p.partition, p.high])),
     maxBytes: config.ui.cacheMiB * 2 ** 20,
   });
+  const catalog = catalogFollower(kafka, topic, trees);
   const deltas = createDeltaHub();
   const worker = createWorkerSupervisor({
     command: opts.workerCommand,

@@ -1,4 +1,4 @@
-export { up, down, status, SERVICES, type ServiceStatus } from './stack';
+export { up, down, restartDaemon, status, SERVICES, type ServiceStatus } from './stack';
 export { ensureChromium, ensureTools } from './install';
 export { stackPaths, jupyterConnection, type JupyterConnection } from './paths';
 export { kafkaBrokers, kafkaClient, kafkaConnection, temporalAddress, temporalConnection, embeddedKafka, embeddedTemporal } from './connections';

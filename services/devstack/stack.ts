@@ -101,6 +101,13 @@ export async function up(config: RecurConfig, log: Log = () => undefined): Promi
   return status(config);
 }
 
+/** Stops this home's daemon and starts it again under `config` (a daemon reads its settings once, at start); the other services keep running. */
+export async function restartDaemon(config: RecurConfig, log: Log = () => undefined): Promise<void> {
+  const rec = liveProcess(pidFile(config, daemonService));
+  if (rec) await stopProcess(rec);
+  await up(config, log);
+}
+
 /** Stops what this home's `up` started, and nothing else. */
 export async function down(config: RecurConfig, log: Log = () => undefined): Promise<string[]> {
   const stopped: string[] = [];

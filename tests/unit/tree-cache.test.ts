@@ -1,7 +1,8 @@
-import { ZERO_HASH, encodeEventBatch, type RecurEventInput } from '../../schemas';
+import { ZERO_HASH, decodeEvent, encodeEventBatch, type RecurEventInput } from '../../schemas';
 import type { LogRecord } from '../../services/projector';
 import type { StartOffsets } from '../../services/projector/offset-index';
 import type { ScanStats } from '../../services/projector/scan-topic';
+import { FollowerPosition } from '../../services/projector/read-ahead';
 import { TreeCache } from '../../services/projector/tree-cache';
 import { testLogKey } from '../helpers/test-log-key';
 
@@ -39,8 +40,21 @@ function fakeTopic() {
     scans.push({ from: from && Object.fromEntries([...from].map(([p, o]) => [p, o.toString()])), records: stats.records });
     return stats;
   };
+  const ends = async () => new Map(partitions.map((records, p) => [p, BigInt(records.length)]));
+  /** A follower of the whole topic: `pump(p)` hands over partition p's records it has not yet, then ends the batch. */
+  const follower = (ahead: ReturnType<TreeCache['follow']>, decode = decodeEvent) => {
+    const at = [0, 0];
+    return {
+      pump(p: number, from = at[p]) {
+        const records = partitions[p];
+        for (let o = from; o < records.length; o++) ahead.offer({ partition: p, offset: String(o), key: Buffer.from(records[o].key), value: records[o].value }, decode);
+        at[p] = records.length;
+        ahead.batchEnd(p, BigInt(records.length));
+      },
+    };
+  };
   return {
-    scan, scans,
+    scan, scans, ends, follower,
     append: (p: number, rs: Array<{ key: string; value: Buffer }>) => partitions[p].push(...rs),
     recreate: () => { partitions = [[], []]; },
     failNext: (on: boolean) => { fail = on; },
@@ -59,7 +73,7 @@ describe('the daemon\'s tree cache (services/projector/tree-cache.ts)', () => {
     const topic = fakeTopic();
     topic.append(0, [...other.values, ...root.values]);
     topic.append(1, [...child.values, ...harness.values]);
-    const cache = new TreeCache({ scan: topic.scan, start: (r) => (r === 'r' ? new Map([[0, 1n]]) : null), maxBytes });
+    const cache = new TreeCache({ scan: topic.scan, ends: topic.ends, start: (r) => (r === 'r' ? new Map([[0, 1n]]) : null), maxBytes });
     return { topic, cache };
   }
 
@@ -121,5 +135,113 @@ describe('the daemon\'s tree cache (services/projector/tree-cache.ts)', () => {
     expect(ids(view.tree.events)).toEqual(['r/0', 'r/1', 'r/a/0']);
     expect(view.tree.duplicates).toBe(0);
     expect(topic.scans.at(-1)!.from).toEqual({ 0: '1' });
+  });
+
+  describe('read-ahead from a follower of the whole topic', () => {
+    const settled = async (p: Promise<unknown>) => {
+      let done = false;
+      void p.then(() => (done = true), () => (done = true));
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      return done;
+    };
+
+    it('holds every tree whose start it hands over: a read scans nothing, holds what a scan would, and decodes nothing again', async () => {
+      const { topic, cache } = setup();
+      let decoded = 0;
+      const follower = topic.follower(cache.follow(), (value) => (decoded++, decodeEvent(value)));
+      follower.pump(0);
+      follower.pump(1);
+      const view = await cache.read('r');
+      expect(topic.scans).toEqual([]);
+      const scanned = await setup().cache.read('r');
+      expect(ids(view.tree.events)).toEqual(ids(scanned.tree.events));
+      expect(ids(view.harness.events)).toEqual(ids(scanned.harness.events));
+      expect(ids((await cache.read('q')).tree.events)).toEqual(['q/0']);
+      expect(decoded).toBe(5); // each record once, through the follower's own decoding
+      expect(cache.stats().trees).toBe(2);
+    });
+
+    it('a read waits until the follower has passed the topic\'s end as of the read, then holds what was written up to it', async () => {
+      const { topic, cache } = setup();
+      const follower = topic.follower(cache.follow());
+      follower.pump(0);
+      const read = cache.read('r');
+      expect(await settled(read)).toBe(false); // partition 1 not handed over yet
+      follower.pump(1);
+      expect(ids((await read).tree.events)).toEqual(['r/0', 'r/1', 'r/a/0']);
+      topic.append(0, session('r', 2, root.head, [note(4)]).values);
+      const later = cache.read('r');
+      expect(await settled(later)).toBe(false);
+      follower.pump(0);
+      expect(ids((await later).tree.events)).toEqual(['r/0', 'r/1', 'r/2', 'r/a/0']);
+      expect(topic.scans).toEqual([]);
+    });
+
+    it('leaves to scans a tree it first sees while scans hold it, and one dropped for the budget: it would miss their start', async () => {
+      const { topic, cache } = setup();
+      await cache.read('r');
+      const follower = topic.follower(cache.follow());
+      follower.pump(0);
+      follower.pump(1);
+      topic.append(1, session('r/a', 1, child.head, [note(3)]).values);
+      follower.pump(1);
+      const view = await cache.read('r');
+      expect(topic.scans.map((s) => s.records)).toEqual([4, 1]); // the scans' own continuation, not the follower
+      expect(ids(view.tree.events)).toEqual(['r/0', 'r/1', 'r/a/0', 'r/a/1']);
+      expect(view.tree.duplicates).toBe(0);
+
+      const small = setup(root.values[0].value.length * 2);
+      const ahead = small.topic.follower(small.cache.follow());
+      ahead.pump(0); // q, then r, which pushes q out
+      ahead.pump(1); // r/a and harness:r push r out too
+      expect(small.cache.stats().trees).toBe(0);
+      small.topic.append(0, session('r', 2, root.head, [note(4)]).values);
+      ahead.pump(0);
+      expect(small.cache.stats().trees).toBe(0); // not started again from a later record
+      expect(ids((await small.cache.read('r')).tree.events)).toEqual(['r/0', 'r/1', 'r/2', 'r/a/0']);
+      expect(small.topic.scans).toHaveLength(1);
+    });
+
+    it('when the follower stops, scans read the trees it fed on from where it got to, even a read waiting on it', async () => {
+      const { topic, cache } = setup();
+      const ahead = cache.follow();
+      const follower = topic.follower(ahead);
+      follower.pump(0);
+      follower.pump(1);
+      topic.append(1, session('r/a', 1, child.head, [note(3)]).values);
+      const read = cache.read('r');
+      expect(await settled(read)).toBe(false);
+      ahead.stop(new Error('consumer crashed'));
+      const view = await read;
+      expect(topic.scans).toEqual([{ from: { 0: '3', 1: '2' }, records: 1 }]);
+      expect(ids(view.tree.events)).toEqual(['r/0', 'r/1', 'r/a/0', 'r/a/1']);
+      expect(view.tree.duplicates).toBe(0);
+    });
+
+    it('records handed over again (a restarted consumer) add nothing, and a topic made again under it sends reads to scans', async () => {
+      const { topic, cache } = setup();
+      const follower = topic.follower(cache.follow());
+      follower.pump(0);
+      follower.pump(1);
+      follower.pump(0, 0);
+      follower.pump(1, 0);
+      const view = await cache.read('r');
+      expect(ids(view.tree.events)).toEqual(['r/0', 'r/1', 'r/a/0']);
+      expect(view.tree.duplicates).toBe(0);
+
+      topic.recreate();
+      topic.append(0, [...other.values, ...session('r', 0, ZERO_HASH, [started('again')]).values]);
+      const again = await cache.read('r');
+      expect(ids(again.tree.events)).toEqual(['r/0']);
+      expect(again.tree.events[0].event).toMatchObject({ name: 'again' });
+      expect(topic.scans).toHaveLength(1);
+    });
+
+    it('a read the follower never gets far enough for gives up with a retryable error naming the partitions behind', async () => {
+      const position = new FollowerPosition(20);
+      position.advance(0, 5n);
+      const err = await position.reached(new Map([[0, 7n], [1, 0n]])).catch((e: unknown) => e);
+      expect(err).toMatchObject({ retryable: true, message: expect.stringContaining('partitions behind: 0 (at 5 of 7)') });
+    });
   });
 });
