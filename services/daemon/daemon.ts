@@ -97,7 +97,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     handle: createRoutes({
       config, sessions, worker: () => worker.state(),
       readLog: (id) => readTreeLog(kafka, topic, id, index),
-      readTree: (id) => trees.read(id),
+      // A tree opened starts the follower too (a link straight to a tree skips the list), once
+      // its own read is done so the two do not share the CPU: the follower reads the others ahead.
+      readTree: (id) => trees.read(id).finally(() => void catalog.reply().catch(() => undefined)),
       // Read at each request: `recur keys rotate` adds a key while the daemon runs.
       verifyTree: (id) => auditTopicTree({ kafka, topic, sessionId: id, keys: homeKeyring(stackPaths(config).keys) }),
       blobs: createLocalBlobStore(stackPaths(config).blobs),
