@@ -46,7 +46,7 @@ const MAX_REQUEST_BYTES = 768 * 1024;
 export function createEventLogActivities(deps: {
   kafka: Kafka;
   topic: string;
-  /** Seals every event (services/devstack/log-keys.ts homeSigner); required, so no writer can log unsigned. */
+  /** Seals every event (services/home/log-keys.ts homeSigner); required, so no writer can log unsigned. */
   signer: EventSigner;
   producer?: Producer;
   /** Told of every batch once Kafka has acknowledged it (the worker's transcript cache listens). */

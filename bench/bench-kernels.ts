@@ -1,6 +1,7 @@
 import { createKernelClient, type KernelClient } from '../activities/kernel';
 import type { RecurConfig } from '../config';
-import { jupyterConnection, repoRoot } from '../services/devstack';
+import { jupyterConnection } from '../config/home-paths';
+import { repoRoot } from '../services/home/repo-root';
 import { startHostBridge } from '../services/host-bridge';
 import { createKernelHost } from '../services/sandbox';
 

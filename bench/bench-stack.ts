@@ -2,7 +2,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig, type RecurConfig } from '../config';
 import { ConfigError } from '../errors';
-import { down, repoRoot, up } from '../services/devstack';
+import { repoRoot } from '../services/home/repo-root';
+import { down, up } from '../services/devstack';
 
 /**
  * The benchmarks' own stack: its own home (wiped each run) and a port block of its own, so a

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { RecurConfig } from '../config';
 import { verifyChain, type StoredEvent } from '../schemas';
-import { kafkaClient, temporalConnection } from '../services/devstack';
+import { kafkaClient, temporalConnection } from '../config/connections';
 import { readSessionLog } from '../services/projector';
 import { createRecurWorker } from '../services/worker/create-worker';
 import type { SessionInput, SessionLimits } from '../workflows/session-types';

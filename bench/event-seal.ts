@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ZERO_HASH, encodeEventBatch, verifyChain, type EventSigner, type StoredEvent } from '../schemas';
-import { homeKeyring, homeSigner } from '../services/devstack';
+import { homeKeyring, homeSigner } from '../services/home/log-keys';
 import { checkSeals } from '../log/check-seals';
 import { size, type Benchmark } from './benchmark';
 import { compare } from './report';

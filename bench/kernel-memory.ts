@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { stackPaths } from '../services/devstack';
-import { readPid } from '../services/devstack/process';
+import { stackPaths } from '../config/home-paths';
+import { readPid } from '../services/home/process';
 import { benchKernels } from './bench-kernels';
 import { newSessionId } from './bench-worker';
 import { size, type Benchmark } from './benchmark';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { kafkaClient } from '../services/devstack';
+import { kafkaClient } from '../config/connections';
 import { readSessionLog } from '../services/projector';
 import { deliverMessageSignal } from '../workflows/messages';
 import { py, scriptedAgents, sessionInput, startBenchWorker } from './bench-worker';

@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { repoRoot } from '../services/devstack';
+import { repoRoot } from '../services/home/repo-root';
 import { parseBenchArgs } from './args';
 import { benchConfig, startBenchStack } from './bench-stack';
 import type { BenchContext, Benchmark } from './benchmark';

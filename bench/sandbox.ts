@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createKernelClient } from '../activities/kernel';
-import { stackPaths } from '../services/devstack';
+import { stackPaths } from '../config/home-paths';
 import { startHostBridge } from '../services/host-bridge';
 import { createKernelHost, sandboxRoot } from '../services/sandbox';
 import { newSessionId } from './bench-worker';

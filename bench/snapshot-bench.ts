@@ -19,7 +19,8 @@ import { createLocalBlobStore } from '../activities/blob-store';
 import { createKernelClient, type ExecuteResult, type KernelClient } from '../activities/kernel';
 import { createSnapshotActivities } from '../activities/snapshot';
 import { loadConfig } from '../config';
-import { repoRoot, stackPaths } from '../services/devstack';
+import { stackPaths } from '../config/home-paths';
+import { repoRoot } from '../services/home/repo-root';
 import { createKernelHost } from '../services/sandbox';
 import { startThrowawayJupyter, type ThrowawayJupyter } from './throwaway-jupyter';
 

@@ -5,7 +5,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createLocalBlobStore } from '../activities/blob-store';
 import type { KernelClient } from '../activities/kernel';
 import { createSnapshotActivities } from '../activities/snapshot';
-import { stackPaths } from '../services/devstack';
+import { stackPaths } from '../config/home-paths';
 import { createKernelHost } from '../services/sandbox';
 import { benchKernels } from './bench-kernels';
 import { newSessionId } from './bench-worker';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../services/devstack';
+import { repoRoot } from '../services/home/repo-root';
 
 export interface ThrowawayJupyter {
   baseUrl: string;

@@ -2,7 +2,9 @@ import type { Kafka, Producer } from 'kafkajs';
 import { createEventLogActivities, createEventLogProducer, type EventLogActivities } from '../activities/event-log';
 import type { RecurConfig } from '../config';
 import { ZERO_HASH, type EventBatchInput, type RecurEventInput } from '../schemas';
-import { homeSigner, kafkaClient, stackPaths } from '../services/devstack';
+import { kafkaClient } from '../config/connections';
+import { stackPaths } from '../config/home-paths';
+import { homeSigner } from '../services/home/log-keys';
 import { fileOffsetIndex, treeStartMarker } from '../services/projector';
 import { sessionEvents } from './sample-events';
 

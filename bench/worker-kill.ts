@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { temporalConnection } from '../services/devstack';
+import { temporalConnection } from '../config/connections';
 import { py, scriptedModel, sessionInput } from './bench-worker';
 import { size, type BenchContext, type Benchmark } from './benchmark';
 import { compare } from './report';

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecurConfig } from '../config';
-import { repoRoot } from '../services/devstack';
+import { repoRoot } from '../services/home/repo-root';
 import { configToEnv } from '../config';
 
 /** A Recur worker in a process of its own (dist/services/worker/main.js), so it can be SIGKILLed. */

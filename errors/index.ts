@@ -90,3 +90,39 @@ export class ExitError extends RecurError {
     super(message);
   }
 }
+
+/** Which request field a 400 is about and what it may hold, for clients that show more than the message. */
+export interface FieldRange {
+  field: string;
+  allowed: string;
+}
+
+/** The JSON body of every error reply, the daemon's and the host bridge's. */
+export interface ErrorBody {
+  /** A 400 about one numeric field also names it and its allowed range (`field: "limits.maxDepth", allowed: "an integer 0..8"`). */
+  error: { name: string; message: string; field?: string; allowed?: string };
+}
+
+/** A refusal with the HTTP status to answer with: a handler throws it, the server turns it into an ErrorBody. */
+export class HttpError extends RecurError {
+  constructor(readonly status: number, message: string, readonly errorName = 'HttpError', readonly range?: FieldRange) {
+    super(message, { retryable: status >= 500 });
+  }
+}
+
+/**
+ * The one mapping from an error to a reply, for the daemon's API and the kernels' host bridge
+ * alike: a kernel raises an exception whose builtin base follows the status (403 PermissionError,
+ * other 4xx ValueError), so the same error means the same thing to both callers.
+ */
+export function toErrorReply(err: unknown): { status: number; body: ErrorBody } {
+  const reply = (status: number, name: string, message: string, range?: FieldRange) => ({ status, body: { error: { name, message, ...range } } });
+  if (err instanceof HttpError) return reply(err.status, err.errorName, err.message, err.range);
+  if (err instanceof ScopeError) return reply(403, err.name, err.message);
+  // The log is unreachable or holds something unreadable: the service, not the request, is at fault.
+  if (err instanceof EventLogError) return reply(503, err.name, err.message);
+  // A Recur error the request ran into (a limit, a refused edit): the request cannot be done as it stands.
+  if (err instanceof RecurError) return reply(err.retryable ? 503 : 422, err.name, err.message);
+  if (err instanceof Error) return reply(500, err.name, err.message);
+  return reply(500, 'Error', String(err));
+}

@@ -1,5 +1,4 @@
 import { SpanKind, SpanStatusCode, context, type Context, type Tracer } from '@opentelemetry/api';
-import type { HostBridge } from '../services/host-bridge';
 import { ATTR } from './attributes';
 
 /**
@@ -23,22 +22,28 @@ export class CellContexts {
   }
 }
 
+/** A handler of a kernel's call: the calling session first (services/host-bridge's BridgeHandler is one). */
+export type OpHandler = (sessionId: string, ...rest: never[]) => Promise<unknown>;
+
+/** What the tracing wraps, named by its shape: the host bridge lives in services/, above this layer. */
+export interface OpRegistry<H extends OpHandler> {
+  handle(op: string, handler: H): void;
+}
+
 /**
  * The same bridge, with each op's handler run in a `kernel.call <op>` span under the calling
  * session's running cell, so Temporal's client interceptor carries that trace into the
  * session's update handlers and on to the children they start.
  */
-export function traceBridgeCalls(bridge: HostBridge, cells: CellContexts, tracer: Tracer): HostBridge {
+export function traceBridgeCalls<H extends OpHandler, B extends OpRegistry<H>>(bridge: B, cells: CellContexts, tracer: Tracer): B {
   return {
-    openSession: (sessionId, socketPath) => bridge.openSession(sessionId, socketPath),
-    revokeSession: (sessionId) => bridge.revokeSession(sessionId),
-    close: () => bridge.close(),
-    handle(op, handler) {
-      bridge.handle(op, (sessionId, args, call) => {
+    ...bridge,
+    handle(op: string, handler: H) {
+      bridge.handle(op, ((sessionId: string, ...rest: never[]) => {
         const parent = cells.get(sessionId) ?? context.active();
         return tracer.startActiveSpan(`kernel.call ${op}`, { kind: SpanKind.SERVER, attributes: { [ATTR.sessionId]: sessionId } }, parent, async (span) => {
           try {
-            return await handler(sessionId, args, call);
+            return await handler(sessionId, ...rest);
           } catch (err) {
             span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
             throw err;
@@ -46,7 +51,7 @@ export function traceBridgeCalls(bridge: HostBridge, cells: CellContexts, tracer
             span.end();
           }
         });
-      });
+      }) as H);
     },
   };
 }

@@ -1,7 +1,6 @@
 import type { WorkerOptions } from '@temporalio/worker';
 import type { KernelClient } from '../activities/kernel/index';
-import type { HostBridge } from '../services/host-bridge';
-import { CellContexts, traceBridgeCalls } from './cell-contexts';
+import { CellContexts, traceBridgeCalls, type OpHandler, type OpRegistry } from './cell-contexts';
 import { countKernels } from './count-kernels';
 import type { Telemetry } from './init-telemetry';
 import { clientTracing, workerTracing } from './temporal-tracing';
@@ -9,7 +8,7 @@ import { clientTracing, workerTracing } from './temporal-tracing';
 export interface WorkerObservability {
   /** For the worker's own Temporal client (the bridge ops' updates carry the cell's trace). */
   clientInterceptors: ReturnType<typeof clientTracing> | undefined;
-  bridge(bridge: HostBridge): HostBridge;
+  bridge<B extends OpRegistry<OpHandler>>(bridge: B): B;
   kernels(kernels: KernelClient): KernelClient;
   /** Spread into Worker.create's options. */
   workerOptions: Pick<WorkerOptions, 'interceptors' | 'sinks'>;

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { stripControls } from '../../activities/control-text';
 import { ExitError, RecurError } from '../../errors';
 import { traceCli } from '../../observability/cli-tracing';
-import { ownerOnlyUmask } from '../devstack/owner-only';
+import { ownerOnlyUmask } from '../home/owner-only';
 import { runCli } from './cli';
 
 ownerOnlyUmask();

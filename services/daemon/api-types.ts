@@ -235,10 +235,8 @@ export interface CatalogReply {
   undecodable: number;
 }
 
-export interface ErrorBody {
-  /** A 400 about one numeric field also names it and its allowed range (`field: "limits.maxDepth", allowed: "an integer 0..8"`). */
-  error: { name: string; message: string; field?: string; allowed?: string };
-}
+/** Every error reply's body (errors/index.ts maps an error to its status and this). */
+export type { ErrorBody } from '../../errors';
 
 /** `POST /v1/ui/codes` (bearer token only): a one-time code the viewer's page exchanges at `POST /ui/login` for its cookie. */
 export interface UiCodeReply {

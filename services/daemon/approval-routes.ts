@@ -1,7 +1,8 @@
 import type { ApprovalDecision } from '../../workflows/approvals/approval-messages';
 import { sessionParent } from '../../schemas/session-ids';
 import type { ApprovalsReply, DecideApprovalReply } from './api-types';
-import { DaemonHttpError, badRequest, notFound } from './http-error';
+import { HttpError } from '../../errors';
+import { badRequest, notFound } from './http-error';
 import { checkSessionId } from './parse-requests';
 import type { SessionService } from './session-service';
 
@@ -36,6 +37,6 @@ export async function approvalRoute(sessions: SessionService, method: string, id
   if (id === undefined || method !== 'POST') throw notFound(`no route ${method} /v1/approvals${id ? '/<id>' : ''}`);
   const sessionId = approvalSession(id);
   const reply = await sessions.decideApproval(sessionId, parseDecision(id, body));
-  if (!reply.ok) throw new DaemonHttpError(409, reply.reason, 'ConflictError');
+  if (!reply.ok) throw new HttpError(409, reply.reason, 'ConflictError');
   return { status: 200, body: { approval: reply.answer } satisfies DecideApprovalReply };
 }

@@ -1,11 +1,10 @@
 import type { Kafka } from 'kafkajs';
 import { decodeEvent, type StoredEvent } from '../../schemas';
-import { EventLogError } from '../../errors';
+import { EventLogError, HttpError } from '../../errors';
 import { catalogEntries, emptyCatalog, foldCatalog } from '../projector/catalog';
 import { followTopic, type TopicFollower } from '../projector/follow-topic';
 import type { ReadAhead } from '../projector/tree-cache';
 import type { CatalogReply } from './api-types';
-import { DaemonHttpError } from './http-error';
 
 export interface CatalogFollower {
   /** The catalog as folded so far; the first call starts the follower, a call after it failed starts a fresh one. */
@@ -53,7 +52,7 @@ export function catalogFollower(kafka: Kafka, topic: string, trees: { follow(): 
 
   return {
     async reply() {
-      if (closed) throw new DaemonHttpError(503, 'the daemon is shutting down', 'ShuttingDownError');
+      if (closed) throw new HttpError(503, 'the daemon is shutting down', 'ShuttingDownError');
       const started = (running ??= start());
       started.catch(() => {
         if (running === started) running = undefined;

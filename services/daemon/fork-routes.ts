@@ -5,7 +5,8 @@ import type { Workspaces } from '../sandbox/workspace-binding';
 import { sandboxRecord } from '../sandbox/sandbox-record';
 import type { SessionInput, SessionLimits } from '../../workflows/session-types';
 import type { ForkSessionReply, ForkSessionRequest, TreeLog } from './api-types';
-import { DaemonHttpError, badRequest, notFound } from './http-error';
+import { HttpError } from '../../errors';
+import { badRequest, notFound } from './http-error';
 import { MAX_TEXT_CHARS, checkModel, newRootSessionId } from './parse-requests';
 import { rootLimits } from './root-limits';
 import type { RouteDeps } from './route-types';
@@ -49,7 +50,7 @@ function originEvents(log: TreeLog, originId: string): StoredEvent[] {
   if (own.length === 0) throw notFound(`no session ${originId} in the log`);
   const isOwn = ownEventId(originId);
   const problem = log.problems.find((p) => p.key === originId || (p.eventId !== undefined && isOwn.test(p.eventId)));
-  if (problem) throw new DaemonHttpError(409, `the log of ${originId} has a record that cannot be used (${problem.reason}); see recur audit verify ${originId}`, 'LogDamagedError');
+  if (problem) throw new HttpError(409, `the log of ${originId} has a record that cannot be used (${problem.reason}); see recur audit verify ${originId}`, 'LogDamagedError');
   return own.sort((a, b) => a.seq - b.seq);
 }
 
@@ -64,12 +65,12 @@ export async function forkSession(deps: RouteDeps, workspaces: Workspaces, origi
   const events = originEvents(await deps.readLog(originId), originId);
   const check = checkForkPoint(events, originId, req.at);
   if (!check.ok) {
-    if (check.kind === 'damaged') throw new DaemonHttpError(409, check.reason, 'LogDamagedError');
+    if (check.kind === 'damaged') throw new HttpError(409, check.reason, 'LogDamagedError');
     if (check.kind === 'not-root') throw badRequest(check.reason);
-    if (check.kind === 'range' || check.kind === 'mid-step') throw new DaemonHttpError(400, check.reason, 'BadRequestError', { field: 'at', allowed: `${check.valid.min}..${check.valid.max}` });
+    if (check.kind === 'range' || check.kind === 'mid-step') throw new HttpError(400, check.reason, 'BadRequestError', { field: 'at', allowed: `${check.valid.min}..${check.valid.max}` });
   }
   const started = events[0].event;
-  if (started.type !== 'SessionStarted') throw new DaemonHttpError(409, `the log of ${originId} does not begin with SessionStarted`, 'LogDamagedError');
+  if (started.type !== 'SessionStarted') throw new HttpError(409, `the log of ${originId} does not begin with SessionStarted`, 'LogDamagedError');
   const sessionId = newRootSessionId('fork');
   if (req.cwd) workspaces.record(sessionId, { dir: req.cwd, group: req.cwd, shared: [] });
   const { policyFile: _file, ...approvals } = config.approvals;

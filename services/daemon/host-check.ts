@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { DaemonHttpError } from './http-error';
+import { HttpError } from '../../errors';
 
-export const forbidden = (message: string) => new DaemonHttpError(403, message, 'ForbiddenError');
+export const forbidden = (message: string) => new HttpError(403, message, 'ForbiddenError');
 
 /**
  * The Host a browser request came under, when it is a loopback name with the daemon's own port.
@@ -13,7 +13,7 @@ export function checkHost(req: IncomingMessage): string {
   const port = req.socket.localPort;
   const allowed = ['127.0.0.1', 'localhost', '[::1]'].map((name) => `${name}:${port}`);
   if (!allowed.includes(host)) {
-    throw new DaemonHttpError(421, `the viewer answers only under ${allowed.join(', ')}, not Host "${host}"`, 'MisdirectedRequestError');
+    throw new HttpError(421, `the viewer answers only under ${allowed.join(', ')}, not Host "${host}"`, 'MisdirectedRequestError');
   }
   return host;
 }

@@ -4,7 +4,8 @@ import { checkGoalSpec } from '../../workflows/goals';
 import type { AutonomousSpec, GoalSpec } from '../../workflows/long-run-types';
 import type { SessionLimits } from '../../workflows/session-types';
 import type { StartSessionRequest } from './api-types';
-import { DaemonHttpError, badRequest, outOfRange } from './http-error';
+import { HttpError } from '../../errors';
+import { badRequest, outOfRange } from './http-error';
 import type { GoalRequest, ScheduleRequest } from '../../workflows/long-run-messages';
 
 const MAX_GATES = 20;
@@ -74,6 +75,6 @@ export function parseScheduleAction(body: unknown): ScheduleRequest {
 }
 
 /** A workflow's refusal as the HTTP answer: the request was understood but conflicts with the session's state. */
-export function refusal(reason: string): DaemonHttpError {
-  return new DaemonHttpError(409, reason, 'RefusedError');
+export function refusal(reason: string): HttpError {
+  return new HttpError(409, reason, 'RefusedError');
 }

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../config';
 import { RecurError } from '../../errors';
-import { ownerOnlyUmask } from '../devstack/owner-only';
-import { repoRoot } from '../devstack/repo-root';
+import { ownerOnlyUmask } from '../home/owner-only';
+import { repoRoot } from '../home/repo-root';
 import { initTelemetry } from '../../observability';
 import { startDaemon, type Daemon } from './daemon';
 

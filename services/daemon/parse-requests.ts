@@ -91,7 +91,7 @@ function checkLimits(value: unknown): Partial<SessionLimits> {
   return out;
 }
 
-/** Validates `POST /v1/sessions`; throws a 400 DaemonHttpError naming the first problem. */
+/** Validates `POST /v1/sessions`; throws a 400 HttpError naming the first problem. */
 export function parseStartSession(body: unknown, scriptedDirs: readonly string[], home: string): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits' | 'retain'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net' | 'cwd'> {
   const b = objectBody(body);
   const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net', 'cwd', 'retain'].includes(k));

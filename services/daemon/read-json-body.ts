@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { DaemonHttpError, badRequest } from './http-error';
+import { HttpError } from '../../errors';
+import { badRequest } from './http-error';
 
 /** The request body as text; 413 past `limit` bytes, after which the rest is discarded so the client can read the reply. */
 function readText(req: IncomingMessage, limit: number): Promise<string> {
@@ -34,6 +35,6 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   }
 }
 
-function tooLarge(limit: number): DaemonHttpError {
-  return new DaemonHttpError(413, `request body over ${limit} bytes`, 'PayloadTooLargeError');
+function tooLarge(limit: number): HttpError {
+  return new HttpError(413, `request body over ${limit} bytes`, 'PayloadTooLargeError');
 }

@@ -1,14 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import { bearerMatches } from './auth-token';
 import { checkHost, checkOrigin, forbidden } from './host-check';
-import { DaemonHttpError } from './http-error';
+import { HttpError } from '../../errors';
 import { sessionCookieOf, type UiAuth } from './ui-auth';
 
 /** How a request proved itself: the daemon token (CLI, scripts) or the viewer's session cookie (a browser). */
 export type AuthVia = 'bearer' | 'cookie';
 
-const unauthorized = () => new DaemonHttpError(401, 'missing or wrong bearer token (see <RECUR_HOME>/run/daemon.token)', 'UnauthorizedError');
-const signedOut = () => new DaemonHttpError(401, 'the viewer is signed out: run `recur ui` for a new link', 'UnauthorizedError');
+const unauthorized = () => new HttpError(401, 'missing or wrong bearer token (see <RECUR_HOME>/run/daemon.token)', 'UnauthorizedError');
+const signedOut = () => new HttpError(401, 'the viewer is signed out: run `recur ui` for a new link', 'UnauthorizedError');
 
 /**
  * Every API request and upgrade carries the bearer token or the viewer's cookie. A cookie came

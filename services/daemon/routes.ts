@@ -5,7 +5,8 @@ import type {
   CompactReply, HealthReply, InterruptReply, ListSessionsReply, SendMessageReply, StartSessionReply, SwitchModelReply,
 } from './api-types';
 import { parseCursor } from './cursor';
-import { DaemonHttpError, badRequest, notFound, outOfRange } from './http-error';
+import { HttpError } from '../../errors';
+import { badRequest, notFound, outOfRange } from './http-error';
 import { DEFAULT_LOG_PAGE, MAX_LOG_PAGE, pageLog } from './page-log';
 import { checkSessionId, newRootSessionId, parseSendMessage, parseStartSession, parseSwitchModel } from './parse-requests';
 import { autonomousInput, parseGoalAction, parseScheduleAction, refusal } from './long-run-input';
@@ -68,7 +69,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         return ok(pageLog(await deps.readLog(sessionId), after.cursor, limit));
       }
       case 'GET events':
-        throw new DaemonHttpError(426, 'the event stream is a WebSocket: send an upgrade request', 'UpgradeRequiredError');
+        throw new HttpError(426, 'the event stream is a WebSocket: send an upgrade request', 'UpgradeRequiredError');
       case 'POST messages': {
         const { text } = parseSendMessage(req.body);
         const messageId = `user#${randomBytes(8).toString('hex')}`;

@@ -4,7 +4,7 @@ import type { GoalReply, GoalRequest, ScheduleReply, ScheduleRequest } from '../
 import type { ApprovalDecision, DecideReply, OpenApproval } from '../../workflows/approvals/approval-messages';
 
 /**
- * What the routes need from Temporal. Implementations throw DaemonHttpError (404 for an unknown
+ * What the routes need from Temporal. Implementations throw HttpError (404 for an unknown
  * or ended session, 409 for an id in use, 503 when Temporal is unreachable).
  */
 export interface SessionService {

@@ -1,7 +1,8 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { repoRoot } from '../devstack/repo-root';
-import { DaemonHttpError, notFound } from './http-error';
+import { repoRoot } from '../home/repo-root';
+import { HttpError } from '../../errors';
+import { notFound } from './http-error';
 
 /** Where `npm run build` puts the viewer's bundle. */
 export const defaultUiDir = (): string => join(repoRoot(), 'dist', 'ui');
@@ -38,7 +39,7 @@ async function plainFile(dir: string, name: string): Promise<Buffer | null> {
 export async function readUiFile(dir: string, rest: string): Promise<StaticFile> {
   if (rest === '') {
     const page = await plainFile(dir, 'index.html');
-    if (page === null) throw new DaemonHttpError(503, 'the viewer is not built: run npm run build', 'ViewerNotBuiltError');
+    if (page === null) throw new HttpError(503, 'the viewer is not built: run npm run build', 'ViewerNotBuiltError');
     return { type: 'text/html; charset=utf-8', bytes: page };
   }
   const type = FILE_NAME.test(rest) ? TYPES.get(extname(rest)) : undefined;

@@ -9,7 +9,8 @@ import { compactNowUpdate, interruptCellUpdate, switchModelUpdate } from '../../
 import { decideApprovalUpdate, getApprovalsQuery, type OpenApproval } from '../../workflows/approvals/approval-messages';
 import type { SessionResult } from '../../workflows/session-types';
 import type { SessionDetail, SessionSummary } from './api-types';
-import { DaemonHttpError, notFound } from './http-error';
+import { HttpError } from '../../errors';
+import { notFound } from './http-error';
 import type { SessionService } from './session-service';
 
 export const SESSION_WORKFLOW_TYPE = 'agentSessionWorkflow';
@@ -31,9 +32,9 @@ function summary(info: Pick<WorkflowExecutionInfo, 'workflowId' | 'status' | 'st
 /** Maps Temporal's failures onto HTTP statuses; anything unexpected is rethrown as is (500). */
 function translate(err: unknown, sessionId: string, running: boolean): never {
   if (err instanceof WorkflowNotFoundError) throw notFound(`no ${running ? 'running ' : ''}session ${sessionId}`);
-  if (err instanceof WorkflowExecutionAlreadyStartedError) throw new DaemonHttpError(409, `session ${sessionId} already exists`, 'ConflictError');
+  if (err instanceof WorkflowExecutionAlreadyStartedError) throw new HttpError(409, `session ${sessionId} already exists`, 'ConflictError');
   if (isGrpcServiceError(err) || (err as Error)?.name === 'ServiceError') {
-    throw new DaemonHttpError(503, `Temporal is unreachable or refused the call: ${(err as Error).message}`, 'TemporalUnavailableError');
+    throw new HttpError(503, `Temporal is unreachable or refused the call: ${(err as Error).message}`, 'TemporalUnavailableError');
   }
   throw err;
 }

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RecurConfig } from '../../config';
 import type { UiCodeReply, UiInfo } from './api-types';
 import { checkHost, checkOrigin, forbidden } from './host-check';
-import { DaemonHttpError, notFound } from './http-error';
+import { HttpError } from '../../errors';
+import { notFound } from './http-error';
 import { readJsonBody } from './read-json-body';
 import type { AuthVia } from './request-auth';
 import type { ApiReply, ApiRequest } from './route-types';
@@ -25,14 +26,14 @@ export function createViewer(config: RecurConfig, dir = defaultUiDir()): Viewer 
 /** The paths that are the viewer's own (no token, no cookie needed); the rest is the API. */
 export const isViewerPath = (path: string): boolean => path === '/' || path === '/ui' || path.startsWith('/ui/');
 
-const methodNotAllowed = (allowed: string) => new DaemonHttpError(405, `use ${allowed} here`, 'MethodNotAllowedError');
+const methodNotAllowed = (allowed: string) => new HttpError(405, `use ${allowed} here`, 'MethodNotAllowedError');
 const LOGIN_BODY_BYTES = 4096;
 
 async function login(viewer: Viewer, req: IncomingMessage, res: ServerResponse): Promise<number> {
   const body = (await readJsonBody(req, LOGIN_BODY_BYTES)) as { code?: unknown } | undefined;
   const code = body?.code;
   const cookie = typeof code === 'string' ? viewer.auth.redeem(code) : null;
-  if (cookie === null) throw new DaemonHttpError(401, 'this sign-in link is unknown, used or expired: run `recur ui` for a new one', 'UnauthorizedError');
+  if (cookie === null) throw new HttpError(401, 'this sign-in link is unknown, used or expired: run `recur ui` for a new one', 'UnauthorizedError');
   res.writeHead(204, { 'set-cookie': sessionCookieHeader(cookie, viewer.auth.sessionSeconds) }).end();
   return 204;
 }

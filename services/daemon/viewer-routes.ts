@@ -1,6 +1,7 @@
 import { inRange } from '../../config';
 import { BlobStoreError, type BlobStore } from '../../activities/blob-store';
-import { DaemonHttpError, outOfRange } from './http-error';
+import { HttpError } from '../../errors';
+import { outOfRange } from './http-error';
 import { checkSessionId } from './parse-requests';
 import type { ApiReply, ApiRequest, ViewerDeps } from './route-types';
 import { treeLines } from './tree-lines';
@@ -16,7 +17,7 @@ async function blobReply(blobs: BlobStore, sha256: string, query: URLSearchParam
   try {
     bytes = await blobs.get(sha256);
   } catch (err) {
-    if (err instanceof BlobStoreError) throw new DaemonHttpError(BLOB_STATUS[err.problem], err.message, err.name);
+    if (err instanceof BlobStoreError) throw new HttpError(BLOB_STATUS[err.problem], err.message, err.name);
     throw err;
   }
   const binary = { bytes: max === undefined ? bytes : bytes.subarray(0, max), headers: { 'x-recur-blob-size': String(bytes.byteLength) } };

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { PidRecord } from '../devstack/process';
+import type { PidRecord } from '../home/process';
 import type { WorkerState } from './api-types';
 import { nextRestartDelay, WORKER_RESTART_POLICY, type RestartPolicy } from './restart-delay';
 

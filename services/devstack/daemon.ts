@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { configToEnv } from '../../config';
 import type { HealthReply } from '../daemon/api-types';
 import { daemonPaths, daemonUrl } from '../daemon/paths';
-import { repoRoot } from './repo-root';
+import { repoRoot } from '../home/repo-root';
 import type { ServiceDef } from './service';
 
 /**

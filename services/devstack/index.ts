@@ -1,10 +1,3 @@
 export { up, down, restartDaemon, status, SERVICES, type ServiceStatus } from './stack';
 export { ensureChromium, ensureTools } from './install';
-export { stackPaths, jupyterConnection, type JupyterConnection } from './paths';
-export { kafkaBrokers, kafkaClient, kafkaConnection, temporalAddress, temporalConnection, embeddedKafka, embeddedTemporal } from './connections';
-export { type KafkaRole } from './kafka-credentials';
 export { ensureEventTopicAccess } from './kafka-acls';
-export { repoRoot } from './repo-root';
-export { ownerOnlySecret } from './secret-file';
-export { ownerOnlyUmask } from './owner-only';
-export { ensureLogKey, homeKeyring, homeSigner, logKeyPaths, publicKeyFromPem, readPublicKeyFile, rotateLogKey } from './log-keys';

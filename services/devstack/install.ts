@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import type { RecurConfig } from '../../config';
 import { StackError } from '../../errors';
 import { ensureLocalModel } from './local-model';
-import { withCallerUmask } from './owner-only';
-import { stackPaths } from './paths';
-import { repoRoot } from './repo-root';
+import { withCallerUmask } from '../home/owner-only';
+import { repoRoot } from '../home/repo-root';
+import { stackPaths } from '../../config/home-paths';
 
 type Log = (line: string) => void;
 

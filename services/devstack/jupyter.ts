@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { jupyterConnection, stackPaths } from './paths';
-import { ownerOnlySecret } from './secret-file';
-import { repoRoot } from './repo-root';
+import { jupyterConnection, stackPaths } from '../../config/home-paths';
+import { repoRoot } from '../home/repo-root';
+import { ownerOnlySecret } from '../home/secret-file';
 import { baseEnv, type ServiceDef } from './service';
 import { sandboxRoot } from '../sandbox/kernel-host';
 

@@ -1,8 +1,8 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type AclEntry } from 'kafkajs';
 import type { RecurConfig } from '../../config';
 import { ensureTopic } from '../../activities/event-log';
-import { kafkaClient } from './connections';
-import { CONSUMER_GROUP_PREFIX, EMBEDDED_USERS, type KafkaRole } from './kafka-credentials';
+import { kafkaClient } from '../../config/connections';
+import { CONSUMER_GROUP_PREFIX, EMBEDDED_USERS, type KafkaRole } from '../../config/kafka-credentials';
 
 type Grant = Pick<AclEntry, 'resourceType' | 'resourceName' | 'resourcePatternType' | 'operation'>;
 

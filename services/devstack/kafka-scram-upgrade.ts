@@ -3,10 +3,10 @@ import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecurConfig } from '../../config';
 import { StackError } from '../../errors';
-import { KAFKA_ROLES, type KafkaCredentials } from './kafka-credentials';
+import { stackPaths } from '../../config/home-paths';
+import { KAFKA_ROLES, type KafkaCredentials } from '../../config/kafka-credentials';
 import { jvmOpts, serverProperties, writeProperties } from './kafka-properties';
-import { stackPaths } from './paths';
-import { repoRoot } from './repo-root';
+import { repoRoot } from '../home/repo-root';
 import { baseEnv } from './service';
 
 const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => {

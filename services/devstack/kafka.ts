@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import type { RecurConfig } from '../../config';
 import { StackError } from '../../errors';
-import { kafkaBrokers, kafkaConnection } from './connections';
-import { KAFKA_ROLES, newKafkaCredentials, readKafkaCredentials, writeKafkaCredentials, type KafkaCredentials } from './kafka-credentials';
+import { kafkaBrokers, kafkaConnection } from '../../config/connections';
+import { stackPaths } from '../../config/home-paths';
+import { KAFKA_ROLES, newKafkaCredentials, readKafkaCredentials, writeKafkaCredentials, type KafkaCredentials } from '../../config/kafka-credentials';
 import { jvmOpts, serverProperties, writeProperties } from './kafka-properties';
 import { addScramUsers } from './kafka-scram-upgrade';
-import { stackPaths } from './paths';
 import { baseEnv, type ServiceDef } from './service';
 
 /** The files one home's broker runs from. */

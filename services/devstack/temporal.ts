@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { temporalAddress } from './connections';
-import { stackPaths } from './paths';
+import { temporalAddress } from '../../config/connections';
+import { stackPaths } from '../../config/home-paths';
 import { baseEnv, type ServiceDef } from './service';
 
 /** The Temporal CLI's dev server: one process, SQLite under the Recur home, no UI, no phoning home. */

@@ -1,8 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { RecurError } from '../../errors';
-import { BridgeError, toErrorReply } from './bridge-errors';
+import { HttpError, RecurError, toErrorReply } from '../../errors';
 import { parseRpcRequest } from './parse-rpc-request';
 import { readBody } from './read-body';
 import { createSessionTokens } from './session-tokens';
@@ -52,22 +51,22 @@ export async function startHostBridge(options: HostBridgeOptions = {}): Promise<
   const servers = new Map<string, { server: Server; socketPath: string }>();
 
   async function serve(socketSession: string, req: IncomingMessage, signal: AbortSignal): Promise<unknown> {
-    if (req.url !== '/rpc') throw new BridgeError(404, `no route ${req.url}`, 'NotFoundError');
-    if (req.method !== 'POST') throw new BridgeError(405, 'use POST /rpc', 'MethodNotAllowedError');
+    if (req.url !== '/rpc') throw new HttpError(404, `no route ${req.url}`, 'NotFoundError');
+    if (req.method !== 'POST') throw new HttpError(405, 'use POST /rpc', 'MethodNotAllowedError');
     const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
-    if (!auth) throw new BridgeError(401, 'missing bearer token', 'UnauthorizedError');
+    if (!auth) throw new HttpError(401, 'missing bearer token', 'UnauthorizedError');
     const sessionId = tokens.resolve(auth[1]);
-    if (sessionId === undefined) throw new BridgeError(401, 'unknown or revoked session token', 'UnauthorizedError');
-    if (sessionId !== socketSession) throw new BridgeError(403, `token does not belong to session ${socketSession}`, 'ScopeError');
+    if (sessionId === undefined) throw new HttpError(401, 'unknown or revoked session token', 'UnauthorizedError');
+    if (sessionId !== socketSession) throw new HttpError(403, `token does not belong to session ${socketSession}`, 'ScopeError');
     if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) {
-      throw new BridgeError(415, 'content-type must be application/json', 'UnsupportedMediaTypeError');
+      throw new HttpError(415, 'content-type must be application/json', 'UnsupportedMediaTypeError');
     }
     const call = parseRpcRequest(await readBody(req, maxBodyBytes));
     if (call.session !== undefined && call.session !== sessionId) {
-      throw new BridgeError(403, `token does not belong to session ${call.session}`, 'ScopeError');
+      throw new HttpError(403, `token does not belong to session ${call.session}`, 'ScopeError');
     }
     const handler = handlers.get(call.op);
-    if (!handler) throw new BridgeError(404, `unknown op "${call.op}"`, 'UnknownOpError');
+    if (!handler) throw new HttpError(404, `unknown op "${call.op}"`, 'UnknownOpError');
     return handler(sessionId, call.args, { signal, rid: call.rid });
   }
 

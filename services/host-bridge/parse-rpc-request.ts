@@ -1,4 +1,4 @@
-import { BridgeError } from './bridge-errors';
+import { HttpError } from '../../errors';
 
 /** One kernel → host call: `POST /rpc {"op", "args", "session"?, "rid"?}`. */
 export interface RpcRequest {
@@ -10,7 +10,7 @@ export interface RpcRequest {
   rid?: string;
 }
 
-const badRequest = (message: string) => new BridgeError(400, message, 'BadRequestError');
+const badRequest = (message: string) => new HttpError(400, message, 'BadRequestError');
 
 export function parseRpcRequest(text: string): RpcRequest {
   let body: unknown;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { BridgeError } from './bridge-errors';
+import { HttpError } from '../../errors';
 
 /** The request body as text; 413 once it passes `limit` bytes (checked before reading when declared). */
 export function readBody(req: IncomingMessage, limit: number): Promise<string> {
@@ -23,6 +23,6 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
-function tooLarge(limit: number): BridgeError {
-  return new BridgeError(413, `request body over ${limit} bytes`, 'PayloadTooLargeError');
+function tooLarge(limit: number): HttpError {
+  return new HttpError(413, `request body over ${limit} bytes`, 'PayloadTooLargeError');
 }

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KernelHost, KernelPlace } from '../../activities/kernel/types';
 import type { RecurConfig } from '../../config';
-import { repoRoot } from '../devstack/repo-root';
+import { repoRoot } from '../home/repo-root';
 import type { HostBridge } from '../host-bridge';
 import type { EgressProxy } from './egress-proxy';
 import { sandboxRecord } from './sandbox-record';

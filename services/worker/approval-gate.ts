@@ -1,10 +1,9 @@
 import type { Client } from '@temporalio/client';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ScopeError } from '../../errors';
+import { HttpError, ScopeError } from '../../errors';
 import {
   getApprovalQuery, requestApprovalUpdate, useApprovalUpdate, type ApprovalAnswer,
 } from '../../workflows/approvals/approval-messages';
-import { BridgeError } from '../host-bridge';
 
 /** What a bridge op hands the kernel while an operator has not answered: the kernel waits and calls again. */
 export interface PendingApproval {
@@ -12,7 +11,7 @@ export interface PendingApproval {
 }
 
 /** How a refusal reaches the kernel: `ApprovalRefusedError`, a PermissionError there (kernel/recur_kernel/_errors.py). */
-export const approvalRefused = (a: ApprovalAnswer): BridgeError => new BridgeError(
+export const approvalRefused = (a: ApprovalAnswer): HttpError => new HttpError(
   403,
   `${a.kind} ${a.status === 'refused' ? 'refused by the approval policy' : `${a.status} by ${a.by ?? 'an operator'}`}`
     + `${a.reason ? `: ${a.reason}` : ''} (approval ${a.id}; ${a.detail})`,

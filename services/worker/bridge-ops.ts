@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, ServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
-import { RecurError, ScopeError, SubagentFailedError } from '../../errors';
+import { HttpError, RecurError, ScopeError, SubagentFailedError } from '../../errors';
 import {
   deleteChildUpdate, getChildrenQuery, recordMergeUpdate, sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate,
 } from '../../workflows/messages';
-import { BridgeError, type BridgeHandler, type HostBridge } from '../host-bridge';
+import type { BridgeHandler, HostBridge } from '../host-bridge';
 import type { SubagentValue } from '../../workflows/harness/harness-types';
 import type { InboxMessage } from '../../workflows/session-types';
 import type { Slice } from '../../workflows/tree-ledger';
@@ -26,7 +26,7 @@ export const specTask = (name: string, spec: SubagentValue, task: string): strin
 const MAX_WAIT_S = 30;
 
 /** A refusal at a limit is a LimitError (429) in the kernel; any other is a ScopeError (403). Both derive from PermissionError there. */
-const refusal = (r: { reason: string; limit?: boolean }): Error => (r.limit ? new BridgeError(429, r.reason, 'LimitError') : new ScopeError(r.reason));
+const refusal = (r: { reason: string; limit?: boolean }): Error => (r.limit ? new HttpError(429, r.reason, 'LimitError') : new ScopeError(r.reason));
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
@@ -129,7 +129,7 @@ export function registerSessionOps(
     const outcome = await worktrees.merge(c.id);
     await session(sessionId).executeUpdate(recordMergeUpdate, { args: [{ childId: c.id, ...outcome, files: outcome.files.slice(0, MAX_MERGE_FILES) }], ...once('merge', rid) });
     if (outcome.status === 'conflict') {
-      throw new BridgeError(409, `merging ${c.name} conflicts in ${outcome.files.join(', ')}; nothing was applied`, 'MergeConflictError');
+      throw new HttpError(409, `merging ${c.name} conflicts in ${outcome.files.join(', ')}; nothing was applied`, 'MergeConflictError');
     }
     return { status: outcome.status, files: outcome.files };
   });

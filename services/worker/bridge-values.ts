@@ -1,6 +1,6 @@
 import { inlineOrBlob, type BlobStore } from '../../activities/blob-store';
 import type { BlobRef } from '../../schemas/generated/events';
-import { BridgeError } from '../host-bridge/bridge-errors';
+import { HttpError } from '../../errors';
 
 /**
  * The edge where a kernel's values enter: a value that may be large (an answer, a message, a
@@ -24,7 +24,7 @@ export function bridgeValues(blobs: BlobStore): BridgeValues {
 /** `value` when within `max` characters; otherwise a 413 the kernel raises as a ValueError naming the limit. */
 export function withinLimit<T extends string | null>(what: string, value: T, max: number): T {
   if (value !== null && value.length > max) {
-    throw new BridgeError(413, `${what} is ${value.length} characters, over the ${max}-character limit`, 'LimitExceededError');
+    throw new HttpError(413, `${what} is ${value.length} characters, over the ${max}-character limit`, 'LimitExceededError');
   }
   return value;
 }

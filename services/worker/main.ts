@@ -1,6 +1,6 @@
 import { loadConfig } from '../../config';
 import { initTelemetry } from '../../observability';
-import { ownerOnlyUmask } from '../devstack/owner-only';
+import { ownerOnlyUmask } from '../home/owner-only';
 import { createRecurWorker } from './create-worker';
 import { ipcDeltaSink } from './delta-channel';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium, viewerLoginUrl } from '../../bench/chromium';
 import { loadConfig } from '../../config';
-import { repoRoot } from '../../services/devstack';
+import { repoRoot } from '../../services/home/repo-root';
 import { connectDaemon, type DaemonClient } from '../../services/cli/daemon-client';
 
 export const SCREENSHOTS = join(repoRoot(), 'reports', 'screenshots');

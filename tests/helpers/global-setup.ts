@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { loadConfig } from '../../config';
-import { down, ownerOnlyUmask, up } from '../../services/devstack';
+import { ownerOnlyUmask } from '../../services/home/owner-only';
+import { down, up } from '../../services/devstack';
 import { testStackEnv } from './test-stack';
 
 /** Starts the real stack for the integration tier; test workers inherit the environment set here. */

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { createEventLogActivities, createEventLogProducer } from '../../activities/event-log';
 import { loadConfig, type RecurConfig } from '../../config';
 import { startDaemon, type Daemon, type DaemonOptions } from '../../services/daemon/daemon';
-import { ensureEventTopicAccess, homeSigner, kafkaClient, stackPaths } from '../../services/devstack';
+import { kafkaClient } from '../../config/connections';
+import { stackPaths } from '../../config/home-paths';
+import { homeSigner } from '../../services/home/log-keys';
+import { ensureEventTopicAccess } from '../../services/devstack';
 import { fileOffsetIndex, treeStartMarker } from '../../services/projector';
 
 /**

@@ -1,6 +1,6 @@
 import type { RecurConfig } from '../../config';
 import type { StoredEvent } from '../../schemas';
-import { kafkaClient } from '../../services/devstack';
+import { kafkaClient } from '../../config/connections';
 import { readSessionLog } from '../../services/projector';
 
 /** Probes until it gives a value (not undefined), 300 ms apart; throws naming `what` after `tries`. */

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripControls } from '../../activities/control-text';
-import { repoRoot } from '../../services/devstack';
+import { repoRoot } from '../../services/home/repo-root';
 
 const CLI = join(repoRoot(), 'dist', 'services', 'cli', 'main.js');
 const RELAY = join(repoRoot(), 'tests', 'helpers', 'pty-relay.py');

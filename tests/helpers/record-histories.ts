@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { RecurConfig } from '../../config';
-import { repoRoot, temporalConnection } from '../../services/devstack';
+import { temporalConnection } from '../../config/connections';
+import { repoRoot } from '../../services/home/repo-root';
 import * as workflows from '../../workflows';
 
 type History = temporal.api.history.v1.IHistory;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../../services/devstack';
+import { repoRoot } from '../../services/home/repo-root';
 
 const CLI = join(repoRoot(), 'dist', 'services', 'cli', 'main.js');
 

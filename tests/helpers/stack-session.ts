@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { kafkaClient } from '../../services/devstack';
+import { kafkaClient } from '../../config/connections';
 import { followSessionLog } from '../../services/projector';
 import type { SessionResult } from '../../workflows/session-types';
 import type { SessionHarness, SessionRun } from './session-harness';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { parseConfig } from '../../config';
-import { repoRoot } from '../../services/devstack';
+import { repoRoot } from '../../services/home/repo-root';
 
 export const TEST_SECRET = 'sk-recur-test-secret-never-in-a-kernel';
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../config';
 import type { StoredEvent } from '../../schemas';
-import { kafkaClient, status } from '../../services/devstack';
+import { kafkaClient } from '../../config/connections';
+import { status } from '../../services/devstack';
 import { readSessionLog } from '../../services/projector';
 import { createApprovalGate } from '../../services/worker/approval-gate';
 import { createHarnessClient } from '../../services/worker/harness-client';

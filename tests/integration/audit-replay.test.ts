@@ -5,10 +5,12 @@ import { createLocalBlobStore } from '../../activities/blob-store';
 import { createEventLogActivities, createEventLogProducer } from '../../activities/event-log';
 import { loadConfig } from '../../config';
 import { ZERO_HASH, encodeEvent, encodeEventBatch, type BlobRef, type RecurEventInput, type StoredEvent } from '../../schemas';
-import { homeKeyring, homeSigner, jupyterConnection, stackPaths } from '../../services/devstack';
+import { kafkaClient } from '../../config/connections';
+import { jupyterConnection, stackPaths } from '../../config/home-paths';
+import { homeKeyring, homeSigner } from '../../services/home/log-keys';
 import { readLogInOrder } from '../../services/projector/read-log-in-order';
 import { verifyTree } from '../../log/verify-tree';
-import { ensureEventTopicAccess, kafkaClient } from '../../services/devstack';
+import { ensureEventTopicAccess } from '../../services/devstack';
 import { cliInProcess, type CliRun } from '../helpers/cli-in-process';
 
 const config = loadConfig();

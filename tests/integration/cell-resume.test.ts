@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createKernelClient, type KernelClient } from '../../activities/kernel';
 import { loadConfig } from '../../config';
-import { jupyterConnection, repoRoot } from '../../services/devstack';
+import { jupyterConnection } from '../../config/home-paths';
+import { repoRoot } from '../../services/home/repo-root';
 import { createKernelHost } from '../../services/sandbox';
 
 /**

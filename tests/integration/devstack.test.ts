@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, parseConfig } from '../../config';
 import { StackError } from '../../errors';
-import { down, stackPaths, status, up } from '../../services/devstack';
-import { isAlive } from '../../services/devstack/process';
+import { stackPaths } from '../../config/home-paths';
+import { down, status, up } from '../../services/devstack';
+import { isAlive } from '../../services/home/process';
 
 describe('embedded stack (recur up/status/down)', () => {
   const config = loadConfig();

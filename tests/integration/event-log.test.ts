@@ -3,7 +3,9 @@ import { Partitioners } from 'kafkajs';
 import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
 import { loadConfig } from '../../config';
 import { ZERO_HASH, encodeEventBatch, verifyChain, type RecurEventInput } from '../../schemas';
-import { homeSigner, kafkaClient, stackPaths } from '../../services/devstack';
+import { kafkaClient } from '../../config/connections';
+import { stackPaths } from '../../config/home-paths';
+import { homeSigner } from '../../services/home/log-keys';
 import { followSessionLog, readSessionLog, type FollowItem } from '../../services/projector';
 
 const config = loadConfig();

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createLocalBlobStore } from '../../activities/blob-store';
-import { stackPaths } from '../../services/devstack';
+import { stackPaths } from '../../config/home-paths';
 import { createKernelHost } from '../../services/sandbox';
 import { cliInProcess } from '../helpers/cli-in-process';
 import { SessionHarness, py } from '../helpers/session-harness';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../config';
 import type { StoredEvent } from '../../schemas';
-import { kafkaClient } from '../../services/devstack';
+import { kafkaClient } from '../../config/connections';
 import { readSessionLog } from '../../services/projector';
 import { cliInProcess } from '../helpers/cli-in-process';
 import { recur } from '../helpers/run-cli';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { verifyChain } from '../../schemas';
 import { runCli } from '../../services/cli/cli';
-import { kafkaClient } from '../../services/devstack';
+import { kafkaClient } from '../../config/connections';
 import { readSessionLog } from '../../services/projector';
 import { createHarnessClient } from '../../services/worker/harness-client';
 import type { HarnessClient } from '../../activities/harness/harness-client';

@@ -4,8 +4,10 @@ import { createEventLogActivities, createEventLogProducer } from '../../activiti
 import { loadConfig } from '../../config';
 import { EventLogError } from '../../errors';
 import { ZERO_HASH } from '../../schemas';
-import { homeSigner, kafkaBrokers, kafkaClient, stackPaths } from '../../services/devstack';
-import { readPid } from '../../services/devstack/process';
+import { kafkaBrokers, kafkaClient } from '../../config/connections';
+import { stackPaths } from '../../config/home-paths';
+import { homeSigner } from '../../services/home/log-keys';
+import { readPid } from '../../services/home/process';
 import { readSessionLog } from '../../services/projector';
 import { py, SessionHarness } from '../helpers/session-harness';
 

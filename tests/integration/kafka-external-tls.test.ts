@@ -6,7 +6,9 @@ import { createEventLogActivities, createEventLogProducer, ensureTopic } from '.
 import { loadConfig, parseConfig } from '../../config';
 import { ZERO_HASH } from '../../schemas';
 import { Kafka, logLevel } from 'kafkajs';
-import { homeSigner, kafkaClient, kafkaConnection, stackPaths } from '../../services/devstack';
+import { kafkaClient, kafkaConnection } from '../../config/connections';
+import { stackPaths } from '../../config/home-paths';
+import { homeSigner } from '../../services/home/log-keys';
 import { jvmOpts } from '../../services/devstack/kafka-properties';
 import { readSessionLog } from '../../services/projector';
 

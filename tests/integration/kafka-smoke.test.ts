@@ -1,5 +1,5 @@
 import { loadConfig } from '../../config';
-import { kafkaClient } from '../../services/devstack';
+import { kafkaClient } from '../../config/connections';
 
 describe('Kafka KRaft broker with kafkajs', () => {
   const config = loadConfig();

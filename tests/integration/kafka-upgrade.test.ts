@@ -6,10 +6,13 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
 import { loadConfig, parseConfig, type RecurConfig } from '../../config';
 import { ZERO_HASH, verifyChain } from '../../schemas';
-import { ensureEventTopicAccess, homeSigner, kafkaBrokers, kafkaClient, stackPaths } from '../../services/devstack';
+import { kafkaBrokers, kafkaClient } from '../../config/connections';
+import { stackPaths } from '../../config/home-paths';
+import { homeSigner } from '../../services/home/log-keys';
+import { startDetached, stopProcess } from '../../services/home/process';
+import { ensureEventTopicAccess } from '../../services/devstack';
 import { kafkaFiles, kafkaService } from '../../services/devstack/kafka';
 import { jvmOpts } from '../../services/devstack/kafka-properties';
-import { startDetached, stopProcess } from '../../services/devstack/process';
 import { readSessionLog } from '../../services/projector';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,6 @@
 import { ServerConnection } from '@jupyterlab/services';
 import { createJupyterSessions } from '../../activities/kernel/jupyter-sessions';
-import { jupyterConnection } from '../../services/devstack';
+import { jupyterConnection } from '../../config/home-paths';
 import { deliverMessageSignal } from '../../workflows/messages';
 import type { SessionResult } from '../../workflows/session-types';
 import { type TreeLog, logged, until, untilLogged as pollTreeLog } from '../helpers/poll-tree-log';

@@ -3,7 +3,7 @@ import { KernelAPI, ServerConnection } from '@jupyterlab/services';
 import { createKernelClient, type KernelClient } from '../../activities/kernel';
 import { loadConfig } from '../../config';
 import { KernelLostError } from '../../errors';
-import { jupyterConnection } from '../../services/devstack';
+import { jupyterConnection } from '../../config/home-paths';
 import { createKernelHost } from '../../services/sandbox';
 
 const ANSI = /\x1b\[/;

@@ -3,7 +3,7 @@ import { createKernelClient, type KernelClient } from '../../activities/kernel';
 import { loadConfig } from '../../config';
 import { ScopeError } from '../../errors';
 import { type HostBridge, startHostBridge } from '../../services/host-bridge';
-import { jupyterConnection } from '../../services/devstack';
+import { jupyterConnection } from '../../config/home-paths';
 import { createKernelHost } from '../../services/sandbox';
 
 interface Call {

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { repoRoot, stackPaths } from '../../services/devstack';
+import { stackPaths } from '../../config/home-paths';
+import { repoRoot } from '../../services/home/repo-root';
 import { buildPrompt } from '../../activities/prompt/build-prompt';
 import { SMOLLM2 } from '../../activities/model/local-models';
 import type { SessionResult } from '../../workflows/session-types';

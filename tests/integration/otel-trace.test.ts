@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { clientTracing, initTelemetry, traceHeaders, traceRequest, type Telemetry } from '../../observability';
-import { temporalAddress } from '../../services/devstack';
+import { temporalAddress } from '../../config/connections';
 import { createRecurWorker, type RecurWorker } from '../../services/worker/create-worker';
 import type { SessionResult } from '../../workflows/session-types';
 import { SessionHarness, py } from '../helpers/session-harness';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { parse } from 'yaml';
-import { repoRoot } from '../../services/devstack';
+import { repoRoot } from '../../services/home/repo-root';
 import { noStack } from '../helpers/no-stack';
 import { recur } from '../helpers/run-cli';
 import { py, scriptsDir } from '../helpers/session-harness';

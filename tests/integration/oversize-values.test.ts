@@ -1,7 +1,7 @@
 import { MAX_EVENT_BYTES, encodeEvent, type StoredEvent } from '../../schemas';
 import { FIELD_LIMITS } from '../../schemas/field-limits';
 import { createLocalBlobStore } from '../../activities/blob-store';
-import { stackPaths } from '../../services/devstack';
+import { stackPaths } from '../../config/home-paths';
 import { SessionHarness, py, type SessionRun } from '../helpers/session-harness';
 
 const N = 600_000;

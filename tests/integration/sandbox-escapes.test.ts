@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../../services/cli/cli';
-import { repoRoot, stackPaths } from '../../services/devstack';
+import { stackPaths } from '../../config/home-paths';
+import { repoRoot } from '../../services/home/repo-root';
 import { sandboxKey, sandboxRoot } from '../../services/sandbox';
 import { SessionHarness, py, type SessionRun } from '../helpers/session-harness';
 import { TEST_SECRET } from '../helpers/test-stack';

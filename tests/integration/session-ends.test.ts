@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { ConfigResourceTypes, type Admin } from 'kafkajs';
 import { loadConfig } from '../../config';
-import { kafkaClient, temporalAddress } from '../../services/devstack';
+import { kafkaClient, temporalAddress } from '../../config/connections';
 import { recur } from '../helpers/run-cli';
 import { SessionHarness, py, scriptsDir } from '../helpers/session-harness';
 

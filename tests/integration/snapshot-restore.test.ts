@@ -10,7 +10,8 @@ import { createKernelClient, type KernelClient } from '../../activities/kernel';
 import { createSnapshotActivities, parseManifest } from '../../activities/snapshot';
 import { loadConfig } from '../../config';
 import { KernelLostError } from '../../errors';
-import { jupyterConnection, repoRoot } from '../../services/devstack';
+import { jupyterConnection } from '../../config/home-paths';
+import { repoRoot } from '../../services/home/repo-root';
 import { createKernelHost } from '../../services/sandbox';
 
 const DEFINE = `

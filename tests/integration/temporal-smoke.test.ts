@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig } from '../../config';
-import { temporalAddress } from '../../services/devstack';
+import { temporalAddress } from '../../config/connections';
 
 describe('Temporal dev server', () => {
   const config = loadConfig();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import WebSocket from 'ws';
 import { ZERO_HASH } from '../../schemas';
-import { temporalAddress } from '../../services/devstack';
+import { temporalAddress } from '../../config/connections';
 import type { StreamFrame } from '../../services/daemon/api-types';
 import { ownDaemonHome } from '../helpers/own-daemon-home';
 import type { Daemon } from '../../services/daemon/daemon';

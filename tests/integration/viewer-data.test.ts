@@ -6,7 +6,7 @@ import type { CatalogReply, StreamFrame } from '../../services/daemon/api-types'
 import { TREE_CHUNK, parseTreeBody } from '../../services/daemon/tree-lines';
 import { ownDaemonHome } from '../helpers/own-daemon-home';
 import type { Daemon } from '../../services/daemon/daemon';
-import { stackPaths } from '../../services/devstack';
+import { stackPaths } from '../../config/home-paths';
 import type { TreeVerdict } from '../../log/verify-tree';
 import { until } from '../helpers/poll-tree-log';
 

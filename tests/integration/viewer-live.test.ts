@@ -2,7 +2,7 @@ import { Partitioners, type Producer } from 'kafkajs';
 import type { Browser } from 'playwright-core';
 import { loadConfig } from '../../config';
 import { encodeEvent, type StoredEvent } from '../../schemas';
-import { kafkaClient } from '../../services/devstack';
+import { kafkaClient } from '../../config/connections';
 import { launchBrowser, newViewerPage, signedInPageEach, signIn, untilAttribute } from '../helpers/browser';
 import { py } from '../helpers/session-harness';
 import { release, startTree, treeEnded, treeOf, WAITING_TREE } from '../helpers/viewer-trees';

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLocalBlobStore } from '../../activities/blob-store';
 import type { WorkspaceChanged } from '../../schemas';
-import { stackPaths } from '../../services/devstack';
+import { stackPaths } from '../../config/home-paths';
 import { createKernelHost } from '../../services/sandbox';
 import { status } from '../../services/devstack';
 import { cliInProcess } from '../helpers/cli-in-process';

@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import { createLocalBlobStore, type BlobStore } from '../../activities/blob-store';
 import { INLINE } from '../../schemas/field-limits';
 import type { BridgeHandler, HostBridge } from '../../services/host-bridge';
-import { toErrorReply } from '../../services/host-bridge/bridge-errors';
+import { toErrorReply } from '../../errors';
 import { registerSessionOps } from '../../services/worker/bridge-ops';
 import { bridgeValues } from '../../services/worker/bridge-values';
 import { registerLongRunOps } from '../../services/worker/long-run-ops';

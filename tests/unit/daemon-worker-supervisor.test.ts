@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isAlive, isOurs, readPid } from '../../services/devstack/process';
+import { isAlive, isOurs, readPid } from '../../services/home/process';
 import { nextRestartDelay } from '../../services/daemon/restart-delay';
 import { createWorkerSupervisor, type WorkerSupervisor } from '../../services/daemon/worker-supervisor';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { configToEnv, parseConfig } from '../../config';
 import { StackError } from '../../errors';
-import { repoRoot } from '../../services/devstack';
+import { repoRoot } from '../../services/home/repo-root';
 import { checkJava, ensureVenv } from '../../services/devstack/install';
 import { kafkaService } from '../../services/devstack/kafka';
 

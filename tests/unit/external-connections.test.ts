@@ -5,9 +5,9 @@ import { AclOperationTypes } from 'kafkajs';
 import { configToEnv, parseConfig } from '../../config';
 import { ConfigError, StackError } from '../../errors';
 import { status } from '../../services/devstack';
-import { kafkaConnection, temporalConnection } from '../../services/devstack/connections';
+import { kafkaConnection, temporalConnection } from '../../config/connections';
+import { newKafkaCredentials, writeKafkaCredentials } from '../../config/kafka-credentials';
 import { eventTopicGrants } from '../../services/devstack/kafka-acls';
-import { newKafkaCredentials, writeKafkaCredentials } from '../../services/devstack/kafka-credentials';
 
 const dir = mkdtempSync(join(tmpdir(), 'recur-conn-'));
 const file = (name: string, text: string) => {

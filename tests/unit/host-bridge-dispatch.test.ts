@@ -1,6 +1,6 @@
-import { RecurError, ScopeError } from '../../errors';
+import { HttpError, RecurError, ScopeError, toErrorReply } from '../../errors';
 import { request } from 'node:http';
-import { BridgeError, type HostBridge, startHostBridge, toErrorReply } from '../../services/host-bridge';
+import { type HostBridge, startHostBridge } from '../../services/host-bridge';
 import { openOn } from '../helpers/bridge-socket';
 
 describe('host bridge dispatch', () => {
@@ -51,7 +51,7 @@ describe('host bridge dispatch', () => {
       throw new TypeError('bad thing');
     });
     bridge.handle('teapot', async () => {
-      throw new BridgeError(418, 'short and stout', 'TeapotError');
+      throw new HttpError(418, 'short and stout', 'TeapotError');
     });
     expect(await call({ op: 'scope' })).toEqual({ status: 403, body: { error: { name: 'ScopeError', message: 'sibling:z is not in your family' } } });
     expect(await call({ op: 'boom' })).toEqual({ status: 500, body: { error: { name: 'TypeError', message: 'bad thing' } } });

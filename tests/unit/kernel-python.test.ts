@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { loadConfig } from '../../config';
-import { repoRoot, stackPaths } from '../../services/devstack';
+import { stackPaths } from '../../config/home-paths';
+import { repoRoot } from '../../services/home/repo-root';
 
 /** The Python side's own unit tests (kernel/tests), run with the venv that kernels use. */
 describe('recur_kernel Python unit tests', () => {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ownerOnlyUmask, withCallerUmask } from '../../services/devstack/owner-only';
+import { ownerOnlyUmask, withCallerUmask } from '../../services/home/owner-only';
 
 const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
 

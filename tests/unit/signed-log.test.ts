@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import {
   ZERO_HASH, checkSeal, decodeEvent, encodeEvent, encodeEventBatch, keyringOf, verifyChain, type EncodeEventInput, type RecurEventInput,
 } from '../../schemas';
-import { ensureLogKey, homeKeyring, homeSigner, logKeyPaths, readPublicKeyFile, rotateLogKey } from '../../services/devstack';
+import { ensureLogKey, homeKeyring, homeSigner, logKeyPaths, readPublicKeyFile, rotateLogKey } from '../../services/home/log-keys';
 import type { LogRecord } from '../../services/projector';
 import { logCopyLine, parseLogCopy } from '../../services/projector/log-copy';
 import { readBundle, writeBundle } from '../../services/projector/bundle/bundle-format';

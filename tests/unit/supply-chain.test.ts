@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../config';
 import { StackError } from '../../errors';
-import { repoRoot, stackPaths } from '../../services/devstack';
+import { stackPaths } from '../../config/home-paths';
+import { repoRoot } from '../../services/home/repo-root';
 import { ensureKafkaJars, ensureVenv, pythonLock, readJarManifest } from '../../services/devstack/install';
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'recur-supply-'));

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { repoRoot } from '../../services/devstack';
+import { repoRoot } from '../../services/home/repo-root';
 
 /**
  * Workflow code must replay deterministically: it may import the workflow SDK, workflow modules

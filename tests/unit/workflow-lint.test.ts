@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot } from '../../services/devstack';
+import { repoRoot } from '../../services/home/repo-root';
 
 /**
  * ESLint with type information over workflows/** (eslint.config.mjs): restricted imports, Node's

@@ -4,7 +4,7 @@ import type { RecurConfig } from '../../../config';
 import { RecurError } from '../../../errors';
 import type { StoredEvent } from '../../../schemas';
 import type { DaemonClient } from '../daemon-client';
-import { stackPaths } from '../../devstack';
+import { stackPaths } from '../../../config/home-paths';
 import { endScanOf } from '../../projector';
 import { readTreeLog } from '../tree-log';
 import type { CiOptions } from './ci-flags';

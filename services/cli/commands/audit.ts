@@ -5,7 +5,9 @@ import { readBundle } from '../../projector/bundle/bundle-format';
 import { verifyBundle, type BundleVerdict, type KeySource } from '../../projector/bundle/verify-bundle';
 import { auditTopicTree } from '../../projector/audit-topic';
 import type { AuditProblem, TreeVerdict } from '../../../log/verify-tree';
-import { homeKeyring, kafkaClient, publicKeyFromPem, readPublicKeyFile, stackPaths } from '../../devstack';
+import { kafkaClient } from '../../../config/connections';
+import { stackPaths } from '../../../config/home-paths';
+import { homeKeyring, publicKeyFromPem, readPublicKeyFile } from '../../home/log-keys';
 import type { CommandContext } from '../command-context';
 
 const USAGE = 'usage: recur audit verify <session-id> [--pubkey FILE]... [--json] | recur audit verify --bundle FILE [<session-id>] [--pubkey FILE]... [--json]';

@@ -1,6 +1,6 @@
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError } from '../../../errors';
-import { kafkaClient } from '../../devstack';
+import { kafkaClient } from '../../../config/connections';
 import { costTree, type CostNode, type Spent } from '../../projector/cost-tree';
 import { readLogInOrder } from '../../projector/read-log-in-order';
 import type { CommandContext } from '../command-context';

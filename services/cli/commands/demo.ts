@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError } from '../../../errors';
-import { repoRoot } from '../../devstack';
+import { repoRoot } from '../../home/repo-root';
 import type { CommandContext } from '../command-context';
 import { run } from './run';
 import { up } from './up';

@@ -1,7 +1,8 @@
 import { createLocalBlobStore } from '../../../activities/blob-store';
 import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
-import { kafkaClient, stackPaths } from '../../devstack';
+import { kafkaClient } from '../../../config/connections';
+import { stackPaths } from '../../../config/home-paths';
 import { diffStat, endScanOf, formatDiffStat } from '../../projector';
 import { readLogInOrder } from '../../projector/read-log-in-order';
 import type { CommandContext } from '../command-context';

@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import { mergeScopes } from '../../../activities/prompt/harness-section';
-import { kafkaClient, temporalConnection } from '../../devstack';
+import { kafkaClient, temporalConnection } from '../../../config/connections';
 import { readSessionLog } from '../../projector';
 import { createHarnessClient } from '../../worker/harness-client';
 import type { HarnessClient } from '../../../activities/harness/harness-client';

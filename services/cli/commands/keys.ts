@@ -1,6 +1,7 @@
 import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
-import { ensureLogKey, homeKeyring, logKeyPaths, rotateLogKey, stackPaths } from '../../devstack';
+import { stackPaths } from '../../../config/home-paths';
+import { ensureLogKey, homeKeyring, logKeyPaths, rotateLogKey } from '../../home/log-keys';
 import type { CommandContext } from '../command-context';
 
 const USAGE = 'usage: recur keys [ls] [--json] | recur keys rotate [--json]';

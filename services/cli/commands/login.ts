@@ -3,7 +3,7 @@ import { ExitError } from '../../../errors';
 import { LOGIN_FLOWS } from '../../../activities/model/auth/login-provider';
 import { removeLogin, writeLogin, type LoginName } from '../../../activities/model/auth/login-store';
 import type { DevicePrompt } from '../../../activities/model/auth/login-flow';
-import { stackPaths } from '../../devstack';
+import { stackPaths } from '../../../config/home-paths';
 import type { CommandContext } from '../command-context';
 
 const NAMES = Object.keys(LOGIN_FLOWS) as LoginName[];

@@ -4,7 +4,7 @@ import { loadConfig } from '../../../config';
 import { PROVIDERS, needsOf, type Need, type ProviderName } from '../../../activities/model/providers';
 import { readLogin } from '../../../activities/model/auth/login-store';
 import { SMOLLM2 } from '../../../activities/model/local-models';
-import { stackPaths } from '../../devstack';
+import { stackPaths } from '../../../config/home-paths';
 import type { CommandContext } from '../command-context';
 
 interface NeedStatus {

@@ -3,7 +3,7 @@ import type { StoredEvent } from '../../../schemas';
 import { encodeManifest } from '../../../activities/workspace/manifest';
 import { manifestOnDisk } from '../../../activities/workspace/manifest-on-disk';
 import { sha256Hex } from '../../../activities/blob-store';
-import { stackPaths } from '../../devstack';
+import { stackPaths } from '../../../config/home-paths';
 import { workspaceChains } from '../../projector';
 import type { CliIo } from '../command-context';
 

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import type { TLSConfig } from '@temporalio/client';
 import { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
-import type { RecurConfig, TlsFiles } from '../../config';
-import { ConfigError, StackError } from '../../errors';
+import type { RecurConfig, TlsFiles } from './schema';
+import { ConfigError, StackError } from '../errors';
 import { readKafkaCredentials, type KafkaRole } from './kafka-credentials';
-import { stackPaths } from './paths';
+import { stackPaths } from './home-paths';
 
 /** A secret or certificate named by a setting; a missing file names the setting, not just the path. */
 function readSetting(setting: string, file: string): Buffer {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RecurConfig } from '../../config';
+import type { RecurConfig } from './schema';
 
 /** Where the embedded stack keeps things. Tools are shared between homes; data and pids are not. */
 export function stackPaths(config: RecurConfig) {
@@ -20,9 +20,9 @@ export function stackPaths(config: RecurConfig) {
     jupyterRoot: join(config.home, 'jupyter'),
     jupyterToken: join(run, 'jupyter.token'),
     bridgeSecret: join(run, 'bridge.secret'),
-    /** The embedded broker's SCRAM users and passwords (services/devstack/kafka-credentials.ts). */
+    /** The embedded broker's SCRAM users and passwords (config/kafka-credentials.ts). */
     kafkaCredentials: join(run, 'kafka-credentials.json'),
-    /** The event log's signing key and every public key that ever signed (services/devstack/log-keys.ts). */
+    /** The event log's signing key and every public key that ever signed (services/home/log-keys.ts). */
     keys: join(config.home, 'keys'),
     /** Subscription logins (`recur login`), owner-only; read by the CLI and the worker's model activity (activities/model/auth). */
     logins: join(config.home, 'logins'),

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { StackError } from '../../errors';
+import { StackError } from '../errors';
 
 /**
  * Who a Kafka client is. `admin` (a super user) sets the broker up — topic, ACLs — and nothing
