@@ -168,24 +168,37 @@ export function createKernelActivities(deps: KernelDeps) {
         ctx.heartbeat(progress);
       };
       const beat = setInterval(() => ctx.heartbeat(progress), 3_000);
-      const stop = () => void kernels.interrupt(input.sessionId).catch(() => undefined);
+      let leave: (reason: unknown) => void = () => undefined;
+      const workerLeaving = new Promise<never>((_, reject) => (leave = reject));
+      workerLeaving.catch(() => undefined); // raced below; this only keeps a late one from counting as unhandled
+      const stop = () => {
+        // A worker shutting down (a deploy) leaves the cell running: this attempt ends, and the next
+        // one, on the next worker, finds the cell in the kernel's record, as after a crash.
+        if (byWorkerShutdown(ctx)) leave(ctx.cancellationSignal.reason);
+        else void kernels.interrupt(input.sessionId).catch(() => undefined);
+      };
       ctx.cancellationSignal.addEventListener('abort', stop);
       // Kept here, so a kernel lost after its restore still reports the restore.
       const done: { restored: Restored | null } = { restored: null };
       const prepared = async () => (done.restored = await prepare(input));
-      try {
-        if (ctx.info.attempt > 1) {
-          const before = ctx.info.heartbeatDetails as CellProgress | undefined;
-          const sentBefore = before?.sentCellId === input.cellId;
-          if (sentBefore) progress = { sentCellId: input.cellId };
-          return await resumeOrRun(input, { scheduledAtMs: ctx.info.scheduledTimestampMs, sentBefore }, prepared, sending);
+      const attempt = async (): Promise<RunCellResult> => {
+        try {
+          if (ctx.info.attempt > 1) {
+            const before = ctx.info.heartbeatDetails as CellProgress | undefined;
+            const sentBefore = before?.sentCellId === input.cellId;
+            if (sentBefore) progress = { sentCellId: input.cellId };
+            return await resumeOrRun(input, { scheduledAtMs: ctx.info.scheduledTimestampMs, sentBefore }, prepared, sending);
+          }
+          const restored = await prepared();
+          return { cell: await execute(input, restored?.note ?? '', sending), restored: restored?.fields ?? null };
+        } catch (e) {
+          if (e instanceof LimitError) return { cell: refusedCell(e), restored: done.restored?.fields ?? null };
+          if (!(e instanceof KernelLostError)) throw e;
+          return { cell: lostCell(`[the kernel was lost while the cell ran; it was not re-run: ${e.message}]`, e.message), restored: done.restored?.fields ?? null };
         }
-        const restored = await prepared();
-        return { cell: await execute(input, restored?.note ?? '', sending), restored: restored?.fields ?? null };
-      } catch (e) {
-        if (e instanceof LimitError) return { cell: refusedCell(e), restored: done.restored?.fields ?? null };
-        if (!(e instanceof KernelLostError)) throw e;
-        return { cell: lostCell(`[the kernel was lost while the cell ran; it was not re-run: ${e.message}]`, e.message), restored: done.restored?.fields ?? null };
+      };
+      try {
+        return await Promise.race([attempt(), workerLeaving]);
       } finally {
         clearInterval(beat);
         ctx.cancellationSignal.removeEventListener('abort', stop);
@@ -195,4 +208,9 @@ export function createKernelActivities(deps: KernelDeps) {
     shutdownKernel: ({ sessionId }: { sessionId: string }): Promise<void> => kernels.shutdown(sessionId),
     interruptKernel: ({ sessionId, cellId }: { sessionId: string; cellId: string }): Promise<void> => kernels.interruptCell(sessionId, cellId),
   };
+}
+
+/** Whether the activity is cancelled because its worker is shutting down, not because its workflow asked. */
+function byWorkerShutdown(ctx: Context): boolean {
+  return ctx.cancellationDetails?.workerShutdown === true || (ctx.cancellationSignal.reason as Error | undefined)?.message === 'WORKER_SHUTDOWN';
 }

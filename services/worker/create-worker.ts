@@ -61,6 +61,10 @@ export async function createRecurWorker(
     telemetry?: Telemetry;
     /** Where model text goes as it streams (the daemon's IPC channel); none: not streamed. */
     onTextDelta?: DeltaSink;
+    /** Workflow code bundled earlier (a release's) to run instead of this checkout's workflows/. */
+    workflowBundle?: { code: string };
+    /** How Temporal's histories name this worker (its default: pid@host). */
+    identity?: string;
   } = {},
 ): Promise<RecurWorker> {
   const obs = workerObservability(opts.telemetry);
@@ -138,7 +142,8 @@ export async function createRecurWorker(
     connection: nativeConnection,
     namespace: config.temporal.namespace,
     taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
+    ...(opts.identity !== undefined && { identity: opts.identity }),
     activities,
     ...obs.workerOptions,
   });

@@ -23,6 +23,12 @@ export interface SessionRun {
   of<T extends StoredEvent['event']['type']>(type: T, sessionId?: string): Array<Extract<StoredEvent['event'], { type: T }>>;
 }
 
+/** Which workflow code a harness worker runs (today's when no bundle) and the name it has in histories. */
+export interface WorkerChoice {
+  workflowBundle?: { code: string };
+  identity?: string;
+}
+
 /**
  * A real worker (real Kafka, Temporal, Jupyter kernels) on a task queue of its own, and a way to
  * run a scripted session on it and read back its whole log, chain- and seal-verified.
@@ -32,6 +38,7 @@ export class SessionHarness {
   readonly taskQueue = `test-${randomBytes(4).toString('hex')}`;
   private recur!: RecurWorker;
   private running!: Promise<void>;
+  private workerStopped = false;
   private connection!: Connection;
   client!: Client;
   private readonly dir: string;
@@ -42,10 +49,25 @@ export class SessionHarness {
     this.dir = scriptsDir(this.config);
   }
 
-  async start(): Promise<void> {
-    this.recur = await createRecurWorker(this.config, { taskQueue: this.taskQueue });
-    this.running = this.recur.worker.run();
+  /** `workflowBundle`: workflow code bundled earlier (a release's) for the worker to run instead of today's. */
+  async start(opts: WorkerChoice = {}): Promise<void> {
+    await this.startWorker(opts);
     await this.connect();
+  }
+
+  /** Starts this harness's worker (again, after stopWorker). */
+  async startWorker(opts: WorkerChoice = {}): Promise<void> {
+    this.recur = await createRecurWorker(this.config, { taskQueue: this.taskQueue, ...opts });
+    this.running = this.recur.worker.run();
+    this.workerStopped = false;
+  }
+
+  /** Shuts the worker down as a deploy does (its runs wait for the next worker); the client stays connected. */
+  async stopWorker(): Promise<void> {
+    this.workerStopped = true;
+    this.recur.worker.shutdown();
+    await this.running;
+    await this.recur.close();
   }
 
   /** A Temporal client only: for tests that drive the stack's own worker process (the daemon's). */
@@ -55,11 +77,7 @@ export class SessionHarness {
   }
 
   async stop(): Promise<void> {
-    if (this.recur) {
-      this.recur.worker.shutdown();
-      await this.running;
-      await this.recur.close();
-    }
+    if (this.recur && !this.workerStopped) await this.stopWorker();
     await this.connection.close();
   }
 
