@@ -67,10 +67,13 @@ async function pythonVenv(config: RecurConfig): Promise<string> {
   return python;
 }
 
-/** The Java consumer's jar and its dependencies in target/lib, from Maven Central (cached in ~/.m2). */
+/**
+ * The Java consumer's jar and its dependencies in target/lib, from Maven Central (cached in
+ * ~/.m2); -C refuses a download whose checksum does not match the one Central serves.
+ */
 async function javaJar(): Promise<string> {
   const dir = join(EXAMPLES, 'java');
-  await setUp('mvn', ['-B', '-q', 'package'], {
+  await setUp('mvn', ['-B', '-q', '-C', 'package'], {
     cwd: dir, missing: 'install Maven (apt-get install maven)', hint: 'check that Maven Central is reachable',
   });
   return join(dir, 'target', 'recur-read-events.jar');
