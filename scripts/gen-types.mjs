@@ -5,12 +5,16 @@
  *   schemas/generated/schemas.ts  each schema made standalone (shared types inlined) for the codec,
  *                                 the earlier writer schemas of events (schemas/history/<Type>.<n>.json)
  *                                 and the envelope's past versions (schemas/envelope/v<N>.avsc)
+ *   schemas/generated/writer-schemas.json  the same writer schemas for readers in any language:
+ *                                 every version of the envelope and of each event, standalone, with
+ *                                 its version number and single-object fingerprint
  * Usage: node scripts/gen-types.mjs [--root <schemas dir>] [--stdout]
  * --stdout prints {relativePath: content} as JSON instead of writing (the drift test uses it).
  */
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
 const PRIMITIVE_TS = {
   null: 'null', boolean: 'boolean', int: 'number', long: 'number', float: 'number',
@@ -104,7 +108,7 @@ function recordInterface(s, out, seen, discriminator) {
   return `${jsdoc(s.doc)}export interface ${shortName(s.name)} {\n${lines.join('\n')}\n}\n`;
 }
 
-export function generate(root) {
+export async function generate(root) {
   const envelope = JSON.parse(readFileSync(join(root, 'envelope.avsc'), 'utf8'));
   const sharedFiles = readAvsc(join(root, 'types'));
   const events = readAvsc(join(root, 'events'));
@@ -147,21 +151,65 @@ export function generate(root) {
   // One schema per line: the .avsc files are the readable source, this is their resolved copy.
   const standalone = events.map(({ base, schema }) => `  ${base}: ${JSON.stringify(inlineShared(schema, shared, new Set()))},`);
   const history = readHistory(root, new Set(names));
+  const historyTs = [...history].map(([type, versions]) => `  ${type}: [${versions.map((s) => JSON.stringify(s)).join(', ')}],`);
   const schemasTs = [
     HEADER,
     'import type { EventType } from \'./events\';\n',
     `export const ENVELOPE_SCHEMA: object = ${JSON.stringify(inlineShared(envelope, shared, new Set()))};\n`,
     `export const EVENT_SCHEMAS: Readonly<Record<EventType, object>> = {\n${standalone.join('\n')}\n};\n`,
     '/** Writer schemas of events logged before their type last changed, oldest first; readers resolve them to the current one. */',
-    `export const EVENT_SCHEMA_HISTORY: Readonly<Partial<Record<EventType, readonly object[]>>> = {\n${history.join('\n')}\n};\n`,
+    `export const EVENT_SCHEMA_HISTORY: Readonly<Partial<Record<EventType, readonly object[]>>> = {\n${historyTs.join('\n')}\n};\n`,
     '/** Envelope writer schemas no longer written, by version: records written under them still decode. */',
     `export const PAST_ENVELOPE_SCHEMAS: Readonly<Record<string, object>> = {\n${pastEnvelopes.map(({ base, schema }) => `  ${base}: ${JSON.stringify(inlineShared(schema, shared, new Set()))},`).join('\n')}\n};\n`,
   ].join('\n');
 
-  return { 'generated/events.ts': eventsTs, 'generated/schemas.ts': schemasTs };
+  const envelopeVersions = [...pastEnvelopes.map(({ base, schema }) => [base, schema]), [`v${pastEnvelopes.length + 1}`, envelope]];
+  envelopeVersions.forEach(([base], i) => {
+    if (base !== `v${i + 1}`) fail(`envelope/${base}.avsc`, `past envelopes must be v1..v${pastEnvelopes.length}`);
+  });
+  const writerSchemas = await writerSchemasJson(
+    envelopeVersions.map(([, schema]) => inlineShared(schema, shared, new Set())),
+    events.map(({ base, schema }) => [base, [...(history.get(base) ?? []), inlineShared(schema, shared, new Set())]]),
+  );
+  return { 'generated/events.ts': eventsTs, 'generated/schemas.ts': schemasTs, 'generated/writer-schemas.json': writerSchemas };
 }
 
-/** `history/<Type>.<n>.json`: standalone (as generated/schemas.ts held them) and never edited once shipped. */
+/**
+ * The fingerprint is computed by the codec's own canonical-form.ts and crc64.ts, so what a reader
+ * looks up is exactly what the writer puts in each header.
+ */
+async function fingerprinter() {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const load = (file) => {
+    const source = readFileSync(join(here, '..', 'schemas', file), 'utf8');
+    const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+    return import(`data:text/javascript,${encodeURIComponent(outputText)}`);
+  };
+  const [{ parsingCanonicalForm }, { crc64Avro, fingerprintBytes }] = await Promise.all([load('canonical-form.ts'), load('crc64.ts')]);
+  return (schema) => fingerprintBytes(crc64Avro(parsingCanonicalForm(schema))).toString('hex');
+}
+
+/** One version per line, oldest first, so a new version is a one-line diff. */
+async function writerSchemasJson(envelopeVersions, eventVersions) {
+  const fingerprint = await fingerprinter();
+  const entries = (versions, indent) => versions.map((schema, i) => `${indent}${JSON.stringify({ version: i + 1, fingerprint: fingerprint(schema), schema })}`).join(',\n');
+  const doc = 'Every writer schema a record on the event topic may carry, for readers in any language (docs/consumers.md). '
+    + 'Each list is one schema\'s versions, oldest first; the last is the current one, to which a reader resolves every other. '
+    + 'A schema is standalone (shared named types inlined). fingerprint: the 8 bytes after C3 01 in a single-object header, in hex '
+    + '(CRC-64-AVRO of the Parsing Canonical Form, little-endian). Generated by scripts/gen-types.mjs; do not edit, run `npm run gen:types`.';
+  return [
+    '{',
+    `  "doc": ${JSON.stringify(doc)},`,
+    `  "envelope": [\n${entries(envelopeVersions, '    ')}\n  ],`,
+    `  "events": {\n${eventVersions.map(([type, versions]) => `    ${JSON.stringify(type)}: [\n${entries(versions, '      ')}\n    ]`).join(',\n')}\n  }`,
+    '}\n',
+  ].join('\n');
+}
+
+/**
+ * `history/<Type>.<n>.json`: standalone (as generated/schemas.ts held them) and never edited once
+ * shipped. By type, oldest first; n counts from 1 with no gaps, as the published version numbers do.
+ */
 function readHistory(root, types) {
   const dir = join(root, 'history');
   const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
@@ -174,17 +222,22 @@ function readHistory(root, types) {
     if (schema.name !== `${NAMESPACE}.${m[1]}`) fail(`history/${f}`, `schema name ${schema.name} is not ${NAMESPACE}.${m[1]}`);
     byType.set(m[1], [...(byType.get(m[1]) ?? []), [Number(m[2]), schema]]);
   }
-  return [...byType].map(([type, versions]) =>
-    `  ${type}: [${versions.sort((a, b) => a[0] - b[0]).map(([, s]) => JSON.stringify(s)).join(', ')}],`);
+  return new Map([...byType].map(([type, versions]) => {
+    versions.sort((a, b) => a[0] - b[0]);
+    versions.forEach(([n], i) => {
+      if (n !== i + 1) fail(`history/${type}.${n}.json`, `versions of ${type} must be numbered 1..${versions.length}`);
+    });
+    return [type, versions.map(([, s]) => s)];
+  }));
 }
 
-function main(argv) {
+async function main(argv) {
   const here = dirname(fileURLToPath(import.meta.url));
   const rootAt = argv.indexOf('--root');
   const root = resolve(rootAt >= 0 ? argv[rootAt + 1] : join(here, '..', 'schemas'));
   let files;
   try {
-    files = generate(root);
+    files = await generate(root);
   } catch (err) {
     if (!(err instanceof SchemaProblem)) throw err;
     process.stderr.write(`gen-types: ${err.message}\n`);
@@ -202,5 +255,5 @@ function main(argv) {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  process.exitCode = main(process.argv.slice(2));
+  process.exitCode = await main(process.argv.slice(2));
 }
