@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecurConfig } from '../../config';
-import { kafkaBrokers, kafkaConnection, repoRoot } from '../../services/devstack';
+import { kafkaBrokers, kafkaConnection } from '../../config/connections';
+import { repoRoot } from '../../services/home/repo-root';
 
 const EXAMPLES = join(repoRoot(), 'examples', 'consumers');
 
