@@ -25,6 +25,7 @@ import { createTemporalSessions } from './temporal-sessions';
 import { streamSessionEvents, type FollowLog, type SessionClosed } from './event-stream';
 import { createDeltaHub } from './delta-hub';
 import { createWorkerSupervisor, type WorkerCommand, type WorkerSupervisor } from './worker-supervisor';
+import { REPLACES_ENV, workerIdentity } from '../worker/lost-attempts';
 
 export interface DaemonOptions {
   config: RecurConfig;
@@ -84,6 +85,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     env: opts.workerEnv ?? process.env,
     logFile: paths.workerLog,
     pidFile: paths.workerPid,
+    successorEnv: (pid) => ({ [REPLACES_ENV]: workerIdentity(pid) }),
     graceMs: opts.workerGraceMs,
     policy: opts.restartPolicy,
     log,

@@ -16,6 +16,8 @@ export interface WorkerSupervisorOptions {
   cwd?: string;
   /** stdout and stderr of every run, appended; the previous daemon's log is kept as `.1`. */
   logFile: string;
+  /** Environment the next worker gets on top of `env` after one died (pid): it ends the dead one's attempts. */
+  successorEnv?: (deadPid: number) => Record<string, string>;
   /** Holds the live worker's PidRecord, so `recur down` and a restarted daemon can find it. */
   pidFile: string;
   /** Must appear in the worker's command line (see PidRecord); defaults to the last argument. */
@@ -48,7 +50,7 @@ export function createWorkerSupervisor(opts: WorkerSupervisorOptions): WorkerSup
   let stopping = false;
   let exited: Promise<void> = Promise.resolve();
 
-  function launch(): ChildProcess {
+  function launch(extraEnv: Record<string, string> = {}): ChildProcess {
     timer = undefined;
     // Made again each run: a restart must not fail because someone cleaned up the home meanwhile.
     mkdirSync(dirname(opts.logFile), { recursive: true });
@@ -57,7 +59,7 @@ export function createWorkerSupervisor(opts: WorkerSupervisorOptions): WorkerSup
     let proc: ChildProcess;
     try {
       // The IPC channel carries ephemeral frames only; everything on the record goes through Kafka.
-      proc = spawn(command.cmd, command.args, { env: opts.env, cwd: opts.cwd, stdio: ['ignore', fd, fd, 'ipc'] });
+      proc = spawn(command.cmd, command.args, { env: { ...opts.env, ...extraEnv }, cwd: opts.cwd, stdio: ['ignore', fd, fd, 'ipc'] });
     } finally {
       closeSync(fd);
     }
@@ -93,7 +95,8 @@ export function createWorkerSupervisor(opts: WorkerSupervisorOptions): WorkerSup
     lastDelay = nextRestartDelay(lastDelay, uptimeMs, opts.policy ?? WORKER_RESTART_POLICY);
     restarts += 1;
     log(`worker (pid ${proc.pid ?? '-'}) exited with ${why} after ${(uptimeMs / 1000).toFixed(1)}s; restart #${restarts} in ${(lastDelay / 1000).toFixed(1)}s`);
-    timer = setTimeout(() => launch(), lastDelay);
+    const successor = proc.pid !== undefined ? (opts.successorEnv?.(proc.pid) ?? {}) : {};
+    timer = setTimeout(() => launch(successor), lastDelay);
   }
 
   return {

@@ -42,9 +42,12 @@ import { harnessPromptSection, resolveSpecFrom } from './harness-reads';
 import { registerLongRunOps } from './long-run-ops';
 import { workerEgress } from './egress';
 import type { DeltaSink } from './delta-channel';
+import { failLostAttempts, workerIdentity, type LostAttempt } from './lost-attempts';
 
 export interface RecurWorker {
   worker: Worker;
+  /** Ends the attempts a dead worker of this task queue had started, so they are retried now (lost-attempts.ts). */
+  endLostAttempts(dead: string): Promise<LostAttempt[]>;
   /** Stops polling, closes kernels' client side (kernels keep running for the next worker) and connections. */
   close(): Promise<void>;
 }
@@ -63,7 +66,7 @@ export async function createRecurWorker(
     onTextDelta?: DeltaSink;
     /** Workflow code bundled earlier (a release's) to run instead of this checkout's workflows/. */
     workflowBundle?: { code: string };
-    /** How Temporal's histories name this worker (its default: pid@host). */
+    /** How Temporal's histories name this worker (by default workerIdentity(): its pid and host). */
     identity?: string;
   } = {},
 ): Promise<RecurWorker> {
@@ -143,12 +146,13 @@ export async function createRecurWorker(
     namespace: config.temporal.namespace,
     taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
-    ...(opts.identity !== undefined && { identity: opts.identity }),
+    identity: opts.identity ?? workerIdentity(),
     activities,
     ...obs.workerOptions,
   });
   return {
     worker,
+    endLostAttempts: (dead) => failLostAttempts(client, taskQueue, dead),
     async close() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       kernels.dispose();

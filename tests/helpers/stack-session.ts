@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { kafkaClient } from '../../config/connections';
 import { followSessionLog } from '../../services/projector';
-import type { SessionResult } from '../../workflows/session-types';
+import type { SessionLimits, SessionResult } from '../../workflows/session-types';
 import type { SessionHarness, SessionRun } from './session-harness';
 
 export interface StackRunOptions {
   task?: string;
+  limits?: Partial<SessionLimits>;
   /** Called with the tree's event count as each event reaches the log; return true to stop following. */
   onEvent?: (n: number, event: { type: string; sessionId: string; event: unknown }) => Promise<boolean | void>;
 }
@@ -16,7 +17,7 @@ export interface StackRunOptions {
  * Temporal outages: the client asks again until the workflow answers.
  */
 export async function runOnStackWorker(h: SessionHarness, agents: Record<string, string[]>, opts: StackRunOptions = {}): Promise<SessionRun> {
-  const input = h.input(agents, opts.task ?? 'a task for the stack worker');
+  const input = h.input(agents, opts.task ?? 'a task for the stack worker', opts.limits);
   await h.client.workflow.start('agentSessionWorkflow', {
     taskQueue: h.config.temporal.taskQueue, workflowId: input.sessionId, args: [input],
   });

@@ -3,6 +3,12 @@ import { join } from 'node:path';
 import { loadConfig } from '../../config';
 import type { StoredEvent } from '../../schemas';
 import { status } from '../../services/devstack';
+import { temporal } from '@temporalio/proto';
+import { daemonPaths } from '../../services/daemon/paths';
+import { WORKER_RESTART_POLICY } from '../../services/daemon/restart-delay';
+import { readPid } from '../../services/home/process';
+import { workerIdentity } from '../../services/worker/lost-attempts';
+import { until } from '../helpers/poll-tree-log';
 import { py, SessionHarness, type SessionRun } from '../helpers/session-harness';
 import { runOnStackWorker } from '../helpers/stack-session';
 
@@ -19,6 +25,7 @@ const KILLS = Number(process.env.RECUR_CHAOS_KILLS ?? 4);
 const RUNS = Number(process.env.RECUR_CHAOS_RUNS ?? 1);
 const SEEDS = Array.from({ length: RUNS }, (_, i) => SEED + i);
 const REPORT = process.env.RECUR_CHAOS_REPORT;
+const STARTED = temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
 
 /** Prints the session's plain variables: a cell run twice or lost shows up here. */
 const SHOW_VARS = 'print({k: v for k, v in sorted(globals().items()) if isinstance(v, (int, str, float)) and not k.startswith("_")})';
@@ -43,6 +50,13 @@ const SCRIPT = {
   ],
 };
 
+/**
+ * The root's second cell waits for both helpers. Kills in quick succession raise the daemon's
+ * restart delay to 10 s, so ten of them can keep the tree down for over a minute of wall time:
+ * the cell's own limit must outlast that, or the run ends by the limit, not by the kills.
+ */
+const CHAOS_RUN = { task: 'add up what two helpers compute', limits: { cellTimeoutSeconds: 600 } };
+
 /** mulberry32: a tiny seeded PRNG, so kill points are the same on every machine for a seed. */
 function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -61,6 +75,18 @@ function killPoints(seed: number, count: number, from: number, to: number): numb
   const points = new Set<number>();
   while (points.size < Math.min(count, to - from + 1)) points.add(from + Math.floor(next() * (to - from + 1)));
   return [...points].sort((x, y) => x - y);
+}
+
+/**
+ * Waits until the stack's worker has run a minute (the daemon's restart delay then is back to its
+ * first 0.5 s): its successor must start well within the 10 s heartbeat timeout for the test to
+ * see which of the two ended the lost attempt.
+ */
+async function restartsAtOnce(): Promise<void> {
+  const rec = readPid(daemonPaths(loadConfig()).workerPid);
+  if (!rec) throw new Error('the stack has no worker running');
+  const left = Date.parse(rec.startedAt) + WORKER_RESTART_POLICY.resetAfterMs - Date.now();
+  if (left > 0) await new Promise((resolve) => setTimeout(resolve, left + 500));
 }
 
 async function workerPid(config: ReturnType<typeof loadConfig>): Promise<number | null> {
@@ -128,12 +154,37 @@ describe('worker SIGKILL at seeded random points of a multi-agent session', () =
 
   beforeAll(async () => {
     await h.connect();
-    baseline = await runOnStackWorker(h, SCRIPT, { task: 'add up what two helpers compute' });
+    baseline = await runOnStackWorker(h, SCRIPT, CHAOS_RUN);
   }, 600_000);
   afterAll(async () => {
     await h.stop();
     if (REPORT) writeReport(REPORT, rows);
   });
+
+  test('a worker killed mid-cell: its successor ends the lost attempt at once, not at its heartbeat timeout, and the cell runs once', async () => {
+    await restartsAtOnce();
+    const script = { root: [py('import time\nticks = 0\nfor _ in range(8):\n    ticks += 1\n    time.sleep(0.5)'), py('final(str(ticks))')] };
+    let killedPid: number | null = null;
+    const run = await runOnStackWorker(h, script, {
+      task: 'tick for a while',
+      onEvent: async (_n, e) => {
+        if (killedPid !== null || e.type !== 'CellRequested') return;
+        const handle = h.client.workflow.getHandle(e.sessionId);
+        await until('the cell activity to start on the worker', async () => {
+          const { raw } = await handle.describe();
+          return raw.pendingActivities?.some((a) => a.activityType?.name === 'runCell' && a.state === STARTED) || undefined;
+        });
+        killedPid = await workerPid(config);
+        if (killedPid !== null) process.kill(killedPid, 'SIGKILL');
+      },
+    });
+    expect(killedPid).not.toBeNull();
+    expect(run.result).toEqual({ status: 'completed', answer: '8' });
+    expect(run.of('CellExecuted').map((c) => [c.status, c.executionCount])).toEqual([['ok', 1], ['ok', 2]]);
+    const { events } = await h.client.workflow.getHandle(run.id).fetchHistory();
+    const retried = (events ?? []).map((ev) => ev.activityTaskStartedEventAttributes).filter((a) => (a?.attempt ?? 1) > 1);
+    expect(retried.map((a) => a!.lastFailure?.message)).toEqual([`its worker (${workerIdentity(killedPid!)}) died`]);
+  }, 300_000);
 
   test.each(SEEDS)(`kills at ${KILLS} seeded points (seed %i) change nothing: answer, every cell's output, one of each effect`, async (seed) => {
     expect(baseline.result).toEqual({ status: 'completed', answer: '6|285|3' });
@@ -145,7 +196,7 @@ describe('worker SIGKILL at seeded random points of a multi-agent session', () =
     const killed: Array<{ at: number; pid: number }> = [];
     let next = 0;
     const disturbed = await runOnStackWorker(h, SCRIPT, {
-      task: 'add up what two helpers compute',
+      ...CHAOS_RUN,
       onEvent: async (n) => {
         if (next >= points.length || n < points[next]) return;
         const pid = await workerPid(config);

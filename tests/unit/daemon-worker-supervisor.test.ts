@@ -37,6 +37,7 @@ describe('worker supervisor (real processes)', () => {
   const start = (script: string, graceMs = 5000): WorkerSupervisor => {
     supervisor = createWorkerSupervisor({
       command: { cmd: process.execPath, args: ['-e', script] },
+      successorEnv: (pid) => ({ REPLACES: `dead ${pid}` }),
       env: { ...process.env, DUMMY_WORKER: '1' },
       logFile, pidFile, graceMs,
       policy: { initialMs: 50, maxMs: 200, resetAfterMs: 60_000 },
@@ -70,6 +71,17 @@ describe('worker supervisor (real processes)', () => {
     expect(existsSync(pidFile)).toBe(false);
     await sleep(300); // longer than any restart delay: nothing comes back after stop
     expect(s.state().pid).toBeNull();
+  });
+
+  it('names the worker that died to the one started in its place, and only to that one', async () => {
+    const s = start("console.log('replaces', process.env.REPLACES ?? 'nobody', process.env.DUMMY_WORKER); setInterval(() => {}, 1000)");
+    const first = s.state().pid!;
+    const runs = (): string[] => readFileSync(logFile, 'utf8').split('\n').filter((l) => l.startsWith('replaces '));
+    await until(() => runs().length === 1);
+    expect(runs()[0]).toBe('replaces nobody 1');
+    process.kill(first, 'SIGKILL');
+    await until(() => runs().length === 2);
+    expect(runs()[1]).toBe(`replaces dead ${first} 1`); // on top of the daemon's environment
   });
 
   it('SIGKILLs a worker that ignores SIGTERM once the grace period is over', async () => {
