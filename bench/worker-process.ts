@@ -14,11 +14,12 @@ export interface WorkerProcess {
 }
 
 /** A worker process beside the stack's own, on its own task queue. */
-export function spawnWorker(config: RecurConfig, taskQueue: string): WorkerProcess {
+/** `env` on top of the stack's: RECUR_WORKER_REPLACES names a dead predecessor, as the daemon does. */
+export function spawnWorker(config: RecurConfig, taskQueue: string, env: Record<string, string> = {}): WorkerProcess {
   const main = join(repoRoot(), 'dist', 'services', 'worker', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing; run npm run build first`);
   const child = spawn(process.execPath, [main], {
-    env: { ...process.env, ...configToEnv(config), RECUR_TASK_QUEUE: taskQueue },
+    env: { ...process.env, ...configToEnv(config), RECUR_TASK_QUEUE: taskQueue, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let tail = '';
