@@ -10,7 +10,7 @@ import { homeKeyring } from '../home/log-keys';
 import { liveProcess, stopProcess } from '../home/process';
 import { fileOffsetIndex, followSessionLog } from '../projector';
 import { auditTopicTree } from '../projector/audit-topic';
-import { partitionOffsets, scanTopic } from '../projector/scan-topic';
+import { highWatermarks, scanTopic } from '../projector/scan-topic';
 import { TreeCache } from '../projector/tree-cache';
 import { catalogFollower } from './catalog-follower';
 import { newDaemonToken, removeDaemonToken, writeDaemonToken } from './auth-token';
@@ -75,7 +75,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const trees = new TreeCache({
     scan: (from, onRecord) => scanTopic({ kafka, topic, from, onRecord }),
     start: (root) => index.lookup(root),
-    ends: async () => new Map((await partitionOffsets(kafka, topic)).map((p) => [p.partition, p.high])),
+    ends: () => highWatermarks(kafka, topic),
     maxBytes: config.ui.cacheMiB * 2 ** 20,
   });
   const catalog = catalogFollower(kafka, topic, trees);

@@ -97,6 +97,11 @@ export function seekTo(consumer: Consumer, topic: string, from: StartOffsets | n
   for (const [partition, offset] of from ?? []) if (offset > 0n) consumer.seek({ topic, partition, offset: offset.toString() });
 }
 
+/** Each partition's high watermark, as of now: where a read that must hold everything written so far ends. */
+export async function highWatermarks(kafka: Kafka, topic: string): Promise<StartOffsets> {
+  return new Map((await partitionOffsets(kafka, topic)).map((p) => [p.partition, p.high]));
+}
+
 /** Low and high watermark of every partition of the topic, as of now. */
 export async function partitionOffsets(kafka: Kafka, topic: string): Promise<Array<{ partition: number; low: bigint; high: bigint }>> {
   const admin = kafka.admin();

@@ -169,7 +169,7 @@ export class TreeCache {
       if (this.entries.get(entry.root) !== entry) return this.read(entry.root);
       if (entry.feed === feed) {
         this.keep(entry);
-        return (entry.view ??= { tree: entry.tree.result(), harness: entry.harness.result() });
+        return viewOf(entry);
       }
       // The follower stopped while this read waited: scans read on from where it got to.
     }
@@ -189,12 +189,12 @@ export class TreeCache {
       return this.read(entry.root);
     }
     entry.next = new Map(Object.entries(stats.to).map(([p, o]) => [Number(p), BigInt(o)]));
-    entry.view ??= { tree: entry.tree.result(), harness: entry.harness.result() };
+    const view = viewOf(entry);
     // Evicted while it read (other trees' reads filled the budget): the answer stands, the tree is not kept.
-    if (this.entries.get(entry.root) !== entry) return entry.view;
+    if (this.entries.get(entry.root) !== entry) return view;
     this.hold(entry, added);
     this.keep(entry);
-    return entry.view;
+    return view;
   }
 
   /** Hands `record` to the tree's collectors (each skips other keys before decoding); the bytes it adds to what the tree holds. */
@@ -226,6 +226,11 @@ export class TreeCache {
     this.entries.delete(entry.root);
     this.bytes -= entry.bytes;
   }
+}
+
+/** The tree as its collectors hold it now: made once, then the same object until a record changes it (so its causal order is reused). */
+function viewOf(entry: Entry): TreeView {
+  return (entry.view ??= { tree: entry.tree.result(), harness: entry.harness.result() });
 }
 
 /** The tree a record key belongs to: a session's root, or the root whose harness log it is. */

@@ -1,7 +1,7 @@
 import { ZERO_HASH, type RecurEventInput, type StoredEvent } from '../../schemas';
 import { ensureEventTopicAccess } from '../../services/devstack';
 import { catalogFollower } from '../../services/daemon/catalog-follower';
-import { partitionOffsets, scanTopic } from '../../services/projector/scan-topic';
+import { highWatermarks, scanTopic } from '../../services/projector/scan-topic';
 import { TreeCache } from '../../services/projector/tree-cache';
 import { ownDaemonHome } from '../helpers/own-daemon-home';
 import { until } from '../helpers/poll-tree-log';
@@ -34,7 +34,7 @@ describe('the tree cache reading ahead from the catalog follower', () => {
       return scanTopic({ kafka, topic, from, onRecord });
     },
     start: (r) => index.lookup(r),
-    ends: async () => new Map((await partitionOffsets(kafka, topic)).map((p) => [p.partition, p.high])),
+    ends: () => highWatermarks(kafka, topic),
     maxBytes: 64 * 2 ** 20,
   });
   /** What a tree cache without a follower reads. */
