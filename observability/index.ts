@@ -5,7 +5,7 @@ export type { TelemetryMode, TelemetryOptions } from './telemetry-options';
 export { createRecurMetrics } from './metrics';
 export type { RecurMetrics, ModelCallMeasure } from './metrics';
 export { ATTR, SPAN, TRACER_NAME } from './attributes';
-export { clientTracing, workerTracing } from './temporal-tracing';
+export { clientTracing, workerTracing, TRACED_WORKFLOW_MODULES } from './temporal-tracing';
 export { recurActivityInterceptors } from './activity-tracing';
 export { CellContexts, traceBridgeCalls } from './cell-contexts';
 export { countKernels } from './count-kernels';

@@ -28,6 +28,9 @@ export function clientTracing(): { workflow: WorkflowClientInterceptor[] } {
   return { workflow: [new QuietPollsClientInterceptor()] };
 }
 
+/** The workflow interceptor modules a traced worker's bundle includes (scripts/build-workflows.mjs bundles them in). */
+export const TRACED_WORKFLOW_MODULES = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
+
 /**
  * What `Worker.create` needs for one trace per session tree: the workflow interceptors (spans
  * for the run, its activities, child starts and handlers, parented by the caller's headers),
@@ -38,7 +41,7 @@ export function workerTracing(telemetry: Telemetry, cells: CellContexts): Pick<W
   if (!telemetry.spanProcessor) return {};
   return {
     interceptors: {
-      workflowModules: [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
+      workflowModules: TRACED_WORKFLOW_MODULES,
       activity: [
         (ctx) => ({
           inbound: new OpenTelemetryActivityInboundInterceptor(ctx),

@@ -64,8 +64,8 @@ export async function createRecurWorker(
     telemetry?: Telemetry;
     /** Where model text goes as it streams (the daemon's IPC channel); none: not streamed. */
     onTextDelta?: DeltaSink;
-    /** Workflow code bundled earlier (a release's) to run instead of this checkout's workflows/. */
-    workflowBundle?: { code: string };
+    /** Workflow code bundled earlier (at build, or a release's) to run instead of bundling this checkout's workflows/ now. */
+    workflowBundle?: { code: string } | { codePath: string };
     /** How Temporal's histories name this worker (by default workerIdentity(): its pid and host). */
     identity?: string;
   } = {},
@@ -137,7 +137,11 @@ export async function createRecurWorker(
     ...createTreeActivities({ client }),
     prepareWorktree: (input) => host.worktrees.prepare(input),
     ...createWorkspaceActivities({
-      blobs, places: host, root: stackPaths(config).workspaceLog, maxFileBytes: config.worker.workspaceMaxFileKiB * 1024, heartbeat: () => Context.current().heartbeat(),
+      blobs, places: host, root: stackPaths(config).workspaceLog, maxFileBytes: config.worker.workspaceMaxFileKiB * 1024, heartbeat: () => {
+        // A local scan (workflows/proxies.ts) has no heartbeat to send: its workflow task's timeout watches it.
+        const ctx = Context.current();
+        if (!ctx.info.isLocal) ctx.heartbeat();
+      },
     }),
   });
   const nativeConnection = await NativeConnection.connect(temporalConnection(config));
@@ -149,6 +153,8 @@ export async function createRecurWorker(
     identity: opts.identity ?? workerIdentity(),
     activities,
     ...obs.workerOptions,
+    // A bundle has its workflow interceptors bundled in (scripts/build-workflows.mjs); the worker would only warn of these.
+    ...(opts.workflowBundle && obs.workerOptions.interceptors && { interceptors: { ...obs.workerOptions.interceptors, workflowModules: [] } }),
   });
   return {
     worker,

@@ -4,13 +4,16 @@ import { ownerOnlyUmask } from '../home/owner-only';
 import { createRecurWorker } from './create-worker';
 import { ipcDeltaSink } from './delta-channel';
 import { REPLACES_ENV } from './lost-attempts';
+import { prebuiltWorkflowBundle } from './workflow-bundle';
 
 /** The worker process the daemon supervises: runs session workflows and their activities until SIGTERM. */
 async function main(): Promise<void> {
   ownerOnlyUmask();
   const config = loadConfig();
   const telemetry = initTelemetry({ service: 'recur-worker', config });
-  const { worker, close, endLostAttempts } = await createRecurWorker(config, { telemetry, onTextDelta: ipcDeltaSink() });
+  const { worker, close, endLostAttempts } = await createRecurWorker(config, {
+    telemetry, onTextDelta: ipcDeltaSink(), workflowBundle: prebuiltWorkflowBundle(telemetry.spanProcessor !== null),
+  });
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => worker.shutdown());
   try {
     const running = worker.run();

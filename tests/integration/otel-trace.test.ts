@@ -4,13 +4,14 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { clientTracing, initTelemetry, traceHeaders, traceRequest, type Telemetry } from '../../observability';
 import { temporalAddress } from '../../config/connections';
 import { createRecurWorker, type RecurWorker } from '../../services/worker/create-worker';
+import { prebuiltWorkflowBundle } from '../../services/worker/workflow-bundle';
 import type { SessionResult } from '../../workflows/session-types';
 import { SessionHarness, py } from '../helpers/session-harness';
 
 /**
  * One trace per session tree: a real worker (Temporal, Kafka, Jupyter) with Temporal's OTel
- * interceptors and Recur's, exporting to memory. The test plays the CLI (a root span whose
- * traceparent goes in a header) and the daemon (a server span continuing it, which starts the
+ * interceptors and Recur's, running the prebuilt traced workflow bundle, exporting to memory.
+ * The test plays the CLI (a root span whose traceparent goes in a header) and the daemon (a server span continuing it, which starts the
  * root workflow through a traced client).
  */
 describe('one trace per session tree (real stack, in-memory exporter)', () => {
@@ -24,7 +25,8 @@ describe('one trace per session tree (real stack, in-memory exporter)', () => {
 
   beforeAll(async () => {
     telemetry = initTelemetry({ service: 'recur-worker', config: h.config, mode: 'memory' });
-    recur = await createRecurWorker(h.config, { taskQueue, telemetry });
+    // The traced bundle `npm run build` makes, as a worker process with telemetry on runs it: its workflow spans come from the interceptors bundled in.
+    recur = await createRecurWorker(h.config, { taskQueue, telemetry, workflowBundle: prebuiltWorkflowBundle(true) });
     running = recur.worker.run();
     connection = await Connection.connect({ address: temporalAddress(h.config) });
     client = new Client({ connection, namespace: h.config.temporal.namespace, interceptors: clientTracing() });

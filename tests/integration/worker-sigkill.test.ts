@@ -161,7 +161,7 @@ describe('worker SIGKILL at seeded random points of a multi-agent session', () =
     if (REPORT) writeReport(REPORT, rows);
   });
 
-  test('a worker killed mid-cell: its successor ends the lost attempt at once, not at its heartbeat timeout, and the cell runs once', async () => {
+  test('a worker killed mid-cell: its successor ends the lost attempt at once, not at its heartbeat timeout, takes the session off the dead sticky queue, and the cell runs once', async () => {
     await restartsAtOnce();
     const script = { root: [py('import time\nticks = 0\nfor _ in range(8):\n    ticks += 1\n    time.sleep(0.5)'), py('final(str(ticks))')] };
     let killedPid: number | null = null;
@@ -183,7 +183,9 @@ describe('worker SIGKILL at seeded random points of a multi-agent session', () =
     expect(run.of('CellExecuted').map((c) => [c.status, c.executionCount])).toEqual([['ok', 1], ['ok', 2]]);
     const { events } = await h.client.workflow.getHandle(run.id).fetchHistory();
     const retried = (events ?? []).map((ev) => ev.activityTaskStartedEventAttributes).filter((a) => (a?.attempt ?? 1) > 1);
-    expect(retried.map((a) => a!.lastFailure?.message)).toEqual([`its worker (${workerIdentity(killedPid!)}) died`]);
+    expect(retried.map((a) => [a!.lastFailure?.message, a!.lastFailure?.applicationFailureInfo?.type])).toEqual([[`its worker (${workerIdentity(killedPid!)}) died`, 'WorkerLost']]);
+    // Taken off the dead worker's sticky queue: no workflow task waited there for its timeout.
+    expect((events ?? []).filter((ev) => ev.workflowTaskTimedOutEventAttributes).map((ev) => ev.workflowTaskTimedOutEventAttributes!.timeoutType)).toEqual([]);
   }, 300_000);
 
   test.each(SEEDS)(`kills at ${KILLS} seeded points (seed %i) change nothing: answer, every cell's output, one of each effect`, async (seed) => {
