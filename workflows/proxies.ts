@@ -1,11 +1,18 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { SessionActivities } from '../activities/session-activities';
+
+/** The patch id that marks runs whose workspace scans are local activities. */
+const LOCAL_SCAN_PATCH = 'local-workspace-scan';
 
 /**
  * Activity options per kind of work. Every activity is safe to retry: model calls and appends
  * repeat the same input and bytes, and a retried cell asks the kernel what became of the first
  * attempt instead of sending the cell again (activities/run-cell.ts). Heartbeat timeouts are what
  * a worker SIGKILL costs before the retry starts on another (or the restarted) worker.
+ *
+ * Appends stay activities: the batch's timestamps come from the workflow's clock, which a
+ * retried workflow task reads anew, so only an input recorded in history before the write keeps
+ * a retried append byte-identical (docs/performance.md).
  */
 export function sessionActivities(cellTimeoutSeconds: number) {
   const log = proxyActivities<Pick<SessionActivities, 'appendEvents' | 'shutdownKernel'>>({
@@ -47,13 +54,15 @@ export function sessionActivities(cellTimeoutSeconds: number) {
     startToCloseTimeout: '10 minutes',
     retry: { maximumAttempts: 3 },
   });
-  const workspace = proxyActivities<Pick<SessionActivities, 'scanWorkspace'>>({
-    // A rescan is a stat walk; the first scan of a large workspace that is no git checkout hashes every file.
-    startToCloseTimeout: '10 minutes',
+  // A rescan is a stat walk; the first scan of a large workspace that is no git checkout hashes every file.
+  const scanOptions = { startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 5, initialInterval: '1 second' } } as const;
+  // A local activity: run inside the workflow task, it costs a step no server round trip and no
+  // workflow task of its own. Its retry, even in a later workflow task, is answered by its key.
+  // Runs from before it was local keep the activity (their history has it); asked once per run.
+  const workspace = patched(LOCAL_SCAN_PATCH)
+    ? proxyLocalActivities<Pick<SessionActivities, 'scanWorkspace'>>(scanOptions)
     // The activity beats while git runs: a lost worker's scan is retried after this, not after the 10 minutes.
-    heartbeatTimeout: '10 seconds',
-    retry: { maximumAttempts: 5, initialInterval: '1 second' },
-  });
+    : proxyActivities<Pick<SessionActivities, 'scanWorkspace'>>({ ...scanOptions, heartbeatTimeout: '10 seconds' });
   const kernel = proxyActivities<Pick<SessionActivities, 'interruptKernel'>>({
     // A REST call to the Jupyter server; an operator waits on it, so it gives up soon.
     startToCloseTimeout: '30 seconds',
