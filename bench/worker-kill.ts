@@ -98,7 +98,7 @@ export const workerKill: Benchmark = {
         name: 'worker-kill/time-to-progress', title: 'Worker SIGKILL mid-cell to the session’s next event', unit: 'ms', better: 'lower',
         subject: { label: 'SIGKILL, new worker started at once', samples: recover },
         baseline: { label: 'cold worker start to first event of a new session', samples: cold },
-        limits: 'the new worker’s start-up (its workflow bundle is built at each start), which ends the dead worker’s attempts, then the cell activity’s retry and the kernel’s answer; the cell itself ends about 2 s after the kill',
+        limits: 'the new worker’s start-up (it runs the prebuilt workflow bundle), which ends the dead worker’s attempts and clears its sticky queue, then the cell activity’s retry and the kernel’s answer; the cell itself ends about 2 s after the kill, so about 2 s of the figure is the cell',
       })];
     } finally {
       await connection.close();
