@@ -1,5 +1,6 @@
 import { inflateSync } from 'node:zlib';
 import { parseBenchArgs } from '../../bench/args';
+import { benchEnv } from '../../bench/bench-stack';
 import { eventSeal } from '../../bench/event-seal';
 import { workspaceScan } from '../../bench/workspace-scan';
 import { barChart, compact, lineChart, niceCeil } from '../../bench/chart';
@@ -185,5 +186,22 @@ describe('bench viewer render', () => {
     expect(cold).toMatchObject({ status: 'measured', ratio: 2500 / 250, details: { withinTarget: false } });
     expect(loaded).toMatchObject({ status: 'measured', ratio: 3150 / 170 });
     expect(heap).toMatchObject({ status: 'measured', unit: 'MB', ratio: 60.5 / 5.5 });
+  });
+});
+
+describe('bench port block', () => {
+  it('shifts every port by RECUR_BENCH_PORT_OFFSET and keeps the block without it', () => {
+    const plain = benchEnv({});
+    const moved = benchEnv({ RECUR_BENCH_PORT_OFFSET: '1500' });
+    expect(plain.RECUR_KAFKA_PORT).toBe('39192');
+    const portKeys = Object.keys(plain).filter((k) => k.endsWith('_PORT'));
+    expect(portKeys.length).toBeGreaterThanOrEqual(8);
+    for (const k of portKeys) expect(Number(moved[k])).toBe(Number(plain[k]) + 1500);
+  });
+
+  it('refuses an offset that is not an integer or pushes a port out of range', () => {
+    expect(() => benchEnv({ RECUR_BENCH_PORT_OFFSET: '1.5' })).toThrow(/RECUR_BENCH_PORT_OFFSET/);
+    expect(() => benchEnv({ RECUR_BENCH_PORT_OFFSET: 'x' })).toThrow(/RECUR_BENCH_PORT_OFFSET/);
+    expect(() => benchEnv({ RECUR_BENCH_PORT_OFFSET: '30000' })).toThrow(/RECUR_BENCH_PORT_OFFSET/);
   });
 });
