@@ -23,13 +23,14 @@ import { historyGrowth } from './history-growth';
 import { kernelMemory } from './kernel-memory';
 import { renderSummary, type BenchReport } from './report';
 import { sandboxBench } from './sandbox';
+import { sessionStart } from './session-start';
 import { snapshotBench } from './snapshot';
 import { stepOverhead } from './step-overhead';
 import { workerKill } from './worker-kill';
 import { viewerRender } from './viewer-render';
 import { workspaceScan } from './workspace-scan';
 
-const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender];
+const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender, sessionStart];
 
 async function main(): Promise<void> {
   const names = BENCHMARKS.map((b) => b.name);
