@@ -18,6 +18,7 @@ import type { BenchContext, Benchmark } from './benchmark';
 import { cellRoundTrip } from './cell-round-trip';
 import { eventLog } from './event-log';
 import { eventSeal } from './event-seal';
+import { fanOut } from './fan-out';
 import { fenceParse } from './fence-parse';
 import { historyGrowth } from './history-growth';
 import { kernelMemory } from './kernel-memory';
@@ -30,7 +31,7 @@ import { workerKill } from './worker-kill';
 import { viewerRender } from './viewer-render';
 import { workspaceScan } from './workspace-scan';
 
-const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender, sessionStart];
+const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender, sessionStart, fanOut];
 
 async function main(): Promise<void> {
   const names = BENCHMARKS.map((b) => b.name);
