@@ -5,23 +5,42 @@ import { ConfigError } from '../errors';
 import { repoRoot } from '../services/home/repo-root';
 import { down, up } from '../services/devstack';
 
+/** Each port of the bench stack's block, before RECUR_BENCH_PORT_OFFSET shifts it. */
+const BENCH_PORTS = {
+  RECUR_KAFKA_PORT: 39192,
+  RECUR_KAFKA_CONTROLLER_PORT: 39193,
+  RECUR_TEMPORAL_PORT: 37233,
+  RECUR_TEMPORAL_HTTP_PORT: 37243,
+  RECUR_TEMPORAL_METRICS_PORT: 37253,
+  RECUR_JUPYTER_PORT: 38988,
+  RECUR_DAEMON_PORT: 37300,
+  RECUR_BRIDGE_PORT: 37310,
+};
+
+/** RECUR_BENCH_PORT_OFFSET: an integer (default 0) added to every port of the block, so two checkouts can bench at once. */
+export function benchPortOffset(base: NodeJS.ProcessEnv = process.env): number {
+  const raw = base.RECUR_BENCH_PORT_OFFSET?.trim() ?? '';
+  if (raw === '') return 0;
+  const offset = Number(raw);
+  const ports = Object.values(BENCH_PORTS);
+  if (!Number.isInteger(offset) || Math.min(...ports) + offset < 1024 || Math.max(...ports) + offset > 65535) {
+    throw new ConfigError([`RECUR_BENCH_PORT_OFFSET must be an integer that keeps the bench ports within 1024..65535, got ${JSON.stringify(raw)}`]);
+  }
+  return offset;
+}
+
 /**
  * The benchmarks' own stack: its own home (wiped each run) and a port block of its own, so a
  * bench never touches the developer's stack (19xxx/17xxx) or the integration tier's (29xxx/27xxx).
  * Tools (venv, Kafka jars) are shared with the default home.
  */
 export function benchEnv(base: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const offset = benchPortOffset(base);
+  const ports = Object.fromEntries(Object.entries(BENCH_PORTS).map(([k, port]) => [k, String(port + offset)]));
   return {
     RECUR_HOME: join(repoRoot(), '.recur', 'bench-home'),
     RECUR_TOOLS_DIR: parseConfig(base).config.toolsDir,
-    RECUR_KAFKA_PORT: '39192',
-    RECUR_KAFKA_CONTROLLER_PORT: '39193',
-    RECUR_TEMPORAL_PORT: '37233',
-    RECUR_TEMPORAL_HTTP_PORT: '37243',
-    RECUR_TEMPORAL_METRICS_PORT: '37253',
-    RECUR_JUPYTER_PORT: '38988',
-    RECUR_DAEMON_PORT: '37300',
-    RECUR_BRIDGE_PORT: '37310',
+    ...ports,
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
   };
 }

@@ -1,3 +1,4 @@
+import { renderChanges, type Previous } from './history';
 import { ratio, summarize, tidy, type Summary } from './stats';
 
 /** One side of a comparison: what ran, and its samples' summary. */
@@ -71,8 +72,8 @@ export const notYet = (name: string, title: string, why: string): NotMeasurable 
 const fmt = (x: number, unit: string) => `${tidy(x)} ${unit}`;
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-/** The short human table: one row per measured figure, then what could not be measured and why. */
-export function renderSummary(report: BenchReport): string {
+/** The short human table: one row per measured figure, how each moved since its previous run, then what could not be measured and why. */
+export function renderSummary(report: BenchReport, previous: ReadonlyMap<string, Previous> = new Map()): string {
   const measured = report.results.filter((r): r is Measured => r.status === 'measured');
   const pending = report.results.filter((r): r is NotMeasurable => r.status === 'not-yet-measurable');
   const failed = report.results.filter((r): r is Failed => r.status === 'failed');
@@ -93,6 +94,7 @@ export function renderSummary(report: BenchReport): string {
       return `| ${cell(r.title)} | ${fmt(s.median, r.unit)} (${fmt(s.p90, r.unit)}) | ${cell(r.baseline.label)}: ` +
         `${fmt(b.median, r.unit)} (${fmt(b.p90, r.unit)}) | ${ratio} | ${s.n} / ${b.n} | ${cell(r.limits)} |`;
     }),
+    ...renderChanges(report, previous),
   ];
   if (pending.length) lines.push('', '## Not yet measurable', '', ...pending.map((r) => `- **${r.title}**: ${r.why}`));
   if (failed.length) lines.push('', '## Failed in this run', '', ...failed.map((r) => `- **${r.title}**: ${cell(r.error)}`));

@@ -1,6 +1,7 @@
 /**
  * Runs Recur's benchmarks on a stack of their own and writes reports/bench/results.json and
- * summary.md (plus PNG plots).
+ * summary.md (plus PNG plots), and appends the run's figures to history.jsonl there, so the
+ * summary can show how each moved since its previous run.
  *
  *   npm run bench -- [--quick] [--only step-overhead,cell-round-trip] [--out DIR]
  *
@@ -18,18 +19,22 @@ import type { BenchContext, Benchmark } from './benchmark';
 import { cellRoundTrip } from './cell-round-trip';
 import { eventLog } from './event-log';
 import { eventSeal } from './event-seal';
+import { fanOut } from './fan-out';
 import { fenceParse } from './fence-parse';
 import { historyGrowth } from './history-growth';
 import { kernelMemory } from './kernel-memory';
+import { historyEntry, previousFigures } from './history';
+import { appendHistory, checkoutCommit, readHistory } from './history-file';
 import { renderSummary, type BenchReport } from './report';
 import { sandboxBench } from './sandbox';
+import { sessionStart } from './session-start';
 import { snapshotBench } from './snapshot';
 import { stepOverhead } from './step-overhead';
 import { workerKill } from './worker-kill';
 import { viewerRender } from './viewer-render';
 import { workspaceScan } from './workspace-scan';
 
-const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender];
+const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender, sessionStart, fanOut];
 
 async function main(): Promise<void> {
   const names = BENCHMARKS.map((b) => b.name);
@@ -43,10 +48,12 @@ async function main(): Promise<void> {
     machine: { cpus: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.versions.node, platform: process.platform },
     results: [], plots: [],
   };
+  const historyFile = join(args.out, 'history.jsonl');
+  const previous = previousFigures(readHistory(historyFile), args.quick);
   const write = () => {
     report.finishedAt = new Date().toISOString();
     writeFileSync(join(args.out, 'results.json'), JSON.stringify(report, null, 2) + '\n');
-    writeFileSync(join(args.out, 'summary.md'), renderSummary(report));
+    writeFileSync(join(args.out, 'summary.md'), renderSummary(report, previous));
   };
   const config = benchConfig();
   const ctx: BenchContext = {
@@ -76,7 +83,8 @@ async function main(): Promise<void> {
     await stop();
   }
   write();
-  process.stdout.write(renderSummary(report));
+  appendHistory(historyFile, historyEntry(report, checkoutCommit(repoRoot())));
+  process.stdout.write(renderSummary(report, previous));
   if (report.results.some((r) => r.status === 'failed')) process.exitCode = 1;
 }
 

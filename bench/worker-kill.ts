@@ -1,36 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { temporalConnection } from '../config/connections';
 import { py, scriptedModel, sessionInput } from './bench-worker';
 import { size, type BenchContext, type Benchmark } from './benchmark';
 import { compare } from './report';
+import { completedAfter, history, until, type HistoryEvent } from './temporal-history';
 import { spawnWorker } from './worker-process';
 import { REPLACES_ENV, workerIdentity } from '../services/worker/lost-attempts';
 
-type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
-
-const ms = (t: HistoryEvent['eventTime']) => (t?.seconds ? Number(t.seconds) * 1000 : 0) + (t?.nanos ?? 0) / 1e6;
-
-/** Server time at which the first appendEvents activity scheduled after event `afterId` completed, or null. */
-function firstAppendAfter(events: HistoryEvent[], afterId: number): number | null {
-  const appends = new Set(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'appendEvents').map((e) => Number(e.eventId)));
-  const done = events.find((e) => Number(e.eventId) > afterId && appends.has(Number(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? -1)));
-  return done ? ms(done.eventTime) : null;
-}
-
-async function history(client: Client, id: string): Promise<HistoryEvent[]> {
-  return (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
-}
-
-/** Polls the session's history until `ready` holds, failing after `timeoutMs`. */
-async function until<T>(client: Client, id: string, timeoutMs: number, ready: (events: HistoryEvent[]) => T | null): Promise<T> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(100)) {
-    const got = ready(await history(client, id));
-    if (got !== null) return got;
-  }
-  throw new Error(`session ${id} made no progress in ${timeoutMs / 1000} s`);
-}
+const firstAppendAfter = (events: HistoryEvent[], afterId: number) => completedAfter(events, 'appendEvents', afterId);
 
 /** A fresh worker process started, to the first event of a new session appended: the floor of any recovery. */
 async function coldStart(ctx: BenchContext, client: Client): Promise<number> {

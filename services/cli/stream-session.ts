@@ -11,7 +11,7 @@ import { followSession, type FollowOutcome } from './follow-session';
 import { treeLogPages } from './tree-log';
 import { lastEndOf, type FollowEnd } from './turn-end';
 import type { CiOptions } from './ci/ci-flags';
-import { finishRun } from './ci/write-reports';
+import { finishRun } from './ci/finish-run';
 
 export interface StreamSessionOptions {
   config: RecurConfig;

@@ -1,6 +1,8 @@
 import { inflateSync } from 'node:zlib';
 import { parseBenchArgs } from '../../bench/args';
+import { benchEnv } from '../../bench/bench-stack';
 import { eventSeal } from '../../bench/event-seal';
+import { fanOutScript, fanOutTimes } from '../../bench/fan-out';
 import { workspaceScan } from '../../bench/workspace-scan';
 import { barChart, compact, lineChart, niceCeil } from '../../bench/chart';
 import { glyphPixel } from '../../bench/font';
@@ -185,5 +187,42 @@ describe('bench viewer render', () => {
     expect(cold).toMatchObject({ status: 'measured', ratio: 2500 / 250, details: { withinTarget: false } });
     expect(loaded).toMatchObject({ status: 'measured', ratio: 3150 / 170 });
     expect(heap).toMatchObject({ status: 'measured', unit: 'MB', ratio: 60.5 / 5.5 });
+  });
+});
+
+describe('bench port block', () => {
+  it('shifts every port by RECUR_BENCH_PORT_OFFSET and keeps the block without it', () => {
+    const plain = benchEnv({});
+    const moved = benchEnv({ RECUR_BENCH_PORT_OFFSET: '1500' });
+    expect(plain.RECUR_KAFKA_PORT).toBe('39192');
+    const portKeys = Object.keys(plain).filter((k) => k.endsWith('_PORT'));
+    expect(portKeys.length).toBeGreaterThanOrEqual(8);
+    for (const k of portKeys) expect(Number(moved[k])).toBe(Number(plain[k]) + 1500);
+  });
+
+  it('refuses an offset that is not an integer or pushes a port out of range', () => {
+    expect(() => benchEnv({ RECUR_BENCH_PORT_OFFSET: '1.5' })).toThrow(/RECUR_BENCH_PORT_OFFSET/);
+    expect(() => benchEnv({ RECUR_BENCH_PORT_OFFSET: 'x' })).toThrow(/RECUR_BENCH_PORT_OFFSET/);
+    expect(() => benchEnv({ RECUR_BENCH_PORT_OFFSET: '30000' })).toThrow(/RECUR_BENCH_PORT_OFFSET/);
+  });
+});
+
+describe('bench fan-out', () => {
+  it('scripts a root whose second cell spawns n sub-agents by name, each answering with no cell', () => {
+    const agents = fanOutScript(3);
+    expect(Object.keys(agents)).toEqual(['root', 'c0', 'c1', 'c2']);
+    expect(agents.root).toHaveLength(3);
+    expect(agents.root[1]).toContain('rlm("answer at once", name=n) for n in ["c0","c1","c2"]');
+    expect(agents.c2).toEqual(['answered']);
+  });
+
+  it('times the last child started and answered from the spawning cell, and names a child that logged neither', () => {
+    const sessions = new Map([
+      ['r', [{ type: 'CellRequested', ts: 100 }, { type: 'CellRequested', ts: 1000 }]],
+      ['r/c0', [{ type: 'SessionStarted', ts: 1100 }, { type: 'SessionCompleted', ts: 1500 }]],
+      ['r/c1', [{ type: 'SessionStarted', ts: 1300 }, { type: 'SessionCompleted', ts: 1400 }]],
+    ]);
+    expect(fanOutTimes(sessions, 'r', ['r/c0', 'r/c1'])).toEqual({ allStarted: 300, allAnswered: 500 });
+    expect(() => fanOutTimes(sessions, 'r', ['r/c0', 'r/c9'])).toThrow(/r\/c9 logged no SessionStarted/);
   });
 });

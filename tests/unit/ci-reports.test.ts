@@ -5,7 +5,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { FailureKind, RecurEventInput } from '../../schemas';
 import { CI_EXIT, FAILURE_EXIT, asInfrastructureExit, ciVerdict } from '../../services/cli/ci/exit-codes';
 import { ciEnabled, ciOptions } from '../../services/cli/ci/ci-flags';
-import { recordSessionOutput } from '../../services/cli/ci/write-reports';
+import { recordSessionOutput } from '../../services/cli/ci/finish-run';
 import { parseConfig } from '../../config';
 import { renderJunit } from '../../services/cli/ci/junit';
 import { renderSummary } from '../../services/cli/ci/summary';

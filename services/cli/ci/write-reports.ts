@@ -1,4 +1,3 @@
-import { appendFileSync, writeFileSync } from 'node:fs';
 import { createLocalBlobStore } from '../../../activities/blob-store';
 import type { RecurConfig } from '../../../config';
 import { RecurError } from '../../../errors';
@@ -11,20 +10,7 @@ import type { CiOptions } from './ci-flags';
 import { ciVerdict } from './exit-codes';
 import { renderJunit } from './junit';
 import { renderSummary } from './summary';
-
-function write(what: string, file: string, text: string, append = false): void {
-  try {
-    if (append) appendFileSync(file, text);
-    else writeFileSync(file, text);
-  } catch (e) {
-    throw new RecurError(`cannot write the ${what} to ${file}: ${(e as Error).message}`, { cause: e });
-  }
-}
-
-/** A later step of the job (an export, an upload) names the session by this output: `steps.<id>.outputs.session`. */
-export function recordSessionOutput(ci: CiOptions, sessionId: string): void {
-  if (ci.stepOutput !== null) write('step output', ci.stepOutput, `session=${sessionId}\n`, true);
-}
+import { writeReportFile as write } from './write-file';
 
 /** The root's net change as its end scan stored it; the blob store is this host's, as the daemon's. */
 async function netDiffOf(config: RecurConfig, events: readonly StoredEvent[], rootId: string): Promise<string | null> {
@@ -38,16 +24,15 @@ async function netDiffOf(config: RecurConfig, events: readonly StoredEvent[], ro
 }
 
 /**
- * After the root's end event: reads the whole tree's log, writes the JUnit report and the
- * summary asked for (and appends the summary to $GITHUB_STEP_SUMMARY in CI mode), and returns
- * the exit code: the CI code in CI mode, else 0 completed / 1 failed as always.
+ * After the root's end event, when finishRun found a report to write or CI mode: reads the whole
+ * tree's log, writes the JUnit report and the summary asked for (and appends the summary to
+ * $GITHUB_STEP_SUMMARY in CI mode), and returns the exit code: the CI code in CI mode, else `plain`.
  */
-export async function finishRun(
+export async function writeReports(
   o: { config: RecurConfig; daemon: DaemonClient; sessionId: string; ci: CiOptions; err: (line: string) => void },
   end: StoredEvent,
   plain: number,
 ): Promise<number> {
-  if (!o.ci.enabled && o.ci.junit === null && o.ci.summary === null) return plain;
   const events = await readTreeLog(o.daemon, o.sessionId);
   const verdict = ciVerdict(end, events);
   if (o.ci.junit !== null) write('JUnit report', o.ci.junit, renderJunit(o.sessionId, events));

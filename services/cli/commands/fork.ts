@@ -6,7 +6,7 @@ import type { CommandContext } from '../command-context';
 import { connectDaemon, sessionPath } from '../daemon-client';
 import { streamSession } from '../stream-session';
 import { ciEnabled, ciOptions, withCiExit } from '../ci/ci-flags';
-import { recordSessionOutput } from '../ci/write-reports';
+import { recordSessionOutput } from '../ci/finish-run';
 import { resolveModel, retainsRoot } from './run';
 
 const USAGE = 'usage: recur fork <session-id> --at <seq> ["<new instruction>"] [--model <provider/model|scripted:file>] [--cwd DIR] [--once] [--detach] [--json]';

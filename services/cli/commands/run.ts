@@ -7,7 +7,7 @@ import { connectDaemon, type DaemonClient } from '../daemon-client';
 import { streamSession } from '../stream-session';
 import { longRunRequest } from '../long-run-flags';
 import { ciEnabled, ciOptions, withCiExit } from '../ci/ci-flags';
-import { recordSessionOutput } from '../ci/write-reports';
+import { recordSessionOutput } from '../ci/finish-run';
 import { budgetLimits } from '../budget-flags';
 import { goalTurnCapText } from '../../../workflows/goals';
 
