@@ -68,7 +68,7 @@ export const stepOverhead: Benchmark = {
     const replies = [...codes(fast).map(py), 'done'];
     results.push(await variant(ctx, {
       key: 'zero-latency', title: 'Step time, scripted model (0 ms)', model: scriptedModel(ctx.config, replies), env: process.env, steps: fast,
-      limits: 'Temporal dispatch: a workflow task per activity (model, cell, 3 acks=all Kafka appends, a snapshot every few cells), each a server round trip and an activation; the cell itself takes ~5-20 ms',
+      limits: 'Temporal dispatch: a server round trip and a workflow task for each of the model call, the cell and two acks=all Kafka appends (the workspace scan is a local activity; a snapshot every few cells); docs/performance.md',
     }));
     const slow = size(ctx, 12, 3);
     const server = await startSlowOpenAIServer(codes(slow), 1000);

@@ -29,14 +29,14 @@ async function coldStart(ctx: BenchContext, client: Client): Promise<number> {
 /** SIGKILL of the worker while a cell runs and a new worker started at once, to the session's next event appended. */
 async function killed(ctx: BenchContext, client: Client): Promise<number> {
   const queue = `bench-kill-${randomBytes(4).toString('hex')}`;
-  const input = sessionInput(ctx.config, scriptedModel(ctx.config, [py('x = 1'), py('import time\ntime.sleep(3)'), py('y = 2'), 'done']));
+  const input = sessionInput(ctx.config, scriptedModel(ctx.config, [py('x = 1'), py('import time\ntime.sleep(1.5)'), py('y = 2'), 'done']));
   const first = spawnWorker(ctx.config, queue);
   let second: ReturnType<typeof spawnWorker> | undefined;
   try {
     await client.workflow.start('agentSessionWorkflow', { taskQueue: queue, workflowId: input.sessionId, args: [input] });
     const cells = (events: HistoryEvent[]) => events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runCell');
     await until(client, input.sessionId, 120_000, (events) => (cells(events).length >= 2 ? true : null));
-    await sleep(1000); // the sleeping cell is running now, its CellRequested logged, about 2 s of it left
+    await sleep(1000); // the sleeping cell is running now, its CellRequested logged, about 0.5 s of it left
     const mark = (await history(client, input.sessionId)).length;
     const dead = workerIdentity(first.child.pid!);
     await first.kill('SIGKILL');
@@ -77,7 +77,7 @@ export const workerKill: Benchmark = {
         name: 'worker-kill/time-to-progress', title: 'Worker SIGKILL mid-cell to the session’s next event', unit: 'ms', better: 'lower',
         subject: { label: 'SIGKILL, new worker started at once', samples: recover },
         baseline: { label: 'cold worker start to first event of a new session', samples: cold },
-        limits: 'the new worker’s start-up (it runs the prebuilt workflow bundle), which ends the dead worker’s attempts and clears its sticky queue, then the cell activity’s retry and the kernel’s answer; the cell itself ends about 2 s after the kill, so about 2 s of the figure is the cell',
+        limits: 'the new worker’s start-up (it runs the prebuilt workflow bundle), which ends the dead worker’s attempts and clears its sticky queue, then the cell activity’s retry and the kernel’s answer; the cell itself ends about 0.5 s after the kill',
       })];
     } finally {
       await connection.close();
