@@ -1,4 +1,4 @@
-import type { BenchReport, Measured } from './report';
+import type { BenchReport, Measured } from './results';
 import { tidy } from './stats';
 
 /** One figure of one run, as the history keeps it. */

@@ -1,52 +1,8 @@
 import { renderChanges, type Previous } from './history';
-import { ratio, summarize, tidy, type Summary } from './stats';
+import type { BenchReport, Failed, Measured, NotMeasurable } from './results';
+import { ratio, summarize, tidy } from './stats';
 
-/** One side of a comparison: what ran, and its samples' summary. */
-export interface Side {
-  label: string;
-  summary: Summary;
-}
-
-export interface Measured {
-  name: string;
-  title: string;
-  status: 'measured';
-  unit: string;
-  /** Which way is better, for reading the ratio (the ratio is always subject median / baseline median). */
-  better: 'lower' | 'higher';
-  subject: Side;
-  baseline: Side;
-  ratio: number | null;
-  /** What bounds this number: the dominant cost, the machine, the sample size. */
-  limits: string;
-  details?: Record<string, unknown>;
-}
-
-export interface NotMeasurable {
-  name: string;
-  title: string;
-  status: 'not-yet-measurable';
-  why: string;
-}
-
-export interface Failed {
-  name: string;
-  title: string;
-  status: 'failed';
-  error: string;
-}
-
-export type BenchResult = Measured | NotMeasurable | Failed;
-
-export interface BenchReport {
-  startedAt: string;
-  finishedAt: string;
-  quick: boolean;
-  machine: { cpus: number; memoryGiB: number; node: string; platform: string };
-  results: BenchResult[];
-  /** PNG files, relative to the report directory. */
-  plots: string[];
-}
+export type { Side, Measured, NotMeasurable, Failed, BenchResult, BenchReport } from './results';
 
 /** A measured comparison from raw samples. */
 export function compare(c: {
