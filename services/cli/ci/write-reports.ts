@@ -1,10 +1,9 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
-import { createLocalBlobStore } from '../../../activities/blob-store';
+import { openBlobStore } from '../../../activities/open-blob-store';
 import type { RecurConfig } from '../../../config';
 import { RecurError } from '../../../errors';
 import type { StoredEvent } from '../../../schemas';
 import type { DaemonClient } from '../daemon-client';
-import { stackPaths } from '../../../config/home-paths';
 import { endScanOf } from '../../projector';
 import { readTreeLog } from '../tree-log';
 import type { CiOptions } from './ci-flags';
@@ -26,12 +25,12 @@ export function recordSessionOutput(ci: CiOptions, sessionId: string): void {
   if (ci.stepOutput !== null) write('step output', ci.stepOutput, `session=${sessionId}\n`, true);
 }
 
-/** The root's net change as its end scan stored it; the blob store is this host's, as the daemon's. */
+/** The root's net change as its end scan stored it, in the home's blob store (the one its worker wrote). */
 async function netDiffOf(config: RecurConfig, events: readonly StoredEvent[], rootId: string): Promise<string | null> {
   const ref = endScanOf(events, rootId)?.netDiff;
   if (!ref) return null;
   try {
-    return (await createLocalBlobStore(stackPaths(config).blobs).get(ref.sha256)).toString('utf8');
+    return (await openBlobStore(config).get(ref.sha256)).toString('utf8');
   } catch (e) {
     throw new RecurError(`cannot read the net diff of ${rootId} (blob ${ref.sha256}) for the summary: ${(e as Error).message}`, { cause: e });
   }
