@@ -33,6 +33,9 @@ export function createS3BlobStore(opts: S3BlobStoreOptions): BlobStore {
   const client = new S3Client({
     ...(opts.endpoint === null ? {} : { endpoint: opts.endpoint, forcePathStyle: true }),
     ...(opts.region === null ? {} : { region: opts.region }),
+    // get hashes every body itself; the SDK's check against the checksum stored at upload would
+    // make a copy changed since then an SDK error instead of BlobStoreError corrupt.
+    responseChecksumValidation: 'WHEN_REQUIRED',
     // A server that stops answering fails the request instead of holding the activity until its timeout.
     requestHandler: { connectionTimeout: 10_000, socketTimeout: 60_000 },
   });
