@@ -11,8 +11,9 @@ export class S3StoreError extends RecurError {
     const refused = status === 403 || name === 'NoSuchBucket' || name === 'AccessDenied' || name === 'InvalidAccessKeyId' || name === 'SignatureDoesNotMatch';
     super(`blob store ${operation} ${key}: ${name}${status === undefined ? '' : ` (HTTP ${status})`}: ${cause instanceof Error ? cause.message : String(cause)}`, {
       cause,
-      // The SDK has already retried a throttle, a 5xx and a dropped connection a few times; the activity may try again later.
-      retryable: !refused && (status === undefined || status >= 500 || status === 429),
+      // The SDK has already retried a throttle, a 5xx and a dropped connection a few times; the
+      // activity may try again later. BadDigest: the body was damaged on the way, not at its source.
+      retryable: !refused && (status === undefined || status >= 500 || status === 429 || name === 'BadDigest'),
       hint: refused ? 'check RECUR_BLOB_STORE names an existing bucket the AWS credentials may read and write (docs/blob-store.md)' : undefined,
     });
   }

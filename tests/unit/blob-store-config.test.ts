@@ -100,6 +100,7 @@ describe('S3StoreError', () => {
     ['TooManyRequests', 429, true],
     ['AccessDenied', 403, false],
     ['NoSuchBucket', 404, false],
+    ['BadDigest', 400, true],
     ['InvalidDigest', 400, false],
   ])('%s (HTTP %i) is retryable: %s', (name, httpStatusCode, retryable) => {
     const err = new S3StoreError('put', 'k', Object.assign(new Error(name), { name, $metadata: { httpStatusCode } }));
