@@ -7,9 +7,9 @@ import { cutChars } from '../schemas/field-limits';
 
 /**
  * Content-addressed storage for payloads too large to log inline (cell outputs, responses,
- * snapshots). Events carry a BlobRef; the bytes live here. The interface is what an
- * S3-compatible store would implement too: put is idempotent and replaces a stored copy that no
- * longer matches its hash; get verifies what it returns.
+ * snapshots). Events carry a BlobRef; the bytes live here, in a local directory or an S3 bucket
+ * (blob-store-s3.ts; open-blob-store.ts picks one from config): put is idempotent and replaces a
+ * stored copy that no longer matches its hash; get verifies what it returns.
  */
 export interface BlobStore {
   put(bytes: Uint8Array): Promise<BlobRef>;
@@ -24,7 +24,7 @@ export class BlobStoreError extends RecurError {
   }
 }
 
-const SHA256_HEX = /^[0-9a-f]{64}$/;
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');

@@ -2,10 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createLocalBlobStore } from '../activities/blob-store';
 import type { KernelClient } from '../activities/kernel';
+import { openBlobStore } from '../activities/open-blob-store';
 import { createSnapshotActivities } from '../activities/snapshot';
-import { stackPaths } from '../config/home-paths';
 import { createKernelHost } from '../services/sandbox';
 import { benchKernels } from './bench-kernels';
 import { newSessionId } from './bench-worker';
@@ -47,7 +46,7 @@ export const snapshotBench: Benchmark = {
   name: 'snapshot',
   async run(ctx) {
     const { kernels, close } = await benchKernels(ctx.config);
-    const acts = createSnapshotActivities({ kernels, blobs: createLocalBlobStore(stackPaths(ctx.config).blobs), places: createKernelHost(ctx.config) });
+    const acts = createSnapshotActivities({ kernels, blobs: openBlobStore(ctx.config), places: createKernelHost(ctx.config) });
     const env = new MockActivityEnvironment();
     // The activities read Context.current(): run them in a mock activity context, as a worker would.
     const inActivity = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, ...args: A) => env.run(fn, ...args) as Promise<R>;

@@ -60,6 +60,7 @@ export function defaultConfig(): RecurConfig {
     // Sized for real work (a pandas frame of a few GB, a build with parallel jobs), not for a runaway cell.
     sandbox: { mode: 'on', memoryMiB: 4096, maxProcesses: 1024, maxOpenFiles: 4096, maxFileMiB: 16_384, net: 'none' },
     approvals: { ...structuredClone(DEFAULT_APPROVAL_POLICY), policyFile: null },
+    blobStore: { url: null, endpoint: null, region: null },
     worker: { transcriptCacheMiB: 256, workspaceMaxFileKiB: 1024 },
     // SmolLM2 was trained on 8k tokens; the base prompt alone is about 700.
     local: { modelsDir: null, threads: 2, contextTokens: 8192, maxTokens: 512 },

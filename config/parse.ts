@@ -6,6 +6,7 @@ import { parseNetPolicy } from './net-policy';
 import { RANGES, describeRange, inRange, type NumericRange } from './ranges';
 import { SASL_MECHANISMS, externalServiceErrors } from './external';
 import { uiLinkErrors } from './ui-links';
+import { blobStoreErrors, readAwsEnv } from './blob-store';
 import type { ParsedConfig, RecurConfig, SaslMechanism } from './schema';
 
 type Env = Record<string, string | undefined>;
@@ -33,6 +34,7 @@ const temporalTls: Section = (c) => c.temporal.tls as unknown as Record<string, 
 const local: Section = (c) => c.local;
 const approvals: Section = (c) => c.approvals as unknown as Record<string, unknown>;
 const ui: Section = (c) => c.ui;
+const blobStore: Section = (c) => c.blobStore;
 
 /** Each environment variable Recur reads and the config field it sets: one table for reading and writing. */
 const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
@@ -111,13 +113,17 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_TEMPORAL_UI_URL', ui, 'temporalUiUrl', 'text'],
   ['RECUR_TRACE_URL', ui, 'traceUrl', 'text'],
   ['RECUR_UI_CACHE_MIB', ui, 'cacheMiB', RANGES.uiCacheMiB],
+  ['RECUR_BLOB_STORE', blobStore, 'url', 'text'],
   ['RECUR_PYTHON', top, 'python', 'text'],
   ['RECUR_JAVA', top, 'java', 'text'],
   ['RECUR_CHROMIUM', top, 'chromium', 'text'],
 ];
 
 /** Names of every variable `loadConfig` reads, for `recur --help` and the README. */
-export const CONFIG_ENV_VARS = ['RECUR_HOME', 'RECUR_TOOLS_DIR', 'JAVA_HOME', 'CI', 'GITHUB_STEP_SUMMARY', 'GITHUB_OUTPUT', ...ENV_KEYS.map(([k]) => k)];
+export const CONFIG_ENV_VARS = [
+  'RECUR_HOME', 'RECUR_TOOLS_DIR', 'JAVA_HOME', 'CI', 'GITHUB_STEP_SUMMARY', 'GITHUB_OUTPUT',
+  'AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL', 'AWS_REGION', 'AWS_DEFAULT_REGION', ...ENV_KEYS.map(([k]) => k),
+];
 
 /** The value a variable's text stands for, or why it stands for none. */
 function read(kind: Kind, v: string): { value: string | number | boolean | string[] } | { error: string } {
@@ -198,8 +204,9 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
     else section(config)[key] = r.value;
   }
   readCiEnv(config, env);
+  readAwsEnv(config, env);
   mergePolicyFile(config, env, warnings, errors);
-  errors.push(...outOfRange(config), ...externalServiceErrors(config), ...uiLinkErrors(config));
+  errors.push(...outOfRange(config), ...externalServiceErrors(config), ...uiLinkErrors(config), ...blobStoreErrors(config));
   const net = parseNetPolicy(config.sandbox.net);
   if ('error' in net) errors.push(`RECUR_SANDBOX_NET (config sandbox.net): ${net.error}`);
   const ports = Object.entries(config.ports);

@@ -116,6 +116,15 @@ export interface RecurConfig {
     /** A JSON file holding any of the policy's fields; null: defaults and config.json only. */
     policyFile: string | null;
   };
+  /** Where blobs and kernel snapshots are kept (docs/blob-store.md); every worker, daemon and CLI of a home must agree. */
+  blobStore: {
+    /** `s3://<bucket>[/<prefix>]` (RECUR_BLOB_STORE); null: the home's own `blobs/` directory. */
+    url: string | null;
+    /** An S3-compatible server (AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL), addressed path-style; null: AWS S3 itself. */
+    endpoint: string | null;
+    /** AWS_REGION (else AWS_DEFAULT_REGION); null: the SDK's own lookup (the profile's region). */
+    region: string | null;
+  };
   /** What one worker process may hold in memory. */
   worker: {
     /** Bytes of session logs the worker keeps in memory (MiB); the least recently used sessions are dropped beyond it and re-read from Kafka. */

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import { createLocalBlobStore } from '../../activities/blob-store';
+import { openBlobStore } from '../../activities/open-blob-store';
 import type { RecurConfig } from '../../config';
 import { RecurError } from '../../errors';
 import { clientTracing } from '../../observability/temporal-tracing';
@@ -104,7 +104,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       readTree: (id) => trees.read(id).finally(() => void catalog.reply().catch(() => undefined)),
       // Read at each request: `recur keys rotate` adds a key while the daemon runs.
       verifyTree: (id) => auditTopicTree({ kafka, topic, sessionId: id, keys: homeKeyring(stackPaths(config).keys) }),
-      blobs: createLocalBlobStore(stackPaths(config).blobs),
+      blobs: openBlobStore(config),
       catalog: () => catalog.reply(),
     }),
     stream: (ws, sessionId, cursor, o) => streamSessionEvents(ws, follow, sessionId, cursor, closed, o.deltas ? deltas : undefined),

@@ -57,15 +57,17 @@ async function plan(config: RecurConfig): Promise<ServiceDef[]> {
     if (running) await stopProcess(running);
     todo.push(s);
   }
-  for (const s of todo) {
-    for (const { setting, port } of s.ports(config)) {
-      if (!(await portFree(config.host, port))) {
-        throw new StackError(s.name, `port ${port} on ${config.host} is already in use by another process`,
-          `stop that process or choose another port with ${setting}=<port>`);
-      }
+  for (const s of todo) await checkPorts(config, s);
+  return todo;
+}
+
+async function checkPorts(config: RecurConfig, s: ServiceDef): Promise<void> {
+  for (const { setting, port } of s.ports(config)) {
+    if (!(await portFree(config.host, port))) {
+      throw new StackError(s.name, `port ${port} on ${config.host} is already in use by another process`,
+        `stop that process or choose another port with ${setting}=<port>`);
     }
   }
-  return todo;
 }
 
 async function startOne(config: RecurConfig, s: ServiceDef, log: Log): Promise<void> {
@@ -106,6 +108,23 @@ export async function restartDaemon(config: RecurConfig, log: Log = () => undefi
   const rec = liveProcess(pidFile(config, daemonService));
   if (rec) await stopProcess(rec);
   await up(config, log);
+}
+
+/**
+ * A service `up` does not start (the test stack's S3 server), under this home's pid and log files
+ * like the rest; a healthy one already running is kept. `stopService` ends it, as `down` the others.
+ */
+export async function startService(config: RecurConfig, s: ServiceDef, log: Log = () => undefined): Promise<void> {
+  const running = liveProcess(pidFile(config, s));
+  if (running && (await s.healthy(config))) return;
+  if (running) await stopProcess(running);
+  await checkPorts(config, s);
+  await startOne(config, s, log);
+}
+
+export async function stopService(config: RecurConfig, s: ServiceDef): Promise<void> {
+  const rec = liveProcess(pidFile(config, s));
+  if (rec) await stopProcess(rec);
 }
 
 /** Stops what this home's `up` started, and nothing else. */

@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { RecurConfig } from '../../config';
 import { withRecurErrors } from '../../activities/activity-errors';
-import { createLocalBlobStore } from '../../activities/blob-store';
+import { openBlobStore } from '../../activities/open-blob-store';
 import { createModelActivities } from '../../activities/call-model';
 import { readContextFiles } from '../../activities/context-files';
 import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
@@ -81,7 +81,7 @@ export async function createRecurWorker(
   const index = fileOffsetIndex(stackPaths(config).logIndex);
   const readOwnLog = async (sessionId: string) => (await readSessionLog({ kafka, topic: config.kafka.topic, sessionId, descendants: false, index })).events;
   const transcripts = new TranscriptCache(readOwnLog, config.worker.transcriptCacheMiB * 2 ** 20);
-  const blobs = createLocalBlobStore(stackPaths(config).blobs);
+  const blobs = openBlobStore(config);
   const connection = await Connection.connect(temporalConnection(config));
   const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: obs.clientInterceptors });
   const bridge = await startHostBridge({ secret: Buffer.from(ownerOnlySecret(stackPaths(config).bridgeSecret), 'hex') });

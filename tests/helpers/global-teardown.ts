@@ -1,6 +1,7 @@
 import { loadConfig } from '../../config';
-import { down } from '../../services/devstack';
+import { down, stopService } from '../../services/devstack';
 import { recordHistories } from './record-histories';
+import { testS3Service } from './test-stack';
 
 /**
  * Leaves the stack running when RECUR_TEST_KEEP_STACK=1, for looking at it after a failure.
@@ -13,4 +14,5 @@ export default async function globalTeardown(): Promise<void> {
   if (record) process.stderr.write(`recorded ${await recordHistories(config, record)} workflow histories into ${record}\n`);
   if (process.env.RECUR_TEST_KEEP_STACK === '1') return;
   await down(config);
+  await stopService(config, testS3Service());
 }

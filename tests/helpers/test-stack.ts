@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { parseConfig } from '../../config';
 import { repoRoot } from '../../services/home/repo-root';
+import { s3ServerService, type S3ServerSettings } from '../../services/devstack/s3-server';
 
 export const TEST_SECRET = 'sk-recur-test-secret-never-in-a-kernel';
 
@@ -9,11 +10,9 @@ export const TEST_SECRET = 'sk-recur-test-secret-never-in-a-kernel';
  * `npm test` never touches a stack the user started with `recur up`. Tools are shared.
  */
 export function testStackEnv(base: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  // Lets two checkouts run their integration tiers side by side (e.g. RECUR_TEST_PORT_OFFSET=1000).
-  const offset = Number(base.RECUR_TEST_PORT_OFFSET ?? 0);
-  const port = (p: number) => String(p + offset);
+  const port = (p: number) => String(p + portOffset(base));
   return {
-    RECUR_HOME: join(repoRoot(), '.recur', 'test-home'),
+    RECUR_HOME: testHome(),
     RECUR_TOOLS_DIR: parseConfig(base).config.toolsDir,
     RECUR_KAFKA_PORT: port(29192),
     RECUR_KAFKA_CONTROLLER_PORT: port(29193),
@@ -27,5 +26,34 @@ export function testStackEnv(base: NodeJS.ProcessEnv = process.env): Record<stri
     RECUR_LOCAL_MAX_TOKENS: '128',
     // A provider key in the environment that starts the stack: the worker may see it, kernels never.
     OPENAI_API_KEY: TEST_SECRET,
+    // The AWS SDK's notice that its releases from 2027 on need Node 22; the pinned one runs on 20.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+}
+
+// Lets two checkouts run their integration tiers side by side (e.g. RECUR_TEST_PORT_OFFSET=1000).
+const portOffset = (base: NodeJS.ProcessEnv) => Number(base.RECUR_TEST_PORT_OFFSET ?? 0);
+const testHome = () => join(repoRoot(), '.recur', 'test-home');
+
+/**
+ * The stack's S3-compatible server (VersityGW), its objects under the test home. No AWS variable
+ * is set for the whole tier: a test of RECUR_BLOB_STORE points its own store here (s3Env) and
+ * creates its own bucket.
+ */
+export function testS3(base: NodeJS.ProcessEnv = process.env): S3ServerSettings & { endpoint: string } {
+  const port = 29200 + portOffset(base);
+  return {
+    port, endpoint: `http://127.0.0.1:${port}`, dataDir: join(testHome(), 's3'),
+    accessKeyId: 'recur-test', secretAccessKey: 'recur-test-secret-key', region: 'us-east-1',
+  };
+}
+
+export const testS3Service = () => s3ServerService(testS3());
+
+/** The standard AWS variables that point the SDK at testS3(), with its root user's keys. */
+export function s3Env(): Record<string, string> {
+  const s = testS3();
+  return {
+    AWS_ENDPOINT_URL_S3: s.endpoint, AWS_REGION: s.region, AWS_ACCESS_KEY_ID: s.accessKeyId, AWS_SECRET_ACCESS_KEY: s.secretAccessKey,
   };
 }

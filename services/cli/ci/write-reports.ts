@@ -1,9 +1,8 @@
-import { createLocalBlobStore } from '../../../activities/blob-store';
+import { openBlobStore } from '../../../activities/open-blob-store';
 import type { RecurConfig } from '../../../config';
 import { RecurError } from '../../../errors';
 import type { StoredEvent } from '../../../schemas';
 import type { DaemonClient } from '../daemon-client';
-import { stackPaths } from '../../../config/home-paths';
 import { endScanOf } from '../../projector';
 import { readTreeLog } from '../tree-log';
 import type { CiOptions } from './ci-flags';
@@ -12,12 +11,12 @@ import { renderJunit } from './junit';
 import { renderSummary } from './summary';
 import { writeReportFile as write } from './write-file';
 
-/** The root's net change as its end scan stored it; the blob store is this host's, as the daemon's. */
+/** The root's net change as its end scan stored it, in the home's blob store (the one its worker wrote). */
 async function netDiffOf(config: RecurConfig, events: readonly StoredEvent[], rootId: string): Promise<string | null> {
   const ref = endScanOf(events, rootId)?.netDiff;
   if (!ref) return null;
   try {
-    return (await createLocalBlobStore(stackPaths(config).blobs).get(ref.sha256)).toString('utf8');
+    return (await openBlobStore(config).get(ref.sha256)).toString('utf8');
   } catch (e) {
     throw new RecurError(`cannot read the net diff of ${rootId} (blob ${ref.sha256}) for the summary: ${(e as Error).message}`, { cause: e });
   }

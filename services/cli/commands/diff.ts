@@ -1,8 +1,7 @@
-import { createLocalBlobStore } from '../../../activities/blob-store';
+import { openBlobStore } from '../../../activities/open-blob-store';
 import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import { kafkaClient } from '../../../config/connections';
-import { stackPaths } from '../../../config/home-paths';
 import { diffStat, endScanOf, formatDiffStat } from '../../projector';
 import { readLogInOrder } from '../../projector/read-log-in-order';
 import type { CommandContext } from '../command-context';
@@ -26,7 +25,7 @@ export async function diff(ctx: CommandContext): Promise<number> {
   const ended = events.some((e) => e.sessionId === sessionId && (e.type === 'SessionCompleted' || e.type === 'SessionFailed'));
   if (!end && !ended) throw new ExitError(1, `${sessionId} has not ended: its net change is logged by its end scan; its changes so far are in recur replay ${sessionId}`);
   // An ended session of a plain directory whose end scan logged nothing changed nothing there.
-  const patch = end?.netDiff ? (await createLocalBlobStore(stackPaths(config).blobs).get(end.netDiff.sha256)).toString('utf8') : '';
+  const patch = end?.netDiff ? (await openBlobStore(config).get(end.netDiff.sha256)).toString('utf8') : '';
   const stats = diffStat(patch);
   if (ctx.flags.json) ctx.out(JSON.stringify({ sessionId, workspace: end?.workspace ?? null, manifest: end?.manifest.sha256 ?? null, files: stats, ...(!ctx.flags.stat && { diff: patch }) }));
   else if (ctx.flags.stat) for (const line of formatDiffStat(stats)) ctx.out(line);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLocalBlobStore } from '../../../activities/blob-store';
+import { openBlobStore } from '../../../activities/open-blob-store';
 import { loadConfig } from '../../../config';
 import { ExitError } from '../../../errors';
 import { isInSessionTree } from '../../../schemas';
@@ -31,7 +31,7 @@ export async function exportBundle(ctx: CommandContext): Promise<number> {
   await scanTopic({ kafka: kafkaClient(config, 'reader', `${config.kafka.clientId}-export`), topic: config.kafka.topic, onRecord: (r) => inTree(r) && records.push(r) });
   const publicDir = logKeyPaths(paths.keys).public;
   const bundle = await collectBundle({
-    treeId, topic: config.kafka.topic, records, blobs: createLocalBlobStore(paths.blobs), now: new Date(),
+    treeId, topic: config.kafka.topic, records, blobs: openBlobStore(config), now: new Date(),
     publicKey: (keyId) => (existsSync(join(publicDir, `${keyId}.pem`)) ? readFileSync(join(publicDir, `${keyId}.pem`), 'utf8') : null),
   });
   if (bundle.records.length === 0) throw new ExitError(1, `no events logged for ${treeId} on ${config.kafka.topic}`);

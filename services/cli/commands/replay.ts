@@ -1,4 +1,5 @@
-import { BlobStoreError, createLocalBlobStore, sha256Hex, type BlobStore } from '../../../activities/blob-store';
+import { BlobStoreError, sha256Hex, type BlobStore } from '../../../activities/blob-store';
+import { openBlobStore } from '../../../activities/open-blob-store';
 import { createKernelClient } from '../../../activities/kernel';
 import { loadConfig, type RecurConfig } from '../../../config';
 import { ExitError, StackError } from '../../../errors';
@@ -168,7 +169,7 @@ async function replaySource(ctx: CommandContext, sessionId: string | undefined):
   const config = loadConfig();
   const kafka = kafkaClient(config, 'reader', `${config.kafka.clientId}-replay`);
   const log = await readLogInOrder({ kafka, topic: config.kafka.topic, sessionId });
-  return { sessionId, log, keys: homeKeyring(stackPaths(config).keys), blobs: () => createLocalBlobStore(stackPaths(config).blobs), from: config.kafka.topic };
+  return { sessionId, log, keys: homeKeyring(stackPaths(config).keys), blobs: () => openBlobStore(config), from: config.kafka.topic };
 }
 
 /**
