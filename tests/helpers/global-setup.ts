@@ -3,7 +3,7 @@ import { loadConfig } from '../../config';
 import { ownerOnlyUmask } from '../../services/home/owner-only';
 import { down, startService, stopService, up } from '../../services/devstack';
 import { ensureVersityGw } from '../../services/devstack/s3-server';
-import { testS3Service, testStackEnv } from './test-stack';
+import { testS3, testS3Service, testStackEnv } from './test-stack';
 
 /** Starts the real stack for the integration tier; test workers inherit the environment set here. */
 export default async function globalSetup(): Promise<void> {
@@ -17,6 +17,7 @@ export default async function globalSetup(): Promise<void> {
   };
   await stop();
   rmSync(config.home, { recursive: true, force: true });
+  rmSync(testS3().dataDir, { recursive: true, force: true });
   const t0 = Date.now();
   const log = (line: string) => process.stderr.write(`[stack] ${line}\n`);
   try {

@@ -36,14 +36,16 @@ const portOffset = (base: NodeJS.ProcessEnv) => Number(base.RECUR_TEST_PORT_OFFS
 const testHome = () => join(repoRoot(), '.recur', 'test-home');
 
 /**
- * The stack's S3-compatible server (VersityGW), its objects under the test home. No AWS variable
+ * The stack's S3-compatible server (VersityGW). Its objects sit beside the test home, not in it:
+ * they are another server's storage, as a bucket is in production, and the server writes them
+ * with its own modes (the home is owner-only: owner-only-files.test.ts). No AWS variable
  * is set for the whole tier: a test of RECUR_BLOB_STORE points its own store here (s3Env) and
  * creates its own bucket.
  */
 export function testS3(base: NodeJS.ProcessEnv = process.env): S3ServerSettings & { endpoint: string } {
   const port = 29200 + portOffset(base);
   return {
-    port, endpoint: `http://127.0.0.1:${port}`, dataDir: join(testHome(), 's3'),
+    port, endpoint: `http://127.0.0.1:${port}`, dataDir: join(repoRoot(), '.recur', 'test-s3'),
     accessKeyId: 'recur-test', secretAccessKey: 'recur-test-secret-key', region: 'us-east-1',
   };
 }
