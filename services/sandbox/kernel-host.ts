@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KernelHost, KernelPlace } from '../../activities/kernel/types';
 import type { RecurConfig } from '../../config';
@@ -71,7 +71,11 @@ export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egres
         mkdirSync(d, { recursive: true });
         chmodSync(d, 0o755);
       }
-      writeFileSync(join(dir, 'policy.json'), JSON.stringify(policy, null, 2), { mode: 0o600 });
+      // Rewritten at every bind, while the Jupyter server may be reading it to restart the kernel or
+      // open a channel: a rename replaces it whole, so the server never reads a half-written file.
+      const tmp = join(dir, `policy.json.${process.pid}.tmp`);
+      writeFileSync(tmp, JSON.stringify(policy, null, 2), { mode: 0o600 });
+      renameSync(tmp, join(dir, 'policy.json'));
       // Beside the bridge socket, where the kernel's forwarder (recur_kernel/_egress.py) looks for it.
       await egress?.open(sessionId, join(policy.bridge, 'egress'));
       if (!bridge) return { hostUrl: null, token: null };
