@@ -26,6 +26,7 @@ import { kernelMemory } from './kernel-memory';
 import { historyEntry, previousFigures } from './history';
 import { appendHistory, checkoutCommit, readHistory } from './history-file';
 import { renderSummary, type BenchReport } from './report';
+import { retainedScale } from './retained-scale';
 import { sandboxBench } from './sandbox';
 import { sessionStart } from './session-start';
 import { snapshotBench } from './snapshot';
@@ -34,7 +35,7 @@ import { workerKill } from './worker-kill';
 import { viewerRender } from './viewer-render';
 import { workspaceScan } from './workspace-scan';
 
-const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender, sessionStart, fanOut];
+const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender, sessionStart, fanOut, retainedScale];
 
 async function main(): Promise<void> {
   const names = BENCHMARKS.map((b) => b.name);

@@ -52,8 +52,9 @@ export function defaultConfig(): RecurConfig {
       maxTreeSessions: 1000,
       messagesPerMinute: 60,
       messageBurst: 30,
-      // A fresh ipykernel holds ~85 MB: 32 is under 3 GB before the agents' own data.
-      maxLoadedKernels: 32,
+      // A fresh ipykernel holds ~85 MB: 25 is about 2 GB before the agents' own data
+      // (bench/retained-scale.ts: a tree's memory follows this, not its retained sub-agents).
+      maxLoadedKernels: 25,
     },
     harness: { globalScope: 'global', refineApply: 'auto', autoRefineTurns: 0 },
     autonomous: { maxTurns: 2000, maxTokens: 50_000_000, maxCostUsd: 100, maxSeconds: 12 * 3600, maxTreeTurns: 20_000, gateTimeoutSeconds: 300 },

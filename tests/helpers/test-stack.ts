@@ -22,6 +22,9 @@ export function testStackEnv(base: NodeJS.ProcessEnv = process.env): Record<stri
     RECUR_JUPYTER_PORT: port(28988),
     RECUR_DAEMON_PORT: port(27300),
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
+    // The cap counts every kernel on the one Jupyter server, and the tier's test files run their
+    // trees side by side on it: a host of independent users, not one tree (kernel-cap.test.ts sets its own).
+    RECUR_MAX_LOADED_KERNELS: '64',
     // Short replies keep the real-model test (local-model.test.ts) cheap on a CPU.
     RECUR_LOCAL_MAX_TOKENS: '128',
     // A provider key in the environment that starts the stack: the worker may see it, kernels never.

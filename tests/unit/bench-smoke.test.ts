@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { inflateSync } from 'node:zlib';
 import { parseBenchArgs } from '../../bench/args';
 import { benchEnv } from '../../bench/bench-stack';
@@ -9,6 +10,7 @@ import { glyphPixel } from '../../bench/font';
 import { crc32, encodePng } from '../../bench/png';
 import { compare, notYet, renderSummary, type BenchReport } from '../../bench/report';
 import { countLogged, retainedScript } from '../../bench/retained-memory';
+import { checkpointWaves, scaleScript } from '../../bench/retained-scale';
 import { filler, sessionEvents } from '../../bench/sample-events';
 import { deltas, ratio, summarize } from '../../bench/stats';
 import { viewerResults } from '../../bench/viewer-render';
@@ -152,6 +154,34 @@ describe('bench retained sub-agents', () => {
     const sessions = new Map([['r/a', [{ type: 'SessionCompleted' }, { type: 'SessionUnloaded' }]], ['r/b', [{ type: 'SessionCompleted' }]]]);
     expect(countLogged(sessions, ['r/a', 'r/b', 'r/c'], 'SessionCompleted')).toBe(2);
     expect(countLogged(sessions, ['r/a', 'r/b'], 'SessionUnloaded')).toBe(1);
+  });
+});
+
+describe('bench retained sub-agents at scale', () => {
+  it('reads memory after the first wave, the waves that reach each target, and the last', () => {
+    expect(checkpointWaves(1000, 23, [100, 250, 500])).toEqual([1, 5, 11, 22, 44]);
+    expect(checkpointWaves(40, 4, [20])).toEqual([1, 5, 10]);
+    expect(checkpointWaves(5, 4, [100])).toEqual([1, 2]);
+  });
+
+  it("scripts a root whose cell spawns every holder once, a wave at a time, waiting for the user after each checkpoint wave", () => {
+    const agents = scaleScript(10, 4, [1, 3]);
+    expect(Object.keys(agents)).toHaveLength(11);
+    expect(agents.h9).toHaveLength(2);
+    // The root's cell, run by Python with stand-ins for rlm() and agent_message that record each call.
+    const cell = agents.root[0].replace(/^```python\n|\n```$/g, '');
+    const stubs = [
+      'import json', 'calls = []',
+      'class H:', '    def result(self, timeout): return "held"',
+      'def rlm(task, name): calls.append(name); return H()',
+      'class M:', '    def recv(self, timeout): calls.append("recv"); return {"from": "user"}',
+      'agent_message = M()',
+    ].join('\n');
+    const r = spawnSync('python3', ['-c', `${stubs}\n${cell}\nprint(json.dumps(calls))`], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    const [printed, calls] = r.stdout.trim().split('\n');
+    expect(printed).toBe('10');
+    expect(JSON.parse(calls)).toEqual(['h0', 'h1', 'h2', 'h3', 'recv', 'h4', 'h5', 'h6', 'h7', 'h8', 'h9', 'recv']);
   });
 });
 
