@@ -116,7 +116,7 @@ export const retainedScale: Benchmark = {
       await worker.close();
     }
     ctx.plot('retained-scale.png', lineChart({
-      title: `MEMORY AS RETAINED SUB-AGENTS GROW (AT MOST ${cap} KERNELS LOADED)`, xLabel: 'RETAINED SUB-AGENTS IN THE TREE', yLabel: 'MIB RSS',
+      title: `MEMORY VS RETAINED SUB-AGENTS, CAP ${cap}`, xLabel: 'RETAINED SUB-AGENTS IN THE TREE', yLabel: 'MIB RSS',
       series: [
         { label: 'JUPYTER SERVER + KERNELS', points: readings.map((r) => [r.retained, r.jupyterMiB] as const) },
         { label: 'WORKER', points: readings.map((r) => [r.retained, r.workerMiB] as const) },
