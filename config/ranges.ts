@@ -34,6 +34,8 @@ export const RANGES = {
   secondsBudget: int(1, 365 * DAY),
   costBudgetUsd: real(0.01, 1_000_000),
   transcriptCacheMiB: int(1, 64 * 1024),
+  // At least the SDK's 40 concurrent workflow tasks: each needs its workflow in the cache.
+  cachedWorkflows: int(40, 100_000),
   workspaceMaxFileKiB: int(1, 1024 * 1024),
   maxChildren: int(1, 10_000),
   maxTreeSessions: int(1, 1_000_000),

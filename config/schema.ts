@@ -131,6 +131,12 @@ export interface RecurConfig {
     transcriptCacheMiB: number;
     /** Workspace files larger than this (KiB) are summarised by size in WorkspaceChanged, never hashed or diffed. */
     workspaceMaxFileKiB: number;
+    /**
+     * Session workflows the worker keeps in memory between their workflow tasks (about 1 MiB
+     * each); beyond it the least recently run are evicted and replayed from their history at
+     * their next task, so a tree of many idle retained sub-agents does not grow the worker.
+     */
+    cachedWorkflows: number;
   };
   /** `local/<name>` models, run on the worker's CPU (docs/local-model.md). */
   local: {

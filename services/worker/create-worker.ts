@@ -151,6 +151,7 @@ export async function createRecurWorker(
     taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
     identity: opts.identity ?? workerIdentity(),
+    maxCachedWorkflows: config.worker.cachedWorkflows,
     activities,
     ...obs.workerOptions,
     // A bundle has its workflow interceptors bundled in (scripts/build-workflows.mjs); the worker would only warn of these.
