@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigResourceTypes, Partitioners, type Admin } from 'kafkajs';
 import { loadConfig } from '../../config';
 import { kafkaClient } from '../../config/connections';
@@ -15,12 +16,15 @@ import { py, SessionHarness } from '../helpers/session-harness';
 /**
  * Invariant 1 across the loss of a broker: a session writes its log to a 3-node KRaft cluster
  * (RF 3, min ISR 2) and the node leading its partition is SIGKILLed while it runs. The session
- * must end as usual, its log gap-free, chained and sealed, each cell run once. With RF 1 the
- * partition would be gone with its leader; with acks=1 an append the leader acknowledged but had
- * not yet replicated would be missing from the new leader, a gap the audit reports.
+ * must end as usual, its log gap-free, chained and sealed, each cell run once. Both ways to break
+ * it were run and fail here: with the producer at acks=1 (idempotence off, as kafkajs requires)
+ * the chain check finds the appends that died with the leader missing; with the topic at RF 1 the
+ * partition dies with its leader and the session never ends.
  */
 const OFFSET = Number(process.env.RECUR_TEST_PORT_OFFSET ?? 0);
 const CELLS = 5;
+/** Long enough for the session to append while only the leader takes its records (a cell and a model turn). */
+const PAUSE_MS = 2_000;
 
 /** Each cell counts itself in the kernel: a cell run twice, or lost, changes the answer. */
 const SCRIPT = {
@@ -81,8 +85,18 @@ describe('replicated event log (3-node KRaft cluster, RF 3, min.insync.replicas 
       if (item.event.type === 'CellExecuted') break;
     }
     const leader = (await partitions()).find((p) => p.partitionId === partition)!.leader;
-    const victim = kafkaNodeServices(cluster).find((s) => s.name === `${cluster.name}-${leader}`)!;
-    process.kill(servicePid(config, victim)!, 'SIGKILL');
+    const pidOf = (node: number) => servicePid(config, kafkaNodeServices(cluster).find((s) => s.name === `${cluster.name}-${node}`)!)!;
+    const followers = cluster.nodes.filter((n) => n.id !== leader).map((n) => pidOf(n.id));
+    // Followers frozen first, so the leader dies holding appends only it has seen: acks=all has not
+    // acknowledged them yet and the producer sends them again to the next leader; with acks=1 they
+    // were acknowledged and die with it, leaving a gap in the log.
+    followers.forEach((pid) => process.kill(pid, 'SIGSTOP'));
+    try {
+      await sleep(PAUSE_MS);
+      process.kill(pidOf(leader), 'SIGKILL');
+    } finally {
+      followers.forEach((pid) => process.kill(pid, 'SIGCONT'));
+    }
     const killedAt = Date.now();
 
     const run = await h!.read(id, await h!.result(id));
