@@ -78,6 +78,8 @@ export function createEventLogActivities(deps: {
         if (messages.length > 0) await connect();
         if (messages.length > 0 && input.fromSeq === 0 && input.parentId === null) await deps.beforeTreeStarts?.(input.rootId);
         for (const chunk of chunkBySize(messages)) {
+          // acks=all: acknowledged only once every in-sync replica holds the records, so on a replicated
+          // topic (min.insync.replicas=2) losing the leader cannot lose an append the workflow saw succeed.
           await producer.send({ topic: deps.topic, acks: -1, messages: chunk });
         }
       } catch (cause) {

@@ -5,7 +5,7 @@ import type { RecurConfig } from '../../config';
 import { StackError } from '../../errors';
 import { stackPaths } from '../../config/home-paths';
 import { KAFKA_ROLES, type KafkaCredentials } from '../../config/kafka-credentials';
-import { jvmOpts, serverProperties, writeProperties } from './kafka-properties';
+import { jvmOpts, serverProperties, singleNode, writeProperties } from './kafka-properties';
 import { repoRoot } from '../home/repo-root';
 import { baseEnv } from './service';
 
@@ -24,7 +24,7 @@ const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => 
 export async function addScramUsers(config: RecurConfig, creds: KafkaCredentials): Promise<void> {
   const p = stackPaths(config);
   const props = join(p.kafkaData, 'upgrade.properties');
-  writeProperties(props, serverProperties(config, join(p.kafkaData, 'data'), creds.admin, true));
+  writeProperties(props, serverProperties(config, join(p.kafkaData, 'data'), creds.admin, singleNode(config), true));
   mkdirSync(p.logs, { recursive: true });
   const logFile = join(p.logs, 'kafka-upgrade.log');
   const fd = openSync(logFile, 'w');

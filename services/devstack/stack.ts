@@ -122,6 +122,11 @@ export async function startService(config: RecurConfig, s: ServiceDef, log: Log 
   await startOne(config, s, log);
 }
 
+/** The pid of this home's live process of `s`, or null. */
+export function servicePid(config: RecurConfig, s: ServiceDef): number | null {
+  return liveProcess(pidFile(config, s))?.pid ?? null;
+}
+
 export async function stopService(config: RecurConfig, s: ServiceDef): Promise<void> {
   const rec = liveProcess(pidFile(config, s));
   if (rec) await stopProcess(rec);
