@@ -22,9 +22,12 @@ export interface KafkaCluster {
   portSetting: string;
 }
 
-/** `size` nodes under the home; node i listens on basePort + 2(i-1) for clients and on the next port for its controller. */
-export function localKafkaCluster(config: RecurConfig, name: string, basePort: number, portSetting: string, size = 3): KafkaCluster {
-  const nodes = Array.from({ length: size }, (_, i) => ({ id: i + 1, port: basePort + 2 * i, controllerPort: basePort + 2 * i + 1 }));
+/**
+ * Three nodes under the home, the fewest whose quorum and min ISR 2 both outlive one loss; node i
+ * listens on basePort + 2(i-1) for clients and on the next port for its controller.
+ */
+export function localKafkaCluster(config: RecurConfig, name: string, basePort: number, portSetting: string): KafkaCluster {
+  const nodes = [1, 2, 3].map((id) => ({ id, port: basePort + 2 * (id - 1), controllerPort: basePort + 2 * (id - 1) + 1 }));
   return { name, dir: join(config.home, name), nodes, portSetting };
 }
 
