@@ -3,6 +3,7 @@ import type { CallModelInput, CallModelResult } from './call-model';
 import type { AppendEventsInput, AppendEventsResult } from './event-log';
 import type { SnapshotKernelInput, SnapshotKernelResult } from './snapshot/snapshot-activities';
 import type { RunGateInput, RunGateResult } from './run-gate';
+import type { PlaceReply } from '../workflows/hosts/host-messages';
 import type { ReserveReply, TreeBudgetReply, TreeSpendReport } from '../workflows/messages';
 import type { Slice } from '../workflows/tree-ledger';
 import type { ScanWorkspaceInput, ScanWorkspaceResult } from './workspace/scan-workspace';
@@ -52,4 +53,6 @@ export interface SessionActivities {
   /** A git worktree of the parent's workspace for a child, recorded as the child's workspace (docs/workspace.md). */
   prepareWorktree(input: { rootId: string; parentId: string; childId: string }): Promise<{ ok: true; workspace: string } | { ok: false; reason: string }>;
   scanWorkspace(input: ScanWorkspaceInput): Promise<ScanWorkspaceResult>;
+  /** The host the session's kernel goes to, chosen by the registry (`key`: the update id, so a retry gets the same host). */
+  placeSession(input: { sessionId: string; key: string }): Promise<PlaceReply>;
 }
