@@ -12,10 +12,10 @@ export const HOST_REGISTRY_WORKFLOW = 'hostRegistryWorkflow';
  */
 export function createPlacementActivities(deps: { client: Client; hostId: string }) {
   return {
-    async placeSession(input: { sessionId: string; key: string }): Promise<PlaceReply> {
+    async placeSession(input: { sessionId: string; key: string; exclude?: string | null }): Promise<PlaceReply> {
       const taskQueue = Context.current().info.taskQueue;
       return deps.client.workflow.executeUpdateWithStart(placeSessionUpdate, {
-        args: [{ sessionId: input.sessionId, asker: deps.hostId }],
+        args: [{ sessionId: input.sessionId, asker: deps.hostId, exclude: input.exclude ?? null }],
         updateId: `place:${input.key}`,
         startWorkflowOperation: new WithStartWorkflowOperation(HOST_REGISTRY_WORKFLOW, {
           workflowId: hostRegistryId(taskQueue), taskQueue, args: [[]], workflowIdConflictPolicy: 'USE_EXISTING',

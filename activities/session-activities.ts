@@ -23,6 +23,8 @@ export interface RunCellInput {
   restoreFrom: { manifest: BlobRef; coversSeq: number } | null;
   /** seq of this cell's CellRequested: the log up to it says which cells a restore re-runs. */
   throughSeq: number;
+  /** The cell had been sent to a kernel lost with its host (docs/hosts.md): restore, then report it interrupted, never run it. */
+  sentOnLostHost?: boolean;
 }
 
 export type KernelRestoredFields = Omit<KernelRestored, 'type'>;
@@ -53,6 +55,9 @@ export interface SessionActivities {
   /** A git worktree of the parent's workspace for a child, recorded as the child's workspace (docs/workspace.md). */
   prepareWorktree(input: { rootId: string; parentId: string; childId: string }): Promise<{ ok: true; workspace: string } | { ok: false; reason: string }>;
   scanWorkspace(input: ScanWorkspaceInput): Promise<ScanWorkspaceResult>;
-  /** The host the session's kernel goes to, chosen by the registry (`key`: the update id, so a retry gets the same host). */
-  placeSession(input: { sessionId: string; key: string }): Promise<PlaceReply>;
+  /**
+   * The host the session's kernel goes to, chosen by the registry (`key`: the update id, so a retry
+   * gets the same host); never `exclude`, the host it was just lost with.
+   */
+  placeSession(input: { sessionId: string; key: string; exclude?: string | null }): Promise<PlaceReply>;
 }

@@ -78,7 +78,9 @@ const SHORT_CALL = {
  * (workflows/placement.ts), the workflow's own before placement existed.
  */
 export function kernelActivities(cellTimeoutSeconds: number, taskQueue?: string): Pick<SessionActivities, KernelActivity> {
-  const on = taskQueue === undefined ? {} : { taskQueue };
+  // On a host's queue, an attempt no worker takes within HOST_LOST_AFTER means the host is gone
+  // (a restarted worker polls again within seconds): the workflow then re-homes the session.
+  const on = taskQueue === undefined ? {} : { taskQueue, scheduleToStartTimeout: HOST_LOST_AFTER } as const;
   const cells = proxyActivities<Pick<SessionActivities, 'runCell'>>({
     ...on,
     // The activity interrupts the cell itself at the timeout; the margin covers kernel start-up.
@@ -108,6 +110,9 @@ export function kernelActivities(cellTimeoutSeconds: number, taskQueue?: string)
     interruptKernel: kernel.interruptKernel,
   };
 }
+
+/** How long a kernel-bound activity may wait on its host's queue before the host counts as lost (docs/hosts.md). */
+export const HOST_LOST_AFTER = '15 seconds';
 
 /** What a host's own task queue serves: kernel-bound work only; everything else goes to any worker. */
 export const KERNEL_ACTIVITIES = ['runCell', 'snapshotKernel', 'shutdownKernel', 'interruptKernel'] as const;

@@ -576,7 +576,7 @@ export interface SessionFailed {
   readonly error: string | null;
 }
 
-/** The session's kernel was placed on a host (a worker and its Jupyter server): its cells, snapshots, restores and unload run there, through that host's task queue, from now on. Appended by the session's workflow before its first kernel-bound activity, in a cluster of more than one host (docs/hosts.md); a session with no SessionPlaced ran on the home's own host, `local`. */
+/** The session's kernel was placed on a host (a worker and its Jupyter server): its cells, snapshots, restores and unload run there, through that host's task queue, from now on. Appended by the session's workflow before its first kernel-bound activity, in a cluster of more than one host, and again whenever its host is lost and it moves to a live one, before the restore there (docs/hosts.md); a session with no SessionPlaced ran on the home's own host, `local`. */
 export interface SessionPlaced {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'SessionPlaced';
@@ -584,7 +584,7 @@ export interface SessionPlaced {
   readonly hostId: string;
   /** Kernels the host held when it was chosen, sessions placed on it since its last beat included: the least of the live hosts. */
   readonly loadedKernels: number;
-  /** Live hosts (beating within 15 s) the choice was made among. */
+  /** Live hosts (beating within 15 s) the choice was made among, the lost one excluded when the session moves. */
   readonly liveHosts: number;
 }
 

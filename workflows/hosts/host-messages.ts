@@ -10,6 +10,8 @@ export interface PlaceRequest {
   sessionId: string;
   /** The host whose worker asks: live by asking, so a session is placed even before any beat has landed. */
   asker: string;
+  /** A host the session was just lost with: not chosen, even while its last beat is still fresh. */
+  exclude?: string | null;
 }
 
 export interface PlaceReply {

@@ -20,10 +20,11 @@ export async function hostRegistryWorkflow(carried: HostLoad[] = []): Promise<vo
     beats++;
   });
   setHandler(hostLeftSignal, ({ hostId }) => void hosts.delete(hostId));
-  setHandler(placeSessionUpdate, ({ asker }) => {
+  setHandler(placeSessionUpdate, ({ asker, exclude }) => {
     const now = Date.now();
     if (!hosts.has(asker) || !isLive(hosts.get(asker)!, now)) hosts.set(asker, { hostId: asker, loadedKernels: 0, placedSince: 0, seenAt: now });
-    const live = [...hosts.values()].filter((h) => isLive(h, now));
+    const live = [...hosts.values()].filter((h) => isLive(h, now) && h.hostId !== exclude);
+    // The asker is live and never the lost host (it is running the placement): there is always one.
     const chosen = chooseHost(live, now)!;
     const loadedKernels = chosen.loadedKernels + chosen.placedSince;
     chosen.placedSince++;
