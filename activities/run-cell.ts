@@ -39,7 +39,8 @@ export function restoreNote(r: KernelRestoredFields, skipped: Array<{ requestId:
 
 type Restored = { fields: KernelRestoredFields; note: string };
 
-interface CellProgress {
+/** What runCell heartbeats; a re-homing workflow reads it from the lost attempt's timeout (workflows/placement.ts). */
+export interface CellProgress {
   sentCellId: string | null;
 }
 
@@ -183,6 +184,10 @@ export function createKernelActivities(deps: KernelDeps) {
       const prepared = async () => (done.restored = await prepare(input));
       const attempt = async (): Promise<RunCellResult> => {
         try {
+          if (input.sentOnLostHost) {
+            const restored = await prepared();
+            return { cell: lostCell(`${restored?.note ?? ''}[the kernel was lost with its host while the cell ran; it was not re-run]`, 'its host was lost'), restored: restored?.fields ?? null };
+          }
           if (ctx.info.attempt > 1) {
             const before = ctx.info.heartbeatDetails as CellProgress | undefined;
             const sentBefore = before?.sentCellId === input.cellId;

@@ -3,6 +3,7 @@ import type { CallModelInput, CallModelResult } from './call-model';
 import type { AppendEventsInput, AppendEventsResult } from './event-log';
 import type { SnapshotKernelInput, SnapshotKernelResult } from './snapshot/snapshot-activities';
 import type { RunGateInput, RunGateResult } from './run-gate';
+import type { PlaceReply } from '../workflows/hosts/host-messages';
 import type { ReserveReply, TreeBudgetReply, TreeSpendReport } from '../workflows/messages';
 import type { Slice } from '../workflows/tree-ledger';
 import type { ScanWorkspaceInput, ScanWorkspaceResult } from './workspace/scan-workspace';
@@ -22,6 +23,8 @@ export interface RunCellInput {
   restoreFrom: { manifest: BlobRef; coversSeq: number } | null;
   /** seq of this cell's CellRequested: the log up to it says which cells a restore re-runs. */
   throughSeq: number;
+  /** The cell had been sent to a kernel lost with its host (docs/hosts.md): restore, then report it interrupted, never run it. */
+  sentOnLostHost?: boolean;
 }
 
 export type KernelRestoredFields = Omit<KernelRestored, 'type'>;
@@ -52,4 +55,9 @@ export interface SessionActivities {
   /** A git worktree of the parent's workspace for a child, recorded as the child's workspace (docs/workspace.md). */
   prepareWorktree(input: { rootId: string; parentId: string; childId: string }): Promise<{ ok: true; workspace: string } | { ok: false; reason: string }>;
   scanWorkspace(input: ScanWorkspaceInput): Promise<ScanWorkspaceResult>;
+  /**
+   * The host the session's kernel goes to, chosen by the registry (`key`: the update id, so a retry
+   * gets the same host); never `exclude`, the host it was just lost with.
+   */
+  placeSession(input: { sessionId: string; key: string; exclude?: string | null }): Promise<PlaceReply>;
 }

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_APPROVAL_POLICY } from '../workflows/approvals/approval-policy';
+import { DEFAULT_HOST_ID } from '../workflows/hosts/host-queue';
 import type { RecurConfig } from './schema';
 
 /** Where tests, benchmarks and the demo put their scripted-model files: the home's own `scripts/`. */
@@ -19,6 +20,7 @@ export function defaultConfig(): RecurConfig {
     home: join(homedir(), '.recur'),
     toolsDir: join(homedir(), '.recur', 'tools'),
     host: '127.0.0.1',
+    hostId: DEFAULT_HOST_ID,
     ports: {
       kafka: 19092,
       kafkaController: 19093,

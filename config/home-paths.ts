@@ -5,9 +5,13 @@ import type { RecurConfig } from './schema';
 /** Where the embedded stack keeps things. Tools are shared between homes; data and pids are not. */
 export function stackPaths(config: RecurConfig) {
   const run = join(config.home, 'run');
+  const hostRun = join(hostDir(config), 'run');
   return {
     run,
     logs: join(config.home, 'logs'),
+    /** This host's pids, logs and Jupyter runtime: the home's own for `local`, `hosts/<id>/` for another (docs/hosts.md). */
+    hostRun,
+    hostLogs: join(hostDir(config), 'logs'),
     blobs: join(config.home, 'blobs'),
     /** Harness skills written as Python packages for kernels to import (rebuilt from the log on demand). */
     skills: join(config.home, 'skills'),
@@ -17,8 +21,8 @@ export function stackPaths(config: RecurConfig) {
     /** Where each session tree starts in the event topic (services/projector/offset-index.ts), one folder per topic. */
     logIndex: join(config.home, 'log-index', encodeURIComponent(config.kafka.topic)),
     temporalDb: join(config.home, 'temporal', 'dev.db'),
-    jupyterRoot: join(config.home, 'jupyter'),
-    jupyterToken: join(run, 'jupyter.token'),
+    jupyterRoot: join(hostDir(config), 'jupyter'),
+    jupyterToken: join(hostRun, 'jupyter.token'),
     bridgeSecret: join(run, 'bridge.secret'),
     /** The embedded broker's SCRAM users and passwords (config/kafka-credentials.ts). */
     kafkaCredentials: join(run, 'kafka-credentials.json'),
@@ -34,6 +38,9 @@ export function stackPaths(config: RecurConfig) {
     localModels: join(config.toolsDir, 'models'),
   };
 }
+
+/** Where a host keeps what is its own; every host of a home shares the rest (blobs, keys, sandbox policies, workspaces). */
+export const hostDir = (config: RecurConfig): string => config.hostId === 'local' ? config.home : join(config.home, 'hosts', config.hostId);
 
 export interface JupyterConnection {
   baseUrl: string;

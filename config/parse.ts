@@ -39,6 +39,7 @@ const blobStore: Section = (c) => c.blobStore;
 /** Each environment variable Recur reads and the config field it sets: one table for reading and writing. */
 const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_HOST', top, 'host', 'text'],
+  ['RECUR_HOST_ID', top, 'hostId', 'text'],
   ['RECUR_KAFKA_PORT', ports, 'kafka', 'port'],
   ['RECUR_KAFKA_CONTROLLER_PORT', ports, 'kafkaController', 'port'],
   ['RECUR_TEMPORAL_PORT', ports, 'temporal', 'port'],
@@ -208,6 +209,8 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
   readAwsEnv(config, env);
   mergePolicyFile(config, env, warnings, errors);
   errors.push(...outOfRange(config), ...externalServiceErrors(config), ...uiLinkErrors(config), ...blobStoreErrors(config));
+  // It names a task queue and a directory of the home.
+  if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(config.hostId)) errors.push(`RECUR_HOST_ID (config hostId): "${config.hostId}" is not 1-32 lowercase letters, digits and dashes, starting with a letter or digit`);
   const net = parseNetPolicy(config.sandbox.net);
   if ('error' in net) errors.push(`RECUR_SANDBOX_NET (config sandbox.net): ${net.error}`);
   const ports = Object.entries(config.ports);

@@ -7,6 +7,12 @@ export interface RecurConfig {
   /** Installed tools (venv, Temporal CLI, Kafka jars); shared by every home that points here. */
   toolsDir: string;
   host: string;
+  /**
+   * This machine's host in the cluster (docs/hosts.md): a worker plus its own Jupyter server,
+   * whose kernel-bound activities come on the task queue `<taskQueue>@<hostId>`. `local` is the
+   * host `recur up` runs; `recur host start --id` runs others.
+   */
+  hostId: string;
   ports: {
     kafka: number;
     kafkaController: number;

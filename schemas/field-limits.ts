@@ -105,6 +105,7 @@ export const FIELD_LIMITS = {
   SessionClosed: { reason: 2_000 },
   SessionCompleted: { answer: INLINE.answer, answerBlob: BLOB },
   SessionFailed: { reason: REASON, error: REASON },
+  SessionPlaced: { hostId: NAME },
   SessionReloaded: { messageId: ID, from: ID },
   SessionResumed: { messageId: ID, from: ID },
   SessionStarted: { task: INLINE.task, taskBlob: BLOB, name: NAME, model: NAME, parentId: ID, systemPromptBlob: BLOB, sandbox: { fields: { mode: NAME, net: NAME } } },

@@ -15,6 +15,7 @@ import { installHandlers } from './handlers';
 import { afterAnswer, fireDueSchedules, logInputGoal } from './keep-going';
 import { installLongRunHandlers } from './long-run-handlers';
 import { failureKind } from './plan-next-step';
+import { placedActivities } from './placement';
 import { sessionActivities } from './proxies';
 import { awaitWork, retain } from './retain';
 import { rejectReply } from './reject-reply';
@@ -34,8 +35,9 @@ type Acts = ReturnType<typeof sessionActivities>;
 type Ended = { result: SessionResult; logged?: SessionResult | null };
 
 export async function agentSessionWorkflow(input: SessionInput): Promise<SessionResult> {
-  const acts = sessionActivities(input.limits.cellTimeoutSeconds);
-  const s = new SessionState(input, acts);
+  const unplaced = sessionActivities(input.limits.cellTimeoutSeconds);
+  const s = new SessionState(input, unplaced);
+  const acts = placedActivities(s, unplaced);
   // A handler's fault (a failed append, a bug) stops the loop wherever it waits, so the end is logged.
   const body = new CancellationScope();
   s.onFault = () => body.cancel();

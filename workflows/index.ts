@@ -1,2 +1,3 @@
 export { agentSessionWorkflow } from './agent-session';
 export { harnessWorkflow } from './harness/harness-workflow';
+export { hostRegistryWorkflow } from './hosts/host-registry';

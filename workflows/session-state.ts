@@ -12,6 +12,7 @@ import type { RateBucket } from './message-rate';
 import { SeenMessages } from './seen-messages';
 import { TreeLedger } from './tree-ledger';
 import { treeBudgetOf } from './plan-next-step';
+import { DEFAULT_HOST_ID } from './hosts/host-queue';
 
 const GENESIS = '0'.repeat(64);
 
@@ -54,6 +55,8 @@ export class SessionState {
   final: FinalAnswer | null = null;
   /** Model replies rejected in a row (workflows/reject-reply.ts); not carried over a continue-as-new. */
   rejectedInARow = 0;
+  /** The host its kernel is on (workflows/placement.ts); null until its first kernel-bound activity. */
+  host: string | null;
   /** Set once a sub-agent's first task has ended: it is retained (workflows/retain.ts). */
   retained: RetainState | null;
   phase: SessionStatusView['phase'] = 'starting';
@@ -82,6 +85,8 @@ export class SessionState {
     this.lastSnapshot = c?.lastSnapshot ?? null;
     this.workspaceStart = c?.workspaceStart ?? null;
     this.retained = c?.retained ?? null;
+    // A run carried over from before placement existed had one host, the home's own.
+    this.host = c === undefined ? null : c.host === undefined ? DEFAULT_HOST_ID : c.host;
     this.long = new LongRun(input, c?.longRun, this.startedAt);
     this.approvals = new ApprovalBook(c?.approvals);
     this.ops = new OperatorControls(input, c?.operator);
@@ -146,7 +151,7 @@ export class SessionState {
     return {
       nextSeq, headHash, turn, tokens, startedAt, children: [...this.children.values()], inbox, seen: this.seen.carry(), messagesSent, rate,
       treeSessions, cellsSinceSnapshot, lastSnapshot, retained, longRun: this.long.carry(), approvals: this.approvals.carry(),
-      workspaceStart: this.workspaceStart, operator: this.ops.carry(), ...(this.ledger && { ledger: this.ledger.carry() }),
+      workspaceStart: this.workspaceStart, operator: this.ops.carry(), host: this.host, ...(this.ledger && { ledger: this.ledger.carry() }),
     };
   }
 }

@@ -132,6 +132,8 @@ export interface SessionCarry {
   /** The manifest the session's start scan logged (workflows/workspace-log.ts); its end scan diffs against it. */
   workspaceStart?: BlobRef | null;
   operator?: OperatorCarry;
+  /** Where its kernel is (null: not placed yet); absent in runs carried over from before placement existed. */
+  host?: string | null;
 }
 
 /**

@@ -576,6 +576,18 @@ export interface SessionFailed {
   readonly error: string | null;
 }
 
+/** The session's kernel was placed on a host (a worker and its Jupyter server): its cells, snapshots, restores and unload run there, through that host's task queue, from now on. Appended by the session's workflow before its first kernel-bound activity, in a cluster of more than one host, and again whenever its host is lost and it moves to a live one, before the restore there (docs/hosts.md); a session with no SessionPlaced ran on the home's own host, `local`. */
+export interface SessionPlaced {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'SessionPlaced';
+  /** The host's id (RECUR_HOST_ID). Limit: 256 characters. */
+  readonly hostId: string;
+  /** Kernels the host held when it was chosen, sessions placed on it since its last beat included: the least of the live hosts. */
+  readonly loadedKernels: number;
+  /** Live hosts (beating within 15 s) the choice was made among, the lost one excluded when the session moves. */
+  readonly liveHosts: number;
+}
+
 /** An unloaded retained session got a message or a new task and is working again. Appended by the session's workflow before the message is delivered (MessageDelivered) and before its next model call; the kernel itself comes back from the snapshot named in SessionUnloaded when the next cell runs (KernelRestored). */
 export interface SessionReloaded {
   /** Event type: the record's short name, also the envelope's `type`. */
@@ -912,6 +924,7 @@ export type RecurEvent =
   | SessionClosed
   | SessionCompleted
   | SessionFailed
+  | SessionPlaced
   | SessionReloaded
   | SessionResumed
   | SessionStarted
@@ -926,7 +939,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -959,6 +972,7 @@ export type RecurEventInput =
   | SessionClosed
   | WithDefaults<SessionCompleted, 'answerBlob'>
   | WithDefaults<SessionFailed, 'error'>
+  | SessionPlaced
   | SessionReloaded
   | SessionResumed
   | WithDefaults<SessionStarted, 'taskBlob' | 'parentId' | 'budgetUsd' | 'systemPromptBlob' | 'sandbox'>

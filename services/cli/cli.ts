@@ -37,10 +37,16 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('./commands/down')).down,
   },
   status: {
-    summary: 'show each service of the stack; exit 1 unless all are healthy',
+    summary: "show each service of the stack and of every host started from this home (`host` field in --json); exit 1 unless all are healthy",
     usage: 'recur status [--json]',
     options: { json: { type: 'boolean' } },
     load: async () => (await import('./commands/status')).status,
+  },
+  host: {
+    summary: 'start or stop another host (a worker and its own Jupyter server) of this cluster: on this machine under the home, on another it joins the Kafka, Temporal and blob store configured',
+    usage: 'recur host start --id ID [--jupyter-port PORT] [--json] | recur host stop --id ID',
+    options: { id: { type: 'string' }, 'jupyter-port': { type: 'string' }, json: { type: 'boolean' } },
+    load: async () => (await import('./commands/host')).host,
   },
   setup: {
     summary: "install Recur's tools (Python venv, Temporal CLI, Kafka jars, the local/smollm2 model) without starting anything; --browser adds Debian's Chromium for the viewer's browser tests",

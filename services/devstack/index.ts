@@ -1,3 +1,6 @@
-export { up, down, restartDaemon, startService, status, stopService, SERVICES, type ServiceStatus } from './stack';
+export { up, down, restartDaemon, status, SERVICES } from './stack';
+export { startService, stopService } from './service-run';
+export type { ServiceStatus } from './service';
 export { ensureChromium, ensureTools } from './install';
 export { ensureEventTopicAccess } from './kafka-acls';
+export { homeHosts, startHost, stopHost } from './hosts';

@@ -24,7 +24,7 @@ export const jupyterService: ServiceDef = {
       data: join(p.jupyterRoot, 'data'),
       ipython: join(p.jupyterRoot, 'ipython'),
       work: join(p.jupyterRoot, 'work'),
-      runtime: join(p.run, 'jupyter-runtime'),
+      runtime: join(p.hostRun, 'jupyter-runtime'),
     };
     for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
     // IPython copies its startup README into a startup dir it creates, keeping the package's 0644

@@ -7,7 +7,7 @@ import { newKafkaCredentials, readKafkaCredentials, writeKafkaCredentials, type 
 import { kafkaFiles, kafkaNodeHealthy, kafkaService, launchKafkaNode } from './kafka';
 import type { KafkaNode } from './kafka-properties';
 import type { ServiceDef } from './service';
-import { startService, stopService } from './stack';
+import { startService, stopService } from './service-run';
 
 /**
  * A KRaft cluster on this host: every node a broker and a voter of the controller quorum, each with

@@ -30,3 +30,13 @@ export function baseEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   for (const k of keep) if (process.env[k] !== undefined) env[k] = process.env[k];
   return { ...env, ...extra };
 }
+
+export interface ServiceStatus {
+  name: string;
+  /** The host it belongs to (docs/hosts.md): `local` for what `recur up` runs. */
+  host: string;
+  pid: number | null;
+  url: string;
+  healthy: boolean;
+}
+

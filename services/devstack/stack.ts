@@ -1,8 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { RecurConfig } from '../../config';
-import { StackError } from '../../errors';
 import { daemonPaths } from '../daemon/paths';
 import { daemonService } from './daemon';
 import { ensureTools } from './install';
@@ -12,11 +8,12 @@ import { ensureEventTopicAccess } from './kafka-acls';
 import { jupyterService } from './jupyter';
 import { kafkaService } from './kafka';
 import { ensureLogKey } from '../home/log-keys';
-import { liveProcess, startDetached, stopProcess } from '../home/process';
-import { portFree } from './ports';
-import type { ServiceDef } from './service';
+import { liveProcess, stopProcess } from '../home/process';
+import type { ServiceDef, ServiceStatus } from './service';
+import { checkPorts, pidFile, startOne } from './service-run';
 import { temporalService } from './temporal';
 import { checkSandbox } from '../sandbox/check-sandbox';
+import { homeHosts, hostStatus, stopHost } from './hosts';
 
 /** Started together, each on its own. */
 const INFRA: ServiceDef[] = [kafkaService, temporalService, jupyterService];
@@ -28,25 +25,10 @@ function managed(config: RecurConfig): ServiceDef[] {
   return SERVICES.filter((s) => (s !== kafkaService || embeddedKafka(config)) && (s !== temporalService || embeddedTemporal(config)));
 }
 
-export interface ServiceStatus {
-  name: string;
-  pid: number | null;
-  url: string;
-  healthy: boolean;
-}
 
 type Log = (line: string) => void;
 
-const pidFile = (config: RecurConfig, s: ServiceDef) => join(stackPaths(config).run, `${s.name}.pid`);
-const logFile = (config: RecurConfig, s: ServiceDef) => join(stackPaths(config).logs, `${s.name}.log`);
 
-function logTail(file: string, lines = 12): string {
-  try {
-    return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
 
 /** Which services need starting; a sick one of ours is stopped first. Fails before anything starts if a port is taken. */
 async function plan(config: RecurConfig): Promise<ServiceDef[]> {
@@ -61,31 +43,7 @@ async function plan(config: RecurConfig): Promise<ServiceDef[]> {
   return todo;
 }
 
-async function checkPorts(config: RecurConfig, s: ServiceDef): Promise<void> {
-  for (const { setting, port } of s.ports(config)) {
-    if (!(await portFree(config.host, port))) {
-      throw new StackError(s.name, `port ${port} on ${config.host} is already in use by another process`,
-        `stop that process or choose another port with ${setting}=<port>`);
-    }
-  }
-}
 
-async function startOne(config: RecurConfig, s: ServiceDef, log: Log): Promise<void> {
-  const spec = await s.prepare(config);
-  const rec = startDetached({ ...spec, logFile: logFile(config, s), pidFile: pidFile(config, s) });
-  log(`${s.name}: started (pid ${rec.pid}), waiting for it to be healthy…`);
-  const deadline = Date.now() + s.startTimeoutSeconds * 1000;
-  while (Date.now() < deadline) {
-    if (await s.healthy(config)) return;
-    if (!liveProcess(pidFile(config, s))) {
-      throw new StackError(s.name, `exited during start-up; last lines of ${logFile(config, s)}:\n${logTail(logFile(config, s))}`,
-        'fix the cause shown above and run `recur up` again');
-    }
-    await sleep(250);
-  }
-  throw new StackError(s.name, `not healthy after ${s.startTimeoutSeconds}s; see ${logFile(config, s)}`,
-    'run `recur down` and `recur up` again');
-}
 
 /** Installs what is missing, starts every service not already healthy, and waits for all of them. */
 export async function up(config: RecurConfig, log: Log = () => undefined): Promise<ServiceStatus[]> {
@@ -110,27 +68,6 @@ export async function restartDaemon(config: RecurConfig, log: Log = () => undefi
   await up(config, log);
 }
 
-/**
- * A service `up` does not start (the test stack's S3 server), under this home's pid and log files
- * like the rest; a healthy one already running is kept. `stopService` ends it, as `down` the others.
- */
-export async function startService(config: RecurConfig, s: ServiceDef, log: Log = () => undefined): Promise<void> {
-  const running = liveProcess(pidFile(config, s));
-  if (running && (await s.healthy(config))) return;
-  if (running) await stopProcess(running);
-  await checkPorts(config, s);
-  await startOne(config, s, log);
-}
-
-/** The pid of this home's live process of `s`, or null. */
-export function servicePid(config: RecurConfig, s: ServiceDef): number | null {
-  return liveProcess(pidFile(config, s))?.pid ?? null;
-}
-
-export async function stopService(config: RecurConfig, s: ServiceDef): Promise<void> {
-  const rec = liveProcess(pidFile(config, s));
-  if (rec) await stopProcess(rec);
-}
 
 /** Stops what this home's `up` started, and nothing else. */
 export async function down(config: RecurConfig, log: Log = () => undefined): Promise<string[]> {
@@ -142,6 +79,8 @@ export async function down(config: RecurConfig, log: Log = () => undefined): Pro
     log(`${s.name}: stopped (pid ${rec.pid})`);
     stopped.push(s.name);
   };
+  // Hosts first: their workers need Temporal to leave the registry.
+  for (const h of homeHosts(config)) if (await stopHost(config, h.id, () => undefined)) stopped.push(`host ${h.id}`);
   await stop(daemonService);
   await Promise.all(INFRA.filter((s) => managed(config).includes(s)).map(stop));
   return stopped;
@@ -150,10 +89,12 @@ export async function down(config: RecurConfig, log: Log = () => undefined): Pro
 export async function status(config: RecurConfig): Promise<ServiceStatus[]> {
   const services = await Promise.all(managed(config).map(async (s) => {
     const rec = liveProcess(pidFile(config, s));
-    return { name: s.name, pid: rec?.pid ?? null, url: s.url(config), healthy: rec !== null && (await s.healthy(config)) };
+    return { name: s.name, host: config.hostId, pid: rec?.pid ?? null, url: s.url(config), healthy: rec !== null && (await s.healthy(config)) };
   }));
   // The worker is the daemon's child, restarted by it; shown so a user can see (and kill) it.
   const worker = liveProcess(daemonPaths(config).workerPid);
   const url = `temporal://${config.temporal.namespace}/${config.temporal.taskQueue}`;
-  return [...services, { name: 'worker', pid: worker?.pid ?? null, url, healthy: worker !== null }];
+  const local = { name: 'worker', host: config.hostId, pid: worker?.pid ?? null, url, healthy: worker !== null };
+  const others = await Promise.all(homeHosts(config).map((h) => hostStatus(config, h)));
+  return [...services, local, ...others.flat()];
 }

@@ -16,6 +16,9 @@ import { createKernelActivities } from '../../activities/run-cell';
 import { createSnapshotActivities } from '../../activities/snapshot/index';
 import { createGateActivities } from '../../activities/run-gate';
 import { createTreeActivities } from '../../activities/tree-sessions';
+import { createPlacementActivities } from '../../activities/place-session';
+import { hostTaskQueue } from '../../workflows/hosts/host-queue';
+import { KERNEL_ACTIVITIES } from '../../workflows/proxies';
 import { createWorkspaceActivities } from '../../activities/workspace/scan-workspace';
 import type { SessionActivities } from '../../activities/session-activities';
 import type { HarnessActivities } from '../../activities/harness/harness-activities';
@@ -42,10 +45,12 @@ import { harnessPromptSection, resolveSpecFrom } from './harness-reads';
 import { registerLongRunOps } from './long-run-ops';
 import { workerEgress } from './egress';
 import type { DeltaSink } from './delta-channel';
+import { startHostBeats } from './host-beats';
 import { failLostAttempts, workerIdentity, type LostAttempt } from './lost-attempts';
 
 export interface RecurWorker {
-  worker: Worker;
+  /** The shared queue's worker and its host's: run and shut down together. */
+  worker: Pick<Worker, 'run' | 'shutdown' | 'getState'>;
   /** Ends the attempts a dead worker of this task queue had started, so they are retried now (lost-attempts.ts). */
   endLostAttempts(dead: string): Promise<LostAttempt[]>;
   /** Stops polling, closes kernels' client side (kernels keep running for the next worker) and connections. */
@@ -99,8 +104,9 @@ export async function createRecurWorker(
     client, harness, skillsDir: (sessionId) => host.place(sessionId).skills, refineApply: config.harness.refineApply, approvals, moduleNames,
   });
   registerLongRunOps(ops, client, values);
+  const jupyterSessions = createJupyterSessions(ServerConnection.makeSettings(jupyterConnection(config)), 'python3');
   const cap = createKernelCap({
-    sessions: createJupyterSessions(ServerConnection.makeSettings(jupyterConnection(config)), 'python3'),
+    sessions: jupyterSessions,
     client,
     max: config.agent.maxLoadedKernels,
   });
@@ -135,6 +141,7 @@ export async function createRecurWorker(
     snapshotKernel: snapshots.snapshotKernel,
     ...createGateActivities({ env: opts.env ?? process.env }),
     ...createTreeActivities({ client }),
+    ...createPlacementActivities({ client, hostId: config.hostId }),
     prepareWorktree: (input) => host.worktrees.prepare(input),
     ...createWorkspaceActivities({
       blobs, places: host, root: stackPaths(config).workspaceLog, maxFileBytes: config.worker.workspaceMaxFileKiB * 1024, heartbeat: () => {
@@ -145,23 +152,47 @@ export async function createRecurWorker(
     }),
   });
   const nativeConnection = await NativeConnection.connect(temporalConnection(config));
-  const worker = await Worker.create({
+  const identity = opts.identity ?? workerIdentity();
+  const shared = await Worker.create({
     connection: nativeConnection,
     namespace: config.temporal.namespace,
     taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
-    identity: opts.identity ?? workerIdentity(),
+    identity,
     maxCachedWorkflows: config.worker.cachedWorkflows,
     activities,
     ...obs.workerOptions,
     // A bundle has its workflow interceptors bundled in (scripts/build-workflows.mjs); the worker would only warn of these.
     ...(opts.workflowBundle && obs.workerOptions.interceptors && { interceptors: { ...obs.workerOptions.interceptors, workflowModules: [] } }),
   });
+  // Kernel-bound work of the sessions placed on this host (docs/hosts.md): no workflows, its own Jupyter server.
+  const own = await Worker.create({
+    connection: nativeConnection,
+    namespace: config.temporal.namespace,
+    taskQueue: hostTaskQueue(taskQueue, config.hostId),
+    identity,
+    activities: Object.fromEntries(KERNEL_ACTIVITIES.map((name) => [name, activities[name]])),
+    ...(obs.workerOptions.interceptors?.activity && { interceptors: { activity: obs.workerOptions.interceptors.activity } }),
+  });
+  const beats = startHostBeats({
+    client, taskQueue, hostId: config.hostId, loadedKernels: async () => (await jupyterSessions.listLoaded()).length,
+    log: (line) => console.log(line),
+  });
+  const worker: RecurWorker['worker'] = {
+    run: async () => {
+      await Promise.all([shared.run(), own.run()]);
+    },
+    shutdown: () => {
+      for (const w of [shared, own]) if (w.getState() === 'RUNNING') w.shutdown();
+    },
+    getState: () => shared.getState(),
+  };
   return {
     worker,
     endLostAttempts: (dead) => failLostAttempts(client, taskQueue, dead),
     async close() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      worker.shutdown();
+      await beats.stop();
       kernels.dispose();
       await bridge.close();
       await egress.closeAll();

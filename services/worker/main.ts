@@ -14,7 +14,9 @@ async function main(): Promise<void> {
   const { worker, close, endLostAttempts } = await createRecurWorker(config, {
     telemetry, onTextDelta: ipcDeltaSink(), workflowBundle: prebuiltWorkflowBundle(telemetry.spanProcessor !== null),
   });
-  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => worker.shutdown());
+  // Every signal, not the first only: a stop signals the process group and the supervisor signals again,
+  // and a second SIGTERM left to its default would kill the worker before it leaves the host registry.
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => worker.shutdown());
   try {
     const running = worker.run();
     // The daemon names the worker this one replaces when that one died; its attempts are retried now, not at their heartbeat timeout.

@@ -12,6 +12,9 @@ import { checkReply } from '../../activities/model/reply-check';
 import type { StopReason } from '../../activities/model/types';
 import type { RunCellInput, RunCellResult } from '../../activities/session-activities';
 import { createTreeActivities } from '../../activities/tree-sessions';
+import { createPlacementActivities } from '../../activities/place-session';
+import { DEFAULT_HOST_ID, hostTaskQueue } from '../../workflows/hosts/host-queue';
+import { KERNEL_ACTIVITIES } from '../../workflows/proxies';
 import { encodeEventBatch, type StoredEvent } from '../../schemas';
 import type { RecurEvent, RecurEventInput } from '../../schemas/generated/events';
 import { recordHarnessEditsUpdate } from '../../workflows/harness/harness-messages';
@@ -62,7 +65,7 @@ export class FakeSessionWorld {
   /** Sessions whose kernel was interrupted, in order. */
   readonly interrupts: string[] = [];
   private readonly blocked = new Map<string, () => void>();
-  private constructor(readonly env: TestWorkflowEnvironment, readonly worker: Worker, private readonly running: Promise<void>) {}
+  private constructor(readonly env: TestWorkflowEnvironment, readonly worker: Pick<Worker, 'shutdown'>, private readonly running: Promise<void>) {}
 
   /** `maxCachedWorkflows: 0`: every workflow task replays the history from the start, as a restarted worker does. */
   static async start(taskQueue = 'fake-world', opts: { maxCachedWorkflows?: number } = {}): Promise<FakeSessionWorld> {
@@ -80,6 +83,8 @@ export class FakeSessionWorld {
       // A workspace nothing writes to and that nothing scans: no WorkspaceChanged in these logs.
       scanWorkspace: async () => ({ event: null, manifest: { sha256: '0'.repeat(64), size: 0 } }),
       ...createTreeActivities({ client: env.client }),
+      // The real registry (workflows/hosts), with this worker as its one host.
+      ...createPlacementActivities({ client: env.client, hostId: DEFAULT_HOST_ID }),
       // The real copy, over this world's log.
       ...createForkActivities({ readLog: async (id) => world.logs.get(id) ?? [], appendEvents: (i) => world.append(i) }),
     });
@@ -88,8 +93,13 @@ export class FakeSessionWorld {
       // A shutdown that hangs fails the file's teardown with an error instead of keeping jest (and CI) alive to its limit.
       shutdownForceTime: '30s',
     });
-    const running = worker.run();
-    world = new FakeSessionWorld(env, worker, running);
+    // The kernel-bound activities of sessions placed on that host come on its own queue.
+    const host = await Worker.create({
+      connection: env.nativeConnection, taskQueue: hostTaskQueue(taskQueue, DEFAULT_HOST_ID), shutdownForceTime: '30s',
+      activities: Object.fromEntries(KERNEL_ACTIVITIES.filter((name) => name in activities).map((name) => [name, activities[name as keyof typeof activities]])),
+    });
+    const running = Promise.all([worker.run(), host.run()]).then(() => undefined);
+    world = new FakeSessionWorld(env, { shutdown: () => [worker, host].forEach((w) => w.shutdown()) }, running);
     return world;
   }
 

@@ -6,7 +6,7 @@ import { kafkaClient } from '../../config/connections';
 import { stackPaths } from '../../config/home-paths';
 import { ensureEventTopicAccess } from '../../services/devstack';
 import { kafkaClusterEnv, kafkaNodeServices, localKafkaCluster, startKafkaCluster, stopKafkaCluster } from '../../services/devstack/kafka-cluster';
-import { servicePid } from '../../services/devstack/stack';
+import { servicePid } from '../../services/devstack/service-run';
 import { homeKeyring } from '../../services/home/log-keys';
 import { followSessionLog } from '../../services/projector';
 import { auditTopicTree } from '../../services/projector/audit-topic';

@@ -3,10 +3,11 @@ import { status as stackStatus, type ServiceStatus } from '../../devstack';
 import type { SandboxPolicy } from '../../../schemas/generated/events';
 import { sandboxRecord } from '../../sandbox';
 import type { CommandContext } from '../command-context';
+import { DEFAULT_HOST_ID } from '../../../workflows/hosts/host-queue';
 
 export function formatStatus(services: ServiceStatus[]): string[] {
   return services.map((s) =>
-    `${s.name.padEnd(9)} ${(s.healthy ? 'healthy' : s.pid ? 'unhealthy' : 'stopped').padEnd(9)} ${s.url}${s.pid ? ` (pid ${s.pid})` : ''}`);
+    `${(s.host === DEFAULT_HOST_ID ? s.name : `${s.name}@${s.host}`).padEnd(9)} ${(s.healthy ? 'healthy' : s.pid ? 'unhealthy' : 'stopped').padEnd(9)} ${s.url}${s.pid ? ` (pid ${s.pid})` : ''}`);
 }
 
 /** The kernel sandbox in force, loud when it is off: every session then runs its agent uncontained. */

@@ -1,0 +1,59 @@
+import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { MockActivityEnvironment, TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { createPlacementActivities } from '../../activities/place-session';
+import { type PlaceReply, getHostsQuery, hostBeatSignal, hostLeftSignal } from '../../workflows/hosts/host-messages';
+import { hostRegistryId } from '../../workflows/hosts/host-queue';
+
+/** The registry workflow on a real Temporal dev server, asked as the placement activity asks it. */
+describe('the host registry', () => {
+  const taskQueue = 'registry-test';
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+
+  beforeAll(async () => {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    env = await TestWorkflowEnvironment.createLocal({
+      server: { executable: { type: 'existing-path', path: join(homedir(), '.recur', 'tools', 'venv', 'bin', 'temporal') } },
+    });
+    worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), shutdownForceTime: '30s' });
+    running = worker.run();
+  }, 120_000);
+
+  afterAll(async () => {
+    worker.shutdown();
+    await running;
+    await env.teardown();
+  });
+
+  const beat = (hostId: string, loadedKernels: number) => env.client.workflow.signalWithStart('hostRegistryWorkflow', {
+    workflowId: hostRegistryId(taskQueue), taskQueue, args: [[]], signal: hostBeatSignal, signalArgs: [{ hostId, loadedKernels }],
+  });
+  const place = (asker: string, sessionId: string): Promise<PlaceReply> => new MockActivityEnvironment({ taskQueue })
+    .run(createPlacementActivities({ client: env.client, hostId: asker }).placeSession, { sessionId, key: `${sessionId}/3` });
+
+  test('a lone asker with no beat yet is placed on itself, as the one live host', async () => {
+    expect(await place('local', 's0')).toEqual({ hostId: 'local', loadedKernels: 0, liveHosts: 1 });
+  });
+
+  test('new sessions go to the least-loaded live host, counting those placed since its beat; a retried ask gets the same answer', async () => {
+    await beat('local', 2);
+    await beat('b', 0);
+    await beat('c', 1);
+    const first = await place('local', 's1');
+    expect(first).toEqual({ hostId: 'b', loadedKernels: 0, liveHosts: 3 });
+    expect(await place('local', 's1')).toEqual(first);
+    expect((await place('c', 's2')).hostId).toBe('b');
+    expect((await place('c', 's3')).hostId).toBe('c');
+    const { hosts } = await env.client.workflow.getHandle(hostRegistryId(taskQueue)).query(getHostsQuery);
+    expect(hosts.map((h) => [h.hostId, h.loadedKernels, h.placedSince]).sort()).toEqual([['b', 0, 2], ['c', 1, 1], ['local', 2, 0]]);
+  });
+
+  test('a host that left is placed on no more', async () => {
+    await beat('b', 0);
+    await env.client.workflow.getHandle(hostRegistryId(taskQueue)).signal(hostLeftSignal, { hostId: 'b' });
+    expect(await place('local', 's4')).toMatchObject({ hostId: 'c', liveHosts: 2 });
+  });
+});

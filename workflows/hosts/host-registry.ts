@@ -1,0 +1,44 @@
+/*
+ * The registry of a task queue's hosts: their beats (loaded kernels) and the placement of new
+ * sessions. Deterministic workflow code: it keeps only what signals and updates told it, and
+ * reads time from the workflow clock.
+ */
+import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
+import { chooseHost, isLive, type HostLoad } from './choose-host';
+import { getHostsQuery, hostBeatSignal, hostLeftSignal, placeSessionUpdate } from './host-messages';
+
+/** Beats per run before it continues as new: each beat is a few history events. */
+const BEATS_PER_RUN = 200;
+/** With no beat for this long every host is gone; the registry ends and the next beat starts it again. */
+const QUIET_END = '1 minute';
+
+export async function hostRegistryWorkflow(carried: HostLoad[] = []): Promise<void> {
+  const hosts = new Map(carried.map((h) => [h.hostId, h]));
+  let beats = 0;
+  setHandler(hostBeatSignal, ({ hostId, loadedKernels }) => {
+    hosts.set(hostId, { hostId, loadedKernels, placedSince: 0, seenAt: Date.now() });
+    beats++;
+  });
+  setHandler(hostLeftSignal, ({ hostId }) => void hosts.delete(hostId));
+  setHandler(placeSessionUpdate, ({ asker, exclude }) => {
+    const now = Date.now();
+    if (!hosts.has(asker) || !isLive(hosts.get(asker)!, now)) hosts.set(asker, { hostId: asker, loadedKernels: 0, placedSince: 0, seenAt: now });
+    const live = [...hosts.values()].filter((h) => isLive(h, now) && h.hostId !== exclude);
+    // The asker is live and never the lost host (it is running the placement): there is always one.
+    const chosen = chooseHost(live, now)!;
+    const loadedKernels = chosen.loadedKernels + chosen.placedSince;
+    chosen.placedSince++;
+    return { hostId: chosen.hostId, loadedKernels, liveHosts: live.length };
+  });
+  setHandler(getHostsQuery, () => ({ now: Date.now(), hosts: [...hosts.values()] }));
+  for (;;) {
+    const seen = beats;
+    if (!(await condition(() => beats !== seen, QUIET_END))) break;
+    if (beats >= BEATS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+      await condition(allHandlersFinished);
+      const now = Date.now();
+      await continueAsNew<typeof hostRegistryWorkflow>([...hosts.values()].filter((h) => isLive(h, now)));
+    }
+  }
+  await condition(allHandlersFinished);
+}
