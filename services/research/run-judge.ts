@@ -26,8 +26,10 @@ export interface JudgeOptions {
   problem: string;
   /** The interpreter; python3 on PATH unless given. */
   python?: string;
-  timeoutMs?: number;
 }
+
+// Far above a judged run's cost (under a second of CPU at T ~ 4500); what it stops is a judge stuck on a workspace.
+const JUDGE_TIMEOUT_MS = 300_000;
 
 /**
  * Runs the task's shipped judge on a workspace. The judge reads only the workspace's train.py,
@@ -38,7 +40,7 @@ export function runJudge(o: JudgeOptions): Promise<JudgeVerdict> {
   const script = join(o.task.dir, o.task.manifest.judge);
   const args = ['-I', '-B', script, '--workspace', o.dir, '--problem', o.problem, '--json'];
   return new Promise((resolve, reject) => {
-    execFile(o.python ?? 'python3', args, { cwd: o.task.dir, timeout: o.timeoutMs ?? 300_000 }, (err, stdout, stderr) => {
+    execFile(o.python ?? 'python3', args, { cwd: o.task.dir, timeout: JUDGE_TIMEOUT_MS }, (err, stdout, stderr) => {
       const code: unknown = err ? (err as { code?: unknown }).code : 0;
       if (code !== 0 && code !== 1) {
         reject(new RecurError(`the ${o.task.manifest.name} judge failed: ${(stderr || (err as Error).message).trim()}`));

@@ -148,7 +148,7 @@ def judge_log(path):
     found = frozen_hash('\n'.join(lines[:first]) + '\n')
     if found != FROZEN_SHA256:
         return verdict(frozen_hash=found, reason='the logged source is not the shipped harness'), 1
-    seeds, finals, steps = [], [], None
+    seeds, finals, totals = [], [], set()
     for line in lines[first:]:
         m = SEED_LINE.match(line)
         if m:
@@ -157,11 +157,12 @@ def judge_log(path):
             continue
         m = STEP_LINE.match(line)
         if m and seeds and m.group(1) == m.group(2):
-            steps = int(m.group(2))
+            totals.add(int(m.group(2)))
             finals[-1] = float(m.group(3))
     expected = [0xC0FFEE + i for i in range(len(seeds))]
-    if seeds != expected or None in finals:
-        return verdict(frozen_hash=found, reason='seeds must be 0xC0FFEE+0..n-1, each with its final step line'), 1
+    if seeds != expected or None in finals or len(totals) != 1:
+        return verdict(frozen_hash=found, reason='seeds must be 0xC0FFEE+0..n-1, each with its final step line at one train_steps'), 1
+    steps = totals.pop()
     if len(seeds) not in (1, N_RECORD):
         return verdict(frozen_hash=found, n=len(seeds), reason='validation is 1 trial (screen) or 8 trials (record)'), 2
     mean = sum(finals) / len(finals)

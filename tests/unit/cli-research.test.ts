@@ -196,5 +196,8 @@ describe('the workspace tools', () => {
     writeFileSync(join(dir, 'logs', log), text.replace('GRAD_NOISE = 3.0\n', 'GRAD_NOISE = 0.5\n'));
     const forged = spawnSync('python3', ['verify.py', join('logs', log)], { cwd: dir, encoding: 'utf8' });
     expect([forged.status, forged.stdout.trim()]).toEqual([1, 'the logged source is not the shipped harness']);
+    writeFileSync(join(dir, 'logs', log), text.replace(`step:${BASELINE_STEPS}/${BASELINE_STEPS} `, 'step:990/990 '));
+    const mixed = spawnSync('python3', ['verify.py', join('logs', log)], { cwd: dir, encoding: 'utf8' });
+    expect([mixed.status, mixed.stdout.trim()]).toEqual([1, expect.stringContaining('at one train_steps')]);
   });
 });
