@@ -227,6 +227,12 @@ const COMMANDS: Record<string, Command> = {
     options: { 'no-open': { type: 'boolean' } },
     load: async () => (await import('./commands/ui')).ui,
   },
+  research: {
+    summary: 'shipped research tasks, no stack needed: init writes a workspace for a task; judge runs its frozen judge on one and prints the verdict (exit 0 accepted, 1 rejected)',
+    usage: 'recur research init DIR --task NAME [--knowledge weights-only|archive|full] [--json] | recur research judge DIR [--task NAME] [--problem small|large] [--json]',
+    options: { task: { type: 'string' }, knowledge: { type: 'string' }, problem: { type: 'string' }, json: { type: 'boolean' } },
+    load: async () => (await import('./commands/research')).research,
+  },
   kill: {
     summary: 'end a session and its sub-agents for good (a root that stayed open after its answer too)',
     usage: 'recur kill <session-id>',

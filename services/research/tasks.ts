@@ -1,0 +1,41 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../home/repo-root';
+
+/** What a tier of knowledge gives the agent: the paper archive or not, and the sentence goal.md states. */
+export interface KnowledgeTier {
+  papers: boolean;
+  text: string;
+}
+
+/** A shipped research task's `task.json`. */
+export interface TaskManifest {
+  name: string;
+  summary: string;
+  /** Copied into every workspace; everything else in the task dir is the host's. */
+  files: string[];
+  /** The frozen judge script, run from the task dir, never from a workspace. */
+  judge: string;
+  knowledge: Record<string, KnowledgeTier>;
+}
+
+export interface ResearchTask {
+  dir: string;
+  manifest: TaskManifest;
+}
+
+/** Shipped tasks live in the checkout, beside the code that judges them (design.md). */
+export function tasksRoot(root = repoRoot()): string {
+  return join(root, 'tasks');
+}
+
+export function listTasks(root = tasksRoot()): string[] {
+  if (!existsSync(root)) return [];
+  return readdirSync(root).filter((name) => existsSync(join(root, name, 'task.json'))).sort();
+}
+
+export function readTask(name: string, root = tasksRoot()): ResearchTask | undefined {
+  if (!listTasks(root).includes(name)) return undefined;
+  const dir = join(root, name);
+  return { dir, manifest: JSON.parse(readFileSync(join(dir, 'task.json'), 'utf8')) as TaskManifest };
+}
