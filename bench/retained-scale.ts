@@ -16,7 +16,7 @@ import { summarize } from './stats';
 
 /** Each sub-agent's one task: hold a 100k-int list in its kernel, then answer and stay retained. */
 const HOLD = [py('data = list(range(100_000))'), 'held'];
-const names = (n: number) => Array.from({ length: n }, (_, i) => `h${i}`);
+export const holderNames = (n: number) => Array.from({ length: n }, (_, i) => `h${i}`);
 
 /**
  * The waves of spawns after which the bench takes a reading: the first (the cap is not yet
@@ -37,7 +37,7 @@ export function checkpointWaves(total: number, wave: number, targets: readonly n
  */
 export function scaleScript(total: number, wave: number, checkpoints: readonly number[]): Record<string, string[]> {
   const root = py(`
-names = ${JSON.stringify(names(total))}
+names = ${JSON.stringify(holderNames(total))}
 checkpoints = ${JSON.stringify(checkpoints)}
 for w in range(1, len(names) // ${wave} + (len(names) % ${wave} > 0) + 1):
     hs = [rlm("hold data", name=n) for n in names[(w - 1) * ${wave}:w * ${wave}]]
@@ -46,7 +46,7 @@ for w in range(1, len(names) // ${wave} + (len(names) % ${wave} > 0) + 1):
         while agent_message.recv(timeout=3600)["from"] != "user":
             pass
 print(len(names))`);
-  return { root: [root, 'done'], ...Object.fromEntries(names(total).map((n) => [n, HOLD])) };
+  return { root: [root, 'done'], ...Object.fromEntries(holderNames(total).map((n) => [n, HOLD])) };
 }
 
 interface Reading {
@@ -78,7 +78,7 @@ export const retainedScale: Benchmark = {
     const input = sessionInput(config, scriptedAgents(config, agents), {
       maxChildren: total, maxTreeSessions: total + 1, cellTimeoutSeconds: 86_400, idleUnloadSeconds: 86_400,
     });
-    const children = names(total).map((n) => `${input.sessionId}/${n}`);
+    const children = holderNames(total).map((n) => `${input.sessionId}/${n}`);
     const kafka = kafkaClient(config, 'reader', 'bench-reader');
     const answered = async () => {
       const log = await readSessionLog({ kafka, topic: config.kafka.topic, sessionId: input.sessionId });

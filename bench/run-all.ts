@@ -26,6 +26,7 @@ import { kernelMemory } from './kernel-memory';
 import { historyEntry, previousFigures } from './history';
 import { appendHistory, checkoutCommit, readHistory } from './history-file';
 import { renderSummary, type BenchReport } from './report';
+import { retainedHosts } from './retained-hosts';
 import { retainedScale } from './retained-scale';
 import { sandboxBench } from './sandbox';
 import { sessionStart } from './session-start';
@@ -35,7 +36,7 @@ import { workerKill } from './worker-kill';
 import { viewerRender } from './viewer-render';
 import { workspaceScan } from './workspace-scan';
 
-const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender, sessionStart, fanOut, retainedScale];
+const BENCHMARKS: Benchmark[] = [stepOverhead, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender, sessionStart, fanOut, retainedScale, retainedHosts];
 
 async function main(): Promise<void> {
   const names = BENCHMARKS.map((b) => b.name);
