@@ -51,6 +51,20 @@ describe('the host registry', () => {
     expect(hosts.map((h) => [h.hostId, h.loadedKernels, h.placedSince]).sort()).toEqual([['b', 0, 2], ['c', 1, 1], ['local', 2, 0]]);
   });
 
+  test('a lone host that its sessions found lost, asking again once its worker is back, gets them back', async () => {
+    const lone = 'registry-lone';
+    const w = await Worker.create({ connection: env.nativeConnection, taskQueue: lone, workflowsPath: require.resolve('../../workflows') });
+    const run = w.run();
+    try {
+      const reply = await new MockActivityEnvironment({ taskQueue: lone })
+        .run(createPlacementActivities({ client: env.client, hostId: 'local' }).placeSession, { sessionId: 's9', key: 's9/7', exclude: 'local' });
+      expect(reply).toEqual({ hostId: 'local', loadedKernels: 0, liveHosts: 1 });
+    } finally {
+      w.shutdown();
+      await run;
+    }
+  }, 60_000);
+
   test('a host that left is placed on no more', async () => {
     await beat('b', 0);
     await env.client.workflow.getHandle(hostRegistryId(taskQueue)).signal(hostLeftSignal, { hostId: 'b' });

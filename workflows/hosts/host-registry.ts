@@ -23,8 +23,10 @@ export async function hostRegistryWorkflow(carried: HostLoad[] = []): Promise<vo
   setHandler(placeSessionUpdate, ({ asker, exclude }) => {
     const now = Date.now();
     if (!hosts.has(asker) || !isLive(hosts.get(asker)!, now)) hosts.set(asker, { hostId: asker, loadedKernels: 0, placedSince: 0, seenAt: now });
-    const live = [...hosts.values()].filter((h) => isLive(h, now) && h.hostId !== exclude);
-    // The asker is live and never the lost host (it is running the placement): there is always one.
+    // A lost host that asks is back (its worker runs this placement): on a lone host whose worker
+    // was down past HOST_LOST_AFTER (a restart, `recur down` then `up`), it is the one place to go.
+    const live = [...hosts.values()].filter((h) => isLive(h, now) && (h.hostId !== exclude || h.hostId === asker));
+    // The asker is live and never excluded: there is always one.
     const chosen = chooseHost(live, now)!;
     const loadedKernels = chosen.loadedKernels + chosen.placedSince;
     chosen.placedSince++;
