@@ -54,7 +54,11 @@ export function placedActivities(s: SessionState, acts: Acts): Acts {
         if (!hostLost(e) || s.host === null) throw e;
         // The timeout carries the lost attempts' last heartbeat: whether the cell reached that kernel.
         const sent = (e.cause.lastHeartbeatDetails as CellProgress | undefined)?.sentCellId === input.cellId;
-        return (await rehome(s.host)).runCell({ ...input, sentOnLostHost: sent }).catch(noting);
+        const from = s.host;
+        const k2 = await rehome(from);
+        // Back on the same host (its worker was only down a while), the kernel may have lived on:
+        // the cell resumes as after any worker restart, asking the kernel what became of it.
+        return k2.runCell({ ...input, sentOnLostHost: sent && s.host !== from }).catch(noting);
       }
     },
     // A snapshot is never taken elsewhere (a fresh kernel's would replace the real one): it fails, and the next cell re-homes.
