@@ -1,23 +1,19 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { KernelAPI, ServerConnection } from '@jupyterlab/services';
 import type { RecurConfig } from '../config';
-import { kafkaClient, temporalConnection } from '../config/connections';
+import { temporalConnection } from '../config/connections';
 import { jupyterConnection, stackPaths } from '../config/home-paths';
 import { homeHosts, restartDaemon, startHost, stopHost } from '../services/devstack';
 import { hostConfig } from '../services/devstack/hosts';
 import { readPid } from '../services/home/process';
 import { hostWorkerPid } from '../services/host/paths';
-import { readSessionLog } from '../services/projector';
-import { deliverMessageSignal } from '../workflows/messages';
 import { scriptedAgents, sessionInput } from './bench-worker';
 import { size, type Benchmark } from './benchmark';
 import { lineChart } from './chart';
 import { memoryOf, treeMemory } from './proc-memory';
 import { compare } from './report';
-import { countLogged } from './retained-memory';
-import { checkpointWaves, holderNames, scaleScript } from './retained-scale';
+import { checkpointWaves, scaleScript, walkCheckpoints } from './retained-scale';
 
 const EXTRA_HOST = 'bench-b';
 
@@ -64,28 +60,19 @@ export const retainedHosts: Benchmark = {
     const input = sessionInput(config, scriptedAgents(config, scaleScript(total, wave, checkpoints)), {
       maxChildren: total, maxTreeSessions: total + 1, cellTimeoutSeconds: 86_400, idleUnloadSeconds: 86_400,
     });
-    const children = holderNames(total).map((n) => `${input.sessionId}/${n}`);
-    const kafka = kafkaClient(config, 'reader', 'bench-reader');
-    const readings: HostReading[] = [];
     const handle = await client.workflow.start('agentSessionWorkflow', { taskQueue: config.temporal.taskQueue, workflowId: input.sessionId, args: [input] });
+    let readings: HostReading[];
     try {
-      for (const w of checkpoints) {
-        const want = Math.min(total, w * wave);
-        ctx.log(`retained-hosts: waiting for ${want} of ${total} retained sub-agents (cap ${cap} on each of 2 hosts)`);
-        for (const t0 = Date.now(); ; await sleep(1000)) {
-          const tree = await readSessionLog({ kafka, topic: config.kafka.topic, sessionId: input.sessionId });
-          if (countLogged(tree.sessions, children, 'SessionCompleted') >= want) break;
-          if (Date.now() - t0 > 1_800_000) throw new Error(`retained-hosts: ${want} sub-agents did not answer within 30 min`);
-        }
-        const each = await Promise.all(hosts.map(readHost));
-        readings.push({
-          retained: want, loaded: Object.fromEntries(hosts.map((h, i) => [h.hostId, each[i].loaded])),
-          jupyterMiB: each.reduce((s, r) => s + r.jupyterMiB, 0), workersMiB: each.reduce((s, r) => s + r.workerMiB, 0),
-        });
-        ctx.log(`retained-hosts: ${JSON.stringify(readings.at(-1))}`);
-        await handle.signal(deliverMessageSignal, { messageId: `${input.sessionId}#go-${w}`, from: 'user', text: 'go on' });
-      }
-      await handle.result();
+      readings = await walkCheckpoints({
+        ctx, config, handle, total, wave, checkpoints, what: `retained-hosts (cap ${cap} on each of 2 hosts)`,
+        read: async (retained): Promise<HostReading> => {
+          const each = await Promise.all(hosts.map(readHost));
+          return {
+            retained, loaded: Object.fromEntries(hosts.map((h, i) => [h.hostId, each[i].loaded])),
+            jupyterMiB: each.reduce((s, r) => s + r.jupyterMiB, 0), workersMiB: each.reduce((s, r) => s + r.workerMiB, 0),
+          };
+        },
+      });
     } finally {
       await handle.terminate().catch(() => undefined);
       await connection.close();

@@ -1,4 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { RecurConfig } from '../config';
 import { join } from 'node:path';
 import { KernelAPI, ServerConnection } from '@jupyterlab/services';
 import { kafkaClient } from '../config/connections';
@@ -7,7 +9,7 @@ import { readPid } from '../services/home/process';
 import { readSessionLog } from '../services/projector';
 import { deliverMessageSignal } from '../workflows/messages';
 import { py, scriptedAgents, sessionInput, startBenchWorker } from './bench-worker';
-import { size, type Benchmark } from './benchmark';
+import { size, type BenchContext, type Benchmark } from './benchmark';
 import { lineChart } from './chart';
 import { countLogged } from './retained-memory';
 import { treeMemory } from './proc-memory';
@@ -49,6 +51,34 @@ print(len(names))`);
   return { root: [root, 'done'], ...Object.fromEntries(holderNames(total).map((n) => [n, HOLD])) };
 }
 
+/**
+ * Walks a started scaleScript tree through its checkpoints: waits until each checkpoint wave's
+ * sub-agents have answered (from the tree's log), takes `read`, then tells the root to go on.
+ */
+export async function walkCheckpoints<T>(o: {
+  ctx: BenchContext; config: RecurConfig; handle: WorkflowHandle; total: number; wave: number; checkpoints: readonly number[];
+  what: string; read: (retained: number) => Promise<T>;
+}): Promise<T[]> {
+  const sessionId = o.handle.workflowId;
+  const children = holderNames(o.total).map((n) => `${sessionId}/${n}`);
+  const kafka = kafkaClient(o.config, 'reader', 'bench-reader');
+  const readings: T[] = [];
+  for (const w of o.checkpoints) {
+    const want = Math.min(o.total, w * o.wave);
+    o.ctx.log(`${o.what}: waiting for ${want} of ${o.total} retained sub-agents`);
+    for (const t0 = Date.now(); ; await sleep(1000)) {
+      const tree = await readSessionLog({ kafka, topic: o.config.kafka.topic, sessionId });
+      if (countLogged(tree.sessions, children, 'SessionCompleted') >= want) break;
+      if (Date.now() - t0 > 1_800_000) throw new Error(`${o.what}: ${want} sub-agents did not answer within 30 min`);
+    }
+    readings.push(await o.read(want));
+    o.ctx.log(`${o.what}: ${JSON.stringify(readings.at(-1))}`);
+    await o.handle.signal(deliverMessageSignal, { messageId: `${sessionId}#go-${w}`, from: 'user', text: 'go on' });
+  }
+  await o.handle.result();
+  return readings;
+}
+
 interface Reading {
   retained: number;
   loaded: number;
@@ -78,12 +108,6 @@ export const retainedScale: Benchmark = {
     const input = sessionInput(config, scriptedAgents(config, agents), {
       maxChildren: total, maxTreeSessions: total + 1, cellTimeoutSeconds: 86_400, idleUnloadSeconds: 86_400,
     });
-    const children = holderNames(total).map((n) => `${input.sessionId}/${n}`);
-    const kafka = kafkaClient(config, 'reader', 'bench-reader');
-    const answered = async () => {
-      const log = await readSessionLog({ kafka, topic: config.kafka.topic, sessionId: input.sessionId });
-      return countLogged(log.sessions, children, 'SessionCompleted');
-    };
     const read = async (retained: number): Promise<Reading> => {
       const samples: Reading[] = [];
       for (let i = 0; i < 5; i++, await sleep(200)) {
@@ -96,21 +120,9 @@ export const retainedScale: Benchmark = {
       return { retained, loaded: med((r) => r.loaded), jupyterMiB: med((r) => r.jupyterMiB), workerMiB: med((r) => r.workerMiB) };
     };
     const handle = await worker.client.workflow.start('agentSessionWorkflow', { taskQueue: worker.taskQueue, workflowId: input.sessionId, args: [input] });
-    const readings: Reading[] = [];
+    let readings: Reading[];
     try {
-      for (const w of checkpoints) {
-        const want = Math.min(total, w * wave);
-        ctx.log(`retained-scale: waiting for ${want} of ${total} retained sub-agents (cap ${cap})`);
-        const t0 = Date.now();
-        while ((await answered()) < want) {
-          if (Date.now() - t0 > 1_800_000) throw new Error(`retained-scale: ${want} sub-agents did not answer within 30 min`);
-          await sleep(1000);
-        }
-        readings.push(await read(want));
-        ctx.log(`retained-scale: ${JSON.stringify(readings.at(-1))}`);
-        await handle.signal(deliverMessageSignal, { messageId: `${input.sessionId}#go-${w}`, from: 'user', text: 'go on' });
-      }
-      await handle.result();
+      readings = await walkCheckpoints({ ctx, config, handle, total, wave, checkpoints, what: `retained-scale (cap ${cap})`, read });
     } finally {
       await handle.terminate().catch(() => undefined);
       await worker.close();
