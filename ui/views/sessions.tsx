@@ -3,7 +3,7 @@
  * sortable by age, cost and duration. ArrowDown/ArrowUp move the selected row from anywhere on
  * the page, Enter opens it.
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { formatAge, formatCost, formatDuration, firstLine } from '../state/format';
 import { navigate, useSessionList } from '../state/hooks';
 import { filterRows, sortRows, statusesOf, toggleSort, type ListRow, type SortKey, type SortOrder } from '../state/list-model';
@@ -79,7 +79,9 @@ export function SessionsView() {
   const rows = useMemo(() => sortRows(filterRows(all, query, status), order), [all, query, status, order]);
   const selected = rows.findIndex((r) => r.sessionId === selectedId);
   useRowKeys(rows, selected, (i) => setSelectedId(rows[i].sessionId));
-  useEffect(() => {
+  // A layout effect, in the same task as the render that marks the row selected: with an effect after
+  // paint, an Enter pressed between the two went to the link focused before and opened the wrong row.
+  useLayoutEffect(() => {
     const tr = table.current?.querySelector('tr[aria-selected="true"]');
     tr?.scrollIntoView({ block: 'nearest' });
     // Focus in the table follows the selection, so Enter on the focused link opens the selected row.
