@@ -56,8 +56,8 @@ export interface SessionActivities {
   prepareWorktree(input: { rootId: string; parentId: string; childId: string }): Promise<{ ok: true; workspace: string } | { ok: false; reason: string }>;
   scanWorkspace(input: ScanWorkspaceInput): Promise<ScanWorkspaceResult>;
   /**
-   * The host the session's kernel goes to, chosen by the registry (`key`: the update id, so a retry
-   * gets the same host); never `exclude`, the host it was just lost with.
+   * The host the session's kernel goes to, chosen by the registry (`key`: the session's id and seq,
+   * so a retry gets the same host); never `exclude`, the host it was just lost with.
    */
   placeSession(input: { sessionId: string; key: string; exclude?: string | null }): Promise<PlaceReply>;
 }

@@ -27,7 +27,7 @@ export function sessionActivities(cellTimeoutSeconds: number): SessionActs {
     retry: { maximumAttempts: 3 },
   });
   const place = proxyActivities<Pick<SessionActivities, 'placeSession'>>({
-    // One update on the host registry; a retry is answered by the first attempt's choice (same update id).
+    // One ask of the host registry; a retry is answered by the first attempt's choice (same key).
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 10, maximumInterval: '5s' },
   });

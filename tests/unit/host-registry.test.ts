@@ -51,6 +51,31 @@ describe('the host registry', () => {
     expect(hosts.map((h) => [h.hostId, h.loadedKernels, h.placedSince]).sort()).toEqual([['b', 0, 2], ['c', 1, 1], ['local', 2, 0]]);
   });
 
+  test('a burst of asks from one worker goes in a few updates, each answered, spread evenly over the live hosts', async () => {
+    const burst = 'registry-burst';
+    const w = await Worker.create({ connection: env.nativeConnection, taskQueue: burst, workflowsPath: require.resolve('../../workflows') });
+    const run = w.run();
+    try {
+      await env.client.workflow.signalWithStart('hostRegistryWorkflow', {
+        workflowId: hostRegistryId(burst), taskQueue: burst, args: [[]], signal: hostBeatSignal, signalArgs: [{ hostId: 'b', loadedKernels: 0 }],
+      });
+      const acts = createPlacementActivities({ client: env.client, hostId: 'local' });
+      // One at a time per update, Temporal refuses asks beyond a few in flight on one workflow.
+      const replies = await Promise.all(Array.from({ length: 120 }, (_, i) =>
+        new MockActivityEnvironment({ taskQueue: burst }).run(acts.placeSession, { sessionId: `w${i}`, key: `w${i}/3` }) as Promise<PlaceReply>));
+      const per = new Map<string, number>();
+      for (const r of replies) per.set(r.hostId, (per.get(r.hostId) ?? 0) + 1);
+      expect(Object.fromEntries(per)).toEqual({ b: 60, local: 60 });
+      const { events } = await env.client.workflow.getHandle(hostRegistryId(burst)).fetchHistory();
+      const updates = (events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length;
+      expect(updates).toBeGreaterThan(0);
+      expect(updates).toBeLessThanOrEqual(3);
+    } finally {
+      w.shutdown();
+      await run;
+    }
+  }, 60_000);
+
   test('a lone host that its sessions found lost, asking again once its worker is back, gets them back', async () => {
     const lone = 'registry-lone';
     const w = await Worker.create({ connection: env.nativeConnection, taskQueue: lone, workflowsPath: require.resolve('../../workflows') });

@@ -7,7 +7,8 @@ export interface HostBeat {
 }
 
 export interface PlaceRequest {
-  sessionId: string;
+  /** The session's id and seq at the ask: a retried ask is answered as the first was. */
+  key: string;
   /** The host whose worker asks: live by asking, so a session is placed even before any beat has landed. */
   asker: string;
   /** A host the session was just lost with: not chosen, even while its last beat is still fresh. */
@@ -26,6 +27,10 @@ export interface PlaceReply {
 export const hostBeatSignal = defineSignal<[HostBeat]>('hostBeat');
 /** A host that stops on purpose leaves at once rather than after HOST_LIVE_MS. */
 export const hostLeftSignal = defineSignal<[{ hostId: string }]>('hostLeft');
-/** An update: the caller needs the choice, and the registry, deciding one at a time, spreads a burst of sessions. */
-export const placeSessionUpdate = defineUpdate<PlaceReply, [PlaceRequest]>('placeSession');
+/**
+ * An update: callers need their choices. A worker sends the asks that wait on it as one batch, so
+ * a burst of spawns is a few updates (Temporal bounds those in flight on one workflow), and the
+ * registry decides them one at a time, so the burst spreads over the hosts.
+ */
+export const placeSessionsUpdate = defineUpdate<PlaceReply[], [PlaceRequest[]]>('placeSessions');
 export const getHostsQuery = defineQuery<{ now: number; hosts: HostLoad[] }>('getHosts');
