@@ -47,8 +47,9 @@ describe('the host registry', () => {
     expect(await place('local', 's1')).toEqual(first);
     expect((await place('c', 's2')).hostId).toBe('b');
     expect((await place('c', 's3')).hostId).toBe('c');
+    // s0, placed on local a moment before its beat, still counts on top of it: its kernel may not be up.
     const { hosts } = await env.client.workflow.getHandle(hostRegistryId(taskQueue)).query(getHostsQuery);
-    expect(hosts.map((h) => [h.hostId, h.loadedKernels, h.placedSince]).sort()).toEqual([['b', 0, 2], ['c', 1, 1], ['local', 2, 0]]);
+    expect(hosts.map((h) => [h.hostId, h.loadedKernels, h.placed.length]).sort()).toEqual([['b', 0, 2], ['c', 1, 1], ['local', 2, 1]]);
   });
 
   test('a burst of asks from one worker goes in a few updates, each answered, spread evenly over the live hosts', async () => {

@@ -4,7 +4,7 @@
  * reads time from the workflow clock.
  */
 import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
-import { chooseHost, isLive, type HostLoad } from './choose-host';
+import { afterBeat, chooseHost, isLive, type HostLoad } from './choose-host';
 import { getHostsQuery, hostBeatSignal, hostLeftSignal, placeSessionsUpdate, type PlaceReply, type PlaceRequest } from './host-messages';
 
 /** Beats and placement batches per run before it continues as new: each is a few history events. */
@@ -22,20 +22,20 @@ export async function hostRegistryWorkflow(carried: HostLoad[] = []): Promise<vo
   const place = ({ key, asker, exclude }: PlaceRequest, now: number): PlaceReply => {
     const before = answered.get(key);
     if (before) return before;
-    if (!hosts.has(asker) || !isLive(hosts.get(asker)!, now)) hosts.set(asker, { hostId: asker, loadedKernels: 0, placedSince: 0, seenAt: now });
+    if (!hosts.has(asker) || !isLive(hosts.get(asker)!, now)) hosts.set(asker, { hostId: asker, loadedKernels: 0, placed: [], seenAt: now });
     // A lost host that asks is back (its worker runs this placement): on a lone host whose worker
     // was down past HOST_LOST_AFTER (a restart, `recur down` then `up`), it is the one place to go.
     const live = [...hosts.values()].filter((h) => isLive(h, now) && (h.hostId !== exclude || h.hostId === asker));
     // The asker is live and never excluded: there is always one.
     const chosen = chooseHost(live, now)!;
-    const reply = { hostId: chosen.hostId, loadedKernels: chosen.loadedKernels + chosen.placedSince, liveHosts: live.length };
-    chosen.placedSince++;
+    const reply = { hostId: chosen.hostId, loadedKernels: chosen.loadedKernels + chosen.placed.length, liveHosts: live.length };
+    chosen.placed.push(now);
     answered.set(key, reply);
     if (answered.size > ANSWERS_KEPT) answered.delete(answered.keys().next().value!);
     return reply;
   };
   setHandler(hostBeatSignal, ({ hostId, loadedKernels }) => {
-    hosts.set(hostId, { hostId, loadedKernels, placedSince: 0, seenAt: Date.now() });
+    hosts.set(hostId, afterBeat(hosts.get(hostId), hostId, loadedKernels, Date.now()));
     beats++;
     changes++;
   });
