@@ -104,8 +104,32 @@ export async function scanTree(s: ShadowRepo, maxBytes: number): Promise<{ tree:
   }
   if (update.length) await git(['update-index', '-z', '--add', '--remove', '--stdin'], { env: s.env, input: `${update.join('\0')}\0` });
   if (drop.length) await git(['update-index', '-z', '--force-remove', '--stdin'], { env: s.env, input: `${drop.join('\0')}\0` });
-  const tree = (await git(['write-tree'], { env: s.env })).stdout.toString('utf8').trim();
-  return { tree, overCap, sizes };
+  return { tree: await writeTree(s.env), overCap, sizes };
+}
+
+/** The tree each index file last wrote, with the index's identity then; one entry per shadow (and scratch index) in use. */
+const writtenTrees = new Map<string, { tree: string; index: string }>();
+
+/**
+ * The index's tree. A cell that changed nothing leaves the index as the last scan wrote it, and
+ * a git run costs a step more than the rest of the scan (a fork of the worker), so the tree is
+ * kept by the index's identity: git replaces the file on every write (a new inode and ctime),
+ * whichever process writes it, so a matching identity is the same index.
+ */
+async function writeTree(env: Record<string, string>): Promise<string> {
+  const file = env.GIT_INDEX_FILE;
+  const known = writtenTrees.get(file);
+  if (known && known.index === await indexIdentity(file)) return known.tree;
+  const tree = (await git(['write-tree'], { env })).stdout.toString('utf8').trim();
+  // Read after the run: write-tree itself rewrites the index to store its cache-tree.
+  const index = await indexIdentity(file);
+  if (index !== null) writtenTrees.set(file, { tree, index });
+  return tree;
+}
+
+async function indexIdentity(file: string): Promise<string | null> {
+  const st = await lstat(file, { bigint: true }).catch(() => null);
+  return st && `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
 /** What ignore rules keep out: entries as git lists them (an ignored directory once) and the size of the plain files among them. */

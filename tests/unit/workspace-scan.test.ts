@@ -6,6 +6,7 @@ import { createLocalBlobStore } from '../../activities/blob-store';
 import type { KernelPlace } from '../../activities/kernel/types';
 import { decodeManifest } from '../../activities/workspace/manifest';
 import { createWorkspaceActivities, type ScanWorkspaceInput } from '../../activities/workspace/scan-workspace';
+import { shadowDir } from '../../activities/workspace/shadow-repo';
 
 /** The scan activity over a real directory and real git: what it reports for each kind of change. */
 describe('workspace scan', () => {
@@ -53,6 +54,19 @@ describe('workspace scan', () => {
     expect(diff).toContain('+++ b/src/new.py');
     expect(diff).toContain('+++ /dev/null');
     expect((await scan()).event).toBeNull();
+  });
+
+  test('an unchanged index reuses its tree, but one another process wrote is read anew', async () => {
+    put('a.txt', 'one\n');
+    await scan('start');
+    expect((await scan()).event).toBeNull();
+    // Another worker's scan (or a git run by hand) adds b.txt to the shadow index: nothing is left
+    // for this scan to update, so only the index's identity says its tree has changed.
+    put('b.txt', 'two\n');
+    const dir = shadowDir(join(tmp, 'state'), ws);
+    execFileSync('git', ['update-index', '--add', 'b.txt'], { cwd: ws, env: { ...process.env, GIT_DIR: join(dir, 'git'), GIT_WORK_TREE: ws, GIT_INDEX_FILE: join(dir, 'index') } });
+    const cell = (await scan()).event!;
+    expect(cell.files.map((f) => [f.path, f.change])).toEqual([['b.txt', 'added']]);
   });
 
   test('a binary file is reported by hashes, not in the diff; a rename is a delete plus an add', async () => {
