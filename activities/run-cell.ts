@@ -7,6 +7,7 @@ import { planKernelRestore } from './plan-kernel-restore';
 import type { CellFields, KernelRestoredFields, RunCellInput, RunCellResult } from './session-activities';
 import type { createSnapshotActivities } from './snapshot/index';
 import type { TranscriptCache } from './transcript-cache';
+import { byWorkerShutdown } from './worker-shutdown';
 
 /** Output kept inline in CellExecuted and shown to the model; the whole output goes to the blob store beyond it. */
 export const INLINE_OUTPUT_CHARS = 8 * 1024;
@@ -215,7 +216,3 @@ export function createKernelActivities(deps: KernelDeps) {
   };
 }
 
-/** Whether the activity is cancelled because its worker is shutting down, not because its workflow asked. */
-function byWorkerShutdown(ctx: Context): boolean {
-  return ctx.cancellationDetails?.workerShutdown === true || (ctx.cancellationSignal.reason as Error | undefined)?.message === 'WORKER_SHUTDOWN';
-}

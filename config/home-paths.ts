@@ -28,6 +28,8 @@ export function stackPaths(config: RecurConfig) {
     kafkaCredentials: join(run, 'kafka-credentials.json'),
     /** The event log's signing key and every public key that ever signed (services/home/log-keys.ts). */
     keys: join(config.home, 'keys'),
+    /** Each job's output, `<session key>/<job id>.log`: this host's, since its executor ran them (docs/jobs.md). */
+    jobLogs: join(hostDir(config), 'jobs'),
     /** Subscription logins (`recur login`), owner-only; read by the CLI and the worker's model activity (activities/model/auth). */
     logins: join(config.home, 'logins'),
     venv: join(config.toolsDir, 'venv'),

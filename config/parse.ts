@@ -78,6 +78,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_TRANSCRIPT_CACHE_MIB', worker, 'transcriptCacheMiB', RANGES.transcriptCacheMiB],
   ['RECUR_WORKSPACE_MAX_FILE_KIB', worker, 'workspaceMaxFileKiB', RANGES.workspaceMaxFileKiB],
   ['RECUR_WORKER_CACHED_WORKFLOWS', worker, 'cachedWorkflows', RANGES.cachedWorkflows],
+  ['RECUR_JOB_CPUS', worker, 'jobCpus', RANGES.jobCpus],
   ['RECUR_LOCAL_MODELS_DIR', local, 'modelsDir', 'file'],
   ['RECUR_LOCAL_THREADS', local, 'threads', RANGES.localThreads],
   ['RECUR_LOCAL_CONTEXT_TOKENS', local, 'contextTokens', RANGES.localContextTokens],

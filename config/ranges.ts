@@ -36,6 +36,7 @@ export const RANGES = {
   transcriptCacheMiB: int(1, 64 * 1024),
   // At least the SDK's 40 concurrent workflow tasks: each needs its workflow in the cache.
   cachedWorkflows: int(40, 100_000),
+  jobCpus: int(1, 1024),
   workspaceMaxFileKiB: int(1, 1024 * 1024),
   maxChildren: int(1, 10_000),
   maxTreeSessions: int(1, 1_000_000),

@@ -143,6 +143,8 @@ export interface RecurConfig {
      * their next task, so a tree of many idle retained sub-agents does not grow the worker.
      */
     cachedWorkflows: number;
+    /** CPU slots of this host's job pool (docs/jobs.md): jobs wait, in submit order, until the slots they ask for are free. */
+    jobCpus: number;
   };
   /** `local/<name>` models, run on the worker's CPU (docs/local-model.md). */
   local: {

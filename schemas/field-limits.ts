@@ -46,7 +46,13 @@ export const HARD = {
   objective: 4_000,
   scheduleSpec: NAME,
   instruction: 4_000,
+  jobCommand: 8_000,
 } as const;
+
+/** Seeds one job may run (JobQueued.seeds); past it jobs.submit is refused in the cell. */
+export const JOB_SEEDS = 1_000;
+/** How much of a job's output its JobEnded keeps; the whole is in the job's log on its host. */
+export const JOB_LOG_TAIL = 4_000;
 
 /** Changed files one WorkspaceChanged lists; the diff blob holds every text change beyond them. */
 export const WORKSPACE_FILES = 100;
@@ -92,6 +98,10 @@ export const FIELD_LIMITS = {
   MessageRefused: { from: ID, to: HARD.recipient, reason: 2_000 },
   MessageSent: { messageId: ID, from: ID, to: ID, text: INLINE.message, textBlob: BLOB },
   ModelSwitched: { model: NAME, previous: NAME },
+  JobEnded: { jobId: NAME, logTail: JOB_LOG_TAIL, reason: 2_000 },
+  // A seed is a number: `of` is no string's limit here, only the item count holds.
+  JobQueued: { jobId: NAME, command: HARD.jobCommand, seeds: { items: JOB_SEEDS, of: 0 }, executor: NAME },
+  JobStarted: { jobId: NAME, hostId: NAME },
   ReplyRejected: { note: 2_000 },
   ModelCalled: {
     model: NAME, provider: NAME, response: INLINE.response, responseBlob: BLOB,

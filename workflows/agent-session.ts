@@ -14,6 +14,7 @@ import { maybeAutoRefine } from './harness/auto-refine';
 import { installHandlers } from './handlers';
 import { afterAnswer, fireDueSchedules, logInputGoal } from './keep-going';
 import { installLongRunHandlers } from './long-run-handlers';
+import { installJobHandlers } from './jobs/job-handlers';
 import { failureKind } from './plan-next-step';
 import { placedActivities } from './placement';
 import { sessionActivities } from './proxies';
@@ -43,6 +44,7 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
   s.onFault = () => body.cancel();
   installHandlers(s, agentSessionWorkflow, acts);
   installLongRunHandlers(s);
+  installJobHandlers(s);
   installOperatorHandlers(s, acts);
   let ended: Ended;
   let cancelled: unknown;

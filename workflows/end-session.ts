@@ -13,6 +13,7 @@ import type { SessionState } from './session-state';
 import type { RetainState, SessionResult } from './session-types';
 import { reportSpend } from './tree-budget';
 import { logWorkspace } from './workspace-log';
+import { endJobs } from './jobs/end-jobs';
 
 /** Longest reason the fallback SessionFailed carries: small enough that it always encodes. */
 export const FALLBACK_REASON_CHARS = 2000;
@@ -98,6 +99,8 @@ export async function finish(
   const ending = alreadyLogged === undefined && !retained?.idle;
   // A retained root's rounds each end with TaskEnded (or its SessionCompleted): its own end for good needs an event of its own.
   const closing = retained !== null && s.input.parentId === null;
+  // Jobs end with the session, logged before its end; a failed append still lets the end be logged.
+  await endJobs(s).catch(() => undefined);
   // The end scan comes before the terminal event; a scan or its append failing never keeps the end from the log.
   if (ending) await logWorkspace(s, acts, 'end').catch(() => undefined);
   const logged = ending ? await endTask(s, r, !closing) : alreadyLogged !== undefined ? alreadyLogged : r;

@@ -47,7 +47,8 @@ export async function fireDueSchedules(s: SessionState): Promise<void> {
 /**
  * A turn ended with an answer: whether the session goes on. An open goal or autonomous mode
  * injects a continuation (gates decide in autonomous mode); an active schedule idles the session
- * on a durable timer until its tick or a message. Otherwise the answer ends the session.
+ * on a durable timer until its tick or a message, and a queued or running job until its end.
+ * Otherwise the answer ends the session.
  */
 export async function afterAnswer(s: SessionState): Promise<'continue' | 'end'> {
   const { goal } = s.long;
@@ -69,25 +70,29 @@ export async function afterAnswer(s: SessionState): Promise<'continue' | 'end'> 
   }
   for (;;) {
     const wake = nextWake(s.long.schedules);
-    if (wake === null) return 'end';
-    if (wake <= Date.now() || s.inbox.length > 0) return 'continue';
+    const jobs = s.jobs.active().length > 0;
+    if (wake === null && !jobs) return 'end';
+    if ((wake !== null && wake <= Date.now()) || s.inbox.length > 0) return 'continue';
     // A workflow timer: it fires on time even if no worker runs then; the next worker picks it up.
-    // An operator's schedule or goal change wakes it early, to re-plan.
+    // An operator's schedule or goal change wakes it early, to re-plan; a job's end (the
+    // executor's signal, logged as JobEnded) wakes it to read the result.
     const seen = s.long.version;
-    const news = await idle(s, () => s.inbox.length > 0 || s.long.version !== seen);
+    const ended = s.jobs.ended;
+    const news = await idle(s, () => s.inbox.length > 0 || s.long.version !== seen || s.jobs.ended !== ended);
     if (s.long.goalOpen()) return afterAnswer(s);
-    if (!news || s.inbox.length > 0) return 'continue';
+    if (!news || s.inbox.length > 0 || s.jobs.ended !== ended) return 'continue';
   }
 }
 
 /**
- * With sub-agents still running and nothing new to read, a continuation waits (durably) for their
- * news or the next scheduled tick instead of spinning the model on an unchanged prompt.
+ * With sub-agents or jobs still running and nothing new to read, a continuation waits (durably)
+ * for their news or the next scheduled tick instead of spinning the model on an unchanged prompt.
  */
 async function settle(s: SessionState): Promise<void> {
-  const running = () => [...s.children.values()].some((c) => c.status === 'running');
+  const running = () => [...s.children.values()].some((c) => c.status === 'running') || s.jobs.active().length > 0;
   if (!running() || s.inbox.length > 0) return;
-  await idle(s, () => s.inbox.length > 0 || !running());
+  const ended = s.jobs.ended;
+  await idle(s, () => s.inbox.length > 0 || !running() || s.jobs.ended !== ended);
 }
 
 /** Waits until `news` (true), or the next scheduled tick or the session's or goal's deadline (false). */

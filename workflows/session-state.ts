@@ -7,6 +7,7 @@ import type { FinalAnswer, SessionStatusView } from './messages';
 import { FIELD_LIMITS, previewNamingBlob } from '../schemas/field-limits';
 import { ApprovalBook } from './approvals/approval-book';
 import { LongRun } from './long-run';
+import { JobBook } from './jobs/job-book';
 import { OperatorControls } from './operator-controls';
 import type { RateBucket } from './message-rate';
 import { SeenMessages } from './seen-messages';
@@ -47,6 +48,8 @@ export class SessionState {
   workspaceStart: BlobRef | null;
   /** Goal, schedules, keep-going counters. */
   readonly long: LongRun;
+  /** Jobs submitted from the kernel (workflows/jobs). */
+  readonly jobs: JobBook;
   readonly approvals: ApprovalBook;
   /** The model in use, a compaction asked for, the cell an interrupt is for. */
   readonly ops: OperatorControls;
@@ -88,6 +91,7 @@ export class SessionState {
     // A run carried over from before placement existed had one host, the home's own.
     this.host = c === undefined ? null : c.host === undefined ? DEFAULT_HOST_ID : c.host;
     this.long = new LongRun(input, c?.longRun, this.startedAt);
+    this.jobs = new JobBook(c?.jobs);
     this.approvals = new ApprovalBook(c?.approvals);
     this.ops = new OperatorControls(input, c?.operator);
     this.ledger = input.parentId === null ? new TreeLedger(treeBudgetOf(input.limits), this.startedAt, c?.ledger) : null;
@@ -151,7 +155,7 @@ export class SessionState {
     return {
       nextSeq, headHash, turn, tokens, startedAt, children: [...this.children.values()], inbox, seen: this.seen.carry(), messagesSent, rate,
       treeSessions, cellsSinceSnapshot, lastSnapshot, retained, longRun: this.long.carry(), approvals: this.approvals.carry(),
-      workspaceStart: this.workspaceStart, operator: this.ops.carry(), host: this.host, ...(this.ledger && { ledger: this.ledger.carry() }),
+      workspaceStart: this.workspaceStart, operator: this.ops.carry(), host: this.host, jobs: this.jobs.carry(), ...(this.ledger && { ledger: this.ledger.carry() }),
     };
   }
 }

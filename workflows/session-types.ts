@@ -4,6 +4,7 @@ import type { ApprovalCarry } from './approvals/approval-book';
 import type { ApprovalPolicy } from './approvals/approval-policy';
 import type { ChildInfo } from './child-types';
 import type { OperatorCarry } from './operator-controls';
+import type { JobCarry } from './jobs/job-book';
 import type { AutonomousSpec, GoalSpec, LongRunCarry } from './long-run-types';
 import type { RateBucket } from './message-rate';
 import type { SeenCarry } from './seen-messages';
@@ -134,6 +135,7 @@ export interface SessionCarry {
   operator?: OperatorCarry;
   /** Where its kernel is (null: not placed yet); absent in runs carried over from before placement existed. */
   host?: string | null;
+  jobs?: JobCarry;
 }
 
 /**

@@ -6,6 +6,7 @@ import { BASE_SYSTEM_PROMPT } from './system-prompt';
 import type { GoalChanged } from '../../schemas/generated/events';
 import { compactedNote, forkedNote, injectedMessage, lastCompaction, withGoal, type CompactedFields } from './long-run-notes';
 import { contextSection, type ShownContextFile } from './context-section';
+import { jobEndedNote } from './job-note';
 
 export interface Prompt {
   system: string;
@@ -51,6 +52,9 @@ export function buildPrompt(
     if (m.role === 'user' && last?.role === 'user') last.content += `\n\n${m.content}`;
     else messages.push(m);
   };
+  // A job may end while a cell runs; its note waits for the cell's result, which must follow the call.
+  let cellOpen = false;
+  const held: string[] = [];
   for (const { event: e, eventId, sessionId, seq } of events) {
     if (e.type === 'GoalChanged') goal = e;
     if (compaction && seq >= compaction.fromSeq && seq <= compaction.toSeq) {
@@ -72,13 +76,20 @@ export function buildPrompt(
       }
       case 'CellRequested':
         toolCallOf.set(eventId, e.toolCallId ?? undefined);
+        cellOpen = true;
         break;
       case 'CellExecuted': {
         const toolCallId = toolCallOf.get(e.requestId);
         const note = fenced ? cellNote(fenced.response, fenced.stopReason) : '';
         push({ role: 'tool', content: cellResultText(e) + note, ...(toolCallId && { toolCallId }) });
+        cellOpen = false;
+        for (const text of held.splice(0)) push({ role: 'user', content: text });
         break;
       }
+      case 'JobEnded':
+        if (cellOpen) held.push(jobEndedNote(e));
+        else push({ role: 'user', content: jobEndedNote(e) });
+        break;
       case 'MessageDelivered':
         if (e.via === 'prompt') push({ role: 'user', content: `[message from ${e.from}] ${e.text}` });
         break;
@@ -98,6 +109,7 @@ export function buildPrompt(
         break;
     }
   }
+  for (const text of held) push({ role: 'user', content: text });
   const stable = BASE_SYSTEM_PROMPT + harness;
   return { system: withGoal(stable + contextSection(context), goal), cacheBreaks: [BASE_SYSTEM_PROMPT.length, stable.length], messages };
 }

@@ -13,5 +13,6 @@ Available in the kernel, already imported:
 - goal.get() / goal.complete(evidence): the goal you work toward, if the user set one. While it is open, ending a turn does not end the session. Complete it only when it is fully met; an open-ended goal cannot be completed, paused or cleared by you.
 - files.read(path, start=None, end=None) (lines start..end, 1-based, inclusive; a huge file stops with a note), files.write(path, text), files.edit(path, old, new) (old must occur exactly once), files.search(pattern, glob=None) (regex over text files, skipping what .gitignore ignores; returns Match(path, line, text) items), files.tree(depth=2): your workspace, which is the kernel's working directory; paths are relative to it.
 - schedule.add(spec, instruction), schedule.list(), schedule.cancel(id): re-enter this session later ("in 10m", "every 5m", "at <ISO time>", or 5-field UTC cron). Use one instead of waiting in a cell.
+- jobs.submit(cmd, cpus=1, seeds=None, timeout=None) runs a shell command (an experiment, a build) on the host's job executor while you go on; jobs.status(id=None), jobs.cancel(id), jobs.logs(id). When a job ends you are told in your next prompt; if you finish your turn while jobs run, you are woken when one ends. Never wait for a job in a cell.
 
 Work in small steps, check results, and do not redo work whose result you already have.`;

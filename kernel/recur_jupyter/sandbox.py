@@ -13,7 +13,8 @@ snapshot spool (rw), restore and skills (ro). Nothing else of the home, the repo
 other sessions exists there. Its network namespace is empty, so ``ipc`` is its only channel to
 the server, the bridge socket its only one to the worker, and the egress socket beside it (HTTP
 proxy variables point at the kernel's forwarder of it) its only way out, decided per connection
-by the worker.
+by the worker. An agent's job (recur_jupyter.job) gets a sandbox built the same way, less the
+connection file, in a namespace of its own where no forwarder listens.
 
 Run as root, the kernel drops to a uid of its own (derived from the key): the kernel counts
 processes per uid, and a user namespace would map the sandbox back to host root, whose processes
@@ -39,6 +40,7 @@ KEY = re.compile(r"^[0-9a-f]{32}$")
 SYSTEM_DIRS = ("/usr", "/etc")
 USR_LINKS = ("bin", "sbin", "lib", "lib64", "lib32")
 UID_RANGE = 1 << 24
+UID_BASE = 1 << 30
 EGRESS_PORT = 3128
 
 
@@ -75,6 +77,13 @@ def workspace_gid(policy, base):
     return sandbox_uid(policy.get("group", policy["workspace"]), base)
 
 
+def sandbox_ids(key, policy, base):
+    """The uid and gid a session's sandbox runs as: its own only when started by root, else ``(None, None)``."""
+    if os.geteuid() != 0:
+        return None, None
+    return sandbox_uid(key, base), workspace_gid(policy, base)
+
+
 def writable(policy):
     """The host directories a kernel may change: its workspace and what it shares (a worktree's repository)."""
     return [policy["workspace"], *policy.get("shared", [])]
@@ -95,8 +104,12 @@ def _parents(path):
     return out
 
 
-def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap", gid=None):
-    """The bubblewrap command line that runs ``kernel_cmd`` as the policy says."""
+def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap", gid=None, extra_env=None):
+    """The bubblewrap command line that runs ``kernel_cmd`` as the policy says.
+
+    A job (recur_jupyter.job) has no ``connection_file``, and ``extra_env`` is what it adds to the
+    rebuilt environment; the rest is the kernel's, so a job is confined exactly as its kernel is.
+    """
     limits = policy["limits"]
     argv = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
             "--unshare-cgroup-try"]
@@ -117,8 +130,9 @@ def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap", gid
               ("--ro-bind", policy["skills"])]
     for flag, path in binds:
         argv += _parents(path) + [flag, path, path]
-    # In the kernel's own directory, so its ready marker (recur_kernel._cells) outlives a restart.
-    argv += ["--ro-bind", connection_file, kernel_connection_file(connection_file, policy)]
+    if connection_file is not None:
+        # In the kernel's own directory, so its ready marker (recur_kernel._cells) outlives a restart.
+        argv += ["--ro-bind", connection_file, kernel_connection_file(connection_file, policy)]
     argv += ["--clearenv", "--chdir", policy["workspace"]]
     env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -136,6 +150,7 @@ def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap", gid
         # The only way out is the egress proxy (recur_kernel._egress), whatever the session's policy.
         **{k: f"http://127.0.0.1:{EGRESS_PORT}" for k in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")},
         **{k: "localhost,127.0.0.1,::1" for k in ("NO_PROXY", "no_proxy")},
+        **(extra_env or {}),
     }
     for k, v in env.items():
         argv += ["--setenv", k, v]
@@ -154,6 +169,8 @@ def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap", gid
     if uid is not None:
         argv += ["setpriv", f"--reuid={uid}", f"--regid={uid if gid is None else gid}", "--clear-groups",
                  "--inh-caps=-all", "--bounding-set=-all", "--"]
+    if connection_file is None:
+        return argv + list(kernel_cmd)
     inside = kernel_connection_file(connection_file, policy)
     return argv + [inside if a == connection_file else a for a in kernel_cmd]
 
@@ -211,13 +228,12 @@ class SandboxedKernelManager(AsyncIOLoopKernelManager):
 
     sandbox_root = Unicode(help="Directory of per-session sandbox policies (the worker writes them)").tag(config=True)
     sandbox = Bool(True, help="Wrap each kernel in bubblewrap; off runs it bare (RECUR_SANDBOX=off)").tag(config=True)
-    uid_base = Integer(1 << 30, help="Kernels started by root run as uid_base + a hash of their session, in group uid_base + a hash of their tree's workspace").tag(config=True)
+    uid_base = Integer(UID_BASE, help="Kernels started by root run as uid_base + a hash of their session, in group uid_base + a hash of their tree's workspace").tag(config=True)
 
     async def _async_pre_start_kernel(self, **kw):
         key = policy_key(kw.get("env"))
         self._recur_policy = load_policy(self.sandbox_root, key)
-        self._recur_uid = sandbox_uid(key, self.uid_base) if self.sandbox and os.geteuid() == 0 else None
-        self._recur_gid = workspace_gid(self._recur_policy, self.uid_base) if self._recur_uid is not None else None
+        self._recur_uid, self._recur_gid = sandbox_ids(key, self._recur_policy, self.uid_base) if self.sandbox else (None, None)
         if self.sandbox:
             # The ipc transport crosses the network namespace; sockets go where only this kernel's sandbox sees them.
             self.transport = "ipc"

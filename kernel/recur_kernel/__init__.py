@@ -1,5 +1,5 @@
 """Recur's in-kernel package: binds a kernel to its agent session and gives agent code
-``rlm``, ``agent_message``, ``harness``, ``final``, ``goal`` and ``schedule``, each a thin RPC to the host bridge,
+``rlm``, ``agent_message``, ``harness``, ``final``, ``goal``, ``schedule`` and ``jobs``, each a thin RPC to the host bridge,
 and ``files``, which works on the workspace in the kernel itself.
 
 The host's kernel client runs ``bind(...)`` silently at bootstrap; agent code never imports
@@ -14,6 +14,7 @@ from ._files import Files
 from ._final import final
 from ._harness import Harness, install_finder
 from ._goal import Goal
+from ._jobs import Jobs
 from ._messages import AgentMessage
 from ._rlm import Rlm, RlmHandle
 from ._schedule import Schedule
@@ -24,7 +25,7 @@ __all__ = ["bind", "binding_info", "call", "mark_ready", "resume_info", "Approva
 call = _session.call
 
 # The only names bind() adds to the user's namespace.
-AGENT_API = {"rlm": Rlm(), "agent_message": AgentMessage(), "harness": Harness(), "final": final, "goal": Goal(), "schedule": Schedule(), "files": Files()}
+AGENT_API = {"rlm": Rlm(), "agent_message": AgentMessage(), "harness": Harness(), "final": final, "goal": Goal(), "schedule": Schedule(), "jobs": Jobs(), "files": Files()}
 
 
 

@@ -272,6 +272,55 @@ export interface HarnessEdited {
   readonly refineId: string | null;
 }
 
+/** How a job ended. */
+export type JobOutcome = 'finished' | 'failed' | 'timed_out' | 'cancelled';
+
+/** A job ended. Appended by the session's workflow when the executor reports the end (a signal, which also wakes a session idle after its answer), or when the session ends with the job still queued or running, which cancels it. Once per job; the next prompt shows it to the agent. */
+export interface JobEnded {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'JobEnded';
+  /** The job, as in its JobQueued. Limit: 256 characters. */
+  readonly jobId: string;
+  /** finished: every run exited 0; failed: a run exited non-zero (later seeds not run) or the executor lost it; timed_out: killed at its timeout; cancelled: by jobs.cancel or the session's end. */
+  readonly outcome: JobOutcome;
+  /** The exit code of the run that decided the outcome; null when killed or never started. */
+  readonly exitCode: number | null;
+  /** Wall seconds from the job's start to its end (0 when it never started). */
+  readonly seconds: number;
+  /** The end of the job's combined output. Limit: 4000 characters. */
+  readonly logTail: string;
+  /** Why it did not finish, in words; empty when finished. Limit: 2000 characters. */
+  readonly reason: string;
+}
+
+/** The agent submitted a job (jobs.submit in its kernel): a shell command the host runs outside the kernel, on its job executor, while the agent goes on. Appended by the session's workflow before the executor is asked to run it; the job's JobStarted and JobEnded follow (docs/jobs.md). */
+export interface JobQueued {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'JobQueued';
+  /** The job's id within the session: job-1, job-2, … Limit: 256 characters. */
+  readonly jobId: string;
+  /** The shell command (bash -c), as submitted. Limit: 8000 characters. */
+  readonly command: string;
+  /** CPU slots of the host's pool the job holds while it runs. */
+  readonly cpus: number;
+  /** Seeds the command runs once each for, in order, with RECUR_SEED set; empty: it runs once. */
+  readonly seeds: readonly number[];
+  /** The job's wall-time limit, all seeds together; null: none. */
+  readonly timeoutSeconds: number | null;
+  /** The executor that runs it: local (the host's process pool, in the session's sandbox). Limit: 256 characters. */
+  readonly executor: string;
+}
+
+/** A queued job got its CPU slots and its first process started. Appended by the session's workflow when the executor reports it (a signal: the session never polls). */
+export interface JobStarted {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'JobStarted';
+  /** The job, as in its JobQueued. Limit: 256 characters. */
+  readonly jobId: string;
+  /** The host that runs it (RECUR_HOST_ID). Limit: 256 characters. */
+  readonly hostId: string;
+}
+
 /** A name the snapshot held that could not be loaded; it is missing from the namespace. */
 export interface RestoreFailure {
   /** The variable's or module's name in the kernel namespace. */
@@ -910,6 +959,9 @@ export type RecurEvent =
   | GoalChanged
   | HarnessEditRequested
   | HarnessEdited
+  | JobEnded
+  | JobQueued
+  | JobStarted
   | KernelRestored
   | KernelSnapshotted
   | MessageDelivered
@@ -939,7 +991,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'JobEnded', 'JobQueued', 'JobStarted', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -958,6 +1010,9 @@ export type RecurEventInput =
   | WithDefaults<GoalChanged, 'tokenBudget' | 'secondsBudget' | 'costBudgetUsd' | 'reason'>
   | HarnessEditRequested
   | WithDefaults<HarnessEdited, 'before' | 'after' | 'requestedBy' | 'error' | 'revertOf' | 'refineId'>
+  | WithDefaults<JobEnded, 'exitCode'>
+  | WithDefaults<JobQueued, 'timeoutSeconds'>
+  | JobStarted
   | WithDefaults<KernelRestored, 'manifest' | 'fromSnapshotSeq' | 'interruptedCell'>
   | KernelSnapshotted
   | MessageDelivered

@@ -101,6 +101,12 @@ export function eventFacts(e: RecurEvent): string {
       return `after ${e.idleSeconds}s idle${e.coversSeq === null ? '' : `, snapshot covers #${e.coversSeq}`}`;
     case 'SessionReloaded':
       return `by ${shortSessionId(e.from)} ${e.messageId}`;
+    case 'JobQueued':
+      return `${e.jobId} ${e.cpus} cpu${e.seeds.length ? ` seeds ${e.seeds.join(',')}` : ''}${e.timeoutSeconds === null ? '' : ` timeout ${e.timeoutSeconds}s`}: ${quoted(e.command)}`;
+    case 'JobStarted':
+      return `${e.jobId} on ${e.hostId}`;
+    case 'JobEnded':
+      return `${e.jobId} ${e.outcome}${e.exitCode === null ? '' : ` (exit ${e.exitCode})`} ${e.seconds.toFixed(1)}s${e.reason ? `: ${firstLine(e.reason)}` : ''}`;
     case 'HarnessEdited':
       return `${e.action} ${e.kind} ${e.name} ${e.result} by ${e.source}${e.error ? `: ${firstLine(e.error)}` : ''}`;
     default:

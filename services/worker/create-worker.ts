@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -15,6 +16,9 @@ import { createKernelCap } from '../../activities/kernel/kernel-cap';
 import { createKernelActivities } from '../../activities/run-cell';
 import { createSnapshotActivities } from '../../activities/snapshot/index';
 import { createGateActivities } from '../../activities/run-gate';
+import { createJobActivities } from '../../activities/jobs/run-job';
+import { jobLauncher } from '../../activities/jobs/job-launch';
+import { jobReportSignal } from '../../workflows/jobs/job-messages';
 import { createTreeActivities } from '../../activities/tree-sessions';
 import { createPlacementActivities } from '../../activities/place-session';
 import { hostTaskQueue } from '../../workflows/hosts/host-queue';
@@ -30,7 +34,7 @@ import { homeSigner } from '../home/log-keys';
 import { repoRoot } from '../home/repo-root';
 import { ownerOnlySecret } from '../home/secret-file';
 import { startHostBridge } from '../host-bridge';
-import { createKernelHost } from '../sandbox';
+import { createKernelHost, sandboxKey, sandboxRoot } from '../sandbox';
 import { fileOffsetIndex, readSessionLog, treeStartMarker } from '../projector';
 import { createAutoRefineActivities } from '../../activities/harness/auto-refine-activity';
 import { createRefineActivities } from '../../activities/harness/harness-activities';
@@ -43,6 +47,7 @@ import { createHarnessClient } from './harness-client';
 import { registerHarnessOps } from './harness-ops';
 import { harnessPromptSection, resolveSpecFrom } from './harness-reads';
 import { registerLongRunOps } from './long-run-ops';
+import { registerJobOps } from './job-ops';
 import { workerEgress } from './egress';
 import type { DeltaSink } from './delta-channel';
 import { startHostBeats } from './host-beats';
@@ -104,6 +109,8 @@ export async function createRecurWorker(
     client, harness, skillsDir: (sessionId) => host.place(sessionId).skills, refineApply: config.harness.refineApply, approvals, moduleNames,
   });
   registerLongRunOps(ops, client, values);
+  const jobLog = (sessionId: string, jobId: string) => join(stackPaths(config).jobLogs, sandboxKey(sessionId), `${jobId}.log`);
+  registerJobOps(ops, client, jobLog);
   const jupyterSessions = createJupyterSessions(ServerConnection.makeSettings(jupyterConnection(config)), 'python3');
   const cap = createKernelCap({
     sessions: jupyterSessions,
@@ -118,7 +125,7 @@ export async function createRecurWorker(
     kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), onAppended: (r) => transcripts.record(r),
     beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index),
   });
-  const activities: SessionActivities & HarnessActivities & ForkActivities & ReturnType<typeof createAutoRefineActivities> = withRecurErrors({
+  const activities: SessionActivities & HarnessActivities & ForkActivities & ReturnType<typeof createAutoRefineActivities> & ReturnType<typeof createJobActivities> = withRecurErrors({
     ...log,
     ...createForkActivities({ readLog: readOwnLog, appendEvents: log.appendEvents }),
     ...createModelActivities({
@@ -140,6 +147,18 @@ export async function createRecurWorker(
     ...createKernelActivities({ kernels, blobs, transcripts, snapshots }),
     snapshotKernel: snapshots.snapshotKernel,
     ...createGateActivities({ env: opts.env ?? process.env }),
+    ...createJobActivities({
+      cpus: config.worker.jobCpus,
+      logFile: jobLog,
+      launch: jobLauncher({
+        sandbox: config.sandbox.mode, python: stackPaths(config).python, kernelDir: `${repoRoot()}/kernel`, sandboxRoot: sandboxRoot(config),
+        keyOf: sandboxKey, workspaceOf: (sessionId) => host.place(sessionId).workspace,
+      }),
+      env: opts.env ?? process.env,
+      // The executor's reports, in the order it made them: the session logs JobStarted and JobEnded as it takes them.
+      onStarted: (job) => client.workflow.getHandle(job.sessionId).signal(jobReportSignal, { jobId: job.jobId, kind: 'started', hostId: config.hostId }),
+      onEnded: (job, result) => client.workflow.getHandle(job.sessionId).signal(jobReportSignal, { jobId: job.jobId, kind: 'ended', ...result }),
+    }),
     ...createTreeActivities({ client }),
     ...createPlacementActivities({ client, hostId: config.hostId }),
     prepareWorktree: (input) => host.worktrees.prepare(input),
@@ -171,7 +190,8 @@ export async function createRecurWorker(
     namespace: config.temporal.namespace,
     taskQueue: hostTaskQueue(taskQueue, config.hostId),
     identity,
-    activities: Object.fromEntries(KERNEL_ACTIVITIES.map((name) => [name, activities[name]])),
+    // Jobs too: they run in their session's sandbox, beside its workspace.
+    activities: { ...Object.fromEntries(KERNEL_ACTIVITIES.map((name) => [name, activities[name]])), runJob: activities.runJob, cancelJob: activities.cancelJob },
     ...(obs.workerOptions.interceptors?.activity && { interceptors: { activity: obs.workerOptions.interceptors.activity } }),
   });
   const beats = startHostBeats({

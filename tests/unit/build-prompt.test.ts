@@ -37,6 +37,28 @@ describe('prompts are rebuilt from the session log alone', () => {
     ]);
   });
 
+  it('shows a job\'s end as a host message, after the result of a cell that was running when it ended', () => {
+    const ended = (jobId: string, outcome: 'finished' | 'failed', reason = ''): RecurEventInput => ({
+      type: 'JobEnded', jobId, outcome, exitCode: outcome === 'finished' ? 0 : 2, seconds: 1.5, logTail: `${jobId} out`, reason,
+    });
+    const events = log('r', [
+      started('train'),
+      called(0, '```python\nprint(1)\n```', [{ id: 't1', name: 'python', arguments: '{"code":"print(1)"}' }]),
+      { type: 'CellRequested', cellId: 'r/2', code: 'print(1)', toolCallId: 't1' },
+      ended('job-1', 'failed', 'exited 2'),
+      { type: 'CellExecuted', requestId: 'r/2', code: 'print(1)', status: 'ok', outputs: '1', durationMs: 5 },
+      called(1, 'Waiting for job-2.'),
+      ended('job-2', 'finished'),
+    ]);
+    expect(buildPrompt(events).messages.slice(1)).toEqual([
+      expect.objectContaining({ role: 'assistant', toolCallId: 't1' }),
+      { role: 'tool', content: '1', toolCallId: 't1' },
+      { role: 'user', content: '[job job-1 failed: exited 2; jobs.logs("job-1") has its whole output]\nlast output:\njob-1 out' },
+      { role: 'assistant', content: 'Waiting for job-2.' },
+      { role: 'user', content: '[job job-2 finished in 1.5 s; jobs.logs("job-2") has its whole output]\nlast output:\njob-2 out' },
+    ]);
+  });
+
   it('keeps native tool-call ids paired with their results, and tells the model about errors and timeouts', () => {
     const events = log('r', [
       started('t'),

@@ -106,6 +106,10 @@ describe('long-run event lines', () => {
       .toBe('r1 #0 ReplyRejected  cut_off (2 in a row): [your reply was cut off at the token limit] Keep replies shorter');
     expect(line({ type: 'ScheduleFired', scheduleId: 's2', instruction: 'check the run', dueAt: 0, missed: 3, runCount: 7 }))
       .toBe('r1 #0 ScheduleFired  s2 run 7 (+3 missed): "check the run"');
+    expect(line({ type: 'JobQueued', jobId: 'job-2', command: 'python train.py', cpus: 2, seeds: [1, 2], timeoutSeconds: 600, executor: 'local' }))
+      .toBe('r1 #0 JobQueued  job-2 2 cpu seeds 1,2 timeout 600s: "python train.py"');
+    expect(line({ type: 'JobEnded', jobId: 'job-2', outcome: 'failed', exitCode: 3, seconds: 12.34, logTail: '', reason: 'exited 3 on seed 2' }))
+      .toBe('r1 #0 JobEnded  job-2 failed (exit 3) 12.3s: exited 3 on seed 2');
     expect(line({ type: 'GateChecked', command: 'npm test', passed: false, exitCode: null, output: '', durationMs: 300_000, attempt: 2 }))
       .toBe('r1 #0 GateChecked  failed (killed) 300.0s: "npm test"');
     expect(line({ type: 'Compacted', fromSeq: 1, toSeq: 40, droppedTurns: 12, droppedChars: 90000, summary: 's', tokensBefore: 30000, tokensAfter: 4000, tokensIn: 1, tokensOut: 1, costUsd: 0 }))

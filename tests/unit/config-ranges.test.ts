@@ -24,16 +24,17 @@ describe('config ranges', () => {
     ['RECUR_AUTONOMOUS_MAX_COST_USD', 'Infinity', 'expected a number 0.01..1000000, got "Infinity"'],
     ['RECUR_TRANSCRIPT_CACHE_MIB', '0', 'expected an integer 1..65536, got "0"'],
     ['RECUR_WORKER_CACHED_WORKFLOWS', '39', 'expected an integer 40..100000, got "39"'],
+    ['RECUR_JOB_CPUS', '0', 'expected an integer 1..1024, got "0"'],
   ])('refuses %s=%j naming the variable and the range', (name, value, why) => {
     const { errors } = parseConfig({ RECUR_HOME: home(), [name]: value });
     expect(errors).toEqual([`${name}: ${why}`]);
   });
 
   it('takes in-range values, including maxDepth 0 (no children)', () => {
-    const { config, errors } = parseConfig({ RECUR_HOME: home(), RECUR_MAX_DEPTH: '0', RECUR_TRANSCRIPT_CACHE_MIB: '16', RECUR_WORKER_CACHED_WORKFLOWS: '40' });
+    const { config, errors } = parseConfig({ RECUR_HOME: home(), RECUR_MAX_DEPTH: '0', RECUR_TRANSCRIPT_CACHE_MIB: '16', RECUR_WORKER_CACHED_WORKFLOWS: '40', RECUR_JOB_CPUS: '16' });
     expect(errors).toEqual([]);
     expect(config.agent.maxDepth).toBe(0);
-    expect(config.worker).toEqual({ transcriptCacheMiB: 16, workspaceMaxFileKiB: 1024, cachedWorkflows: 40 });
+    expect(config.worker).toEqual({ transcriptCacheMiB: 16, workspaceMaxFileKiB: 1024, cachedWorkflows: 40, jobCpus: 16 });
   });
 
   it('checks numbers from config.json too, naming the variable and the key', () => {

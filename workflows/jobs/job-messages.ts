@@ -1,0 +1,37 @@
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { RunJobInput, RunJobResult } from '../../activities/jobs/run-job';
+
+/*
+ * Jobs (docs/jobs.md): the kernel asks by update (it needs the job's id, or the refusal); the
+ * executor reports by signal (a fact it already decided), which is also what wakes an idle session.
+ */
+
+export type JobStatus = 'queued' | 'running' | RunJobResult['outcome'];
+
+/** A job as the kernel sees it (jobs.status). */
+export interface JobView {
+  id: string;
+  command: string;
+  cpus: number;
+  seeds: number[];
+  timeoutSeconds: number | null;
+  status: JobStatus;
+  exitCode: number | null;
+  seconds: number | null;
+  reason: string;
+}
+
+export type JobRequest =
+  | { action: 'submit'; command: string; cpus: number; seeds: number[]; timeoutSeconds: number | null }
+  | { action: 'status'; id: string | null }
+  | { action: 'cancel'; id: string };
+export type JobReply = { ok: true; jobs: JobView[] } | { ok: false; reason: string };
+export const jobsUpdate = defineUpdate<JobReply, [JobRequest]>('jobs');
+
+export type JobReport = { jobId: string } & ({ kind: 'started'; hostId: string } | ({ kind: 'ended' } & RunJobResult));
+export const jobReportSignal = defineSignal<[JobReport]>('jobReport');
+
+/** What the job workflow runs, and where: the session's host's queue, where its workspace and sandbox are. */
+export interface JobWorkflowInput extends RunJobInput {
+  taskQueue: string;
+}
