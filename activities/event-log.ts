@@ -135,7 +135,6 @@ export async function ensureTopic(admin: Admin, topic: string, partitions: numbe
   // Look first: kafkajs logs TOPIC_ALREADY_EXISTS as an error even though it only returns false.
   if (!(await admin.listTopics()).includes(topic)) {
     await admin.createTopics({
-      waitForLeaders: true,
       topics: [
         {
           topic,
@@ -149,9 +148,32 @@ export async function ensureTopic(admin: Admin, topic: string, partitions: numbe
       ],
     });
   }
-  const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-  const have = topics[0]?.partitions.length ?? 0;
+  const have = await partitionsWithLeaders(admin, topic);
   if (have < partitions) {
     throw new EventLogError(`topic ${topic} has ${have} partitions, expected at least ${partitions}`);
+  }
+}
+
+/** How long a new topic's partitions may take to have leaders everywhere. */
+const LEADERS_WITHIN_MS = 30_000;
+/** What a broker answers about a topic the controller created but it has not heard of yet. */
+const NOT_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+
+/**
+ * The topic's partition count once every partition has a leader. A cluster's brokers learn of a
+ * new topic from the controller one by one, so one of them may answer that it does not host the
+ * topic after createTopics returned; kafkajs's own wait for leaders gives up on that answer
+ * instead of asking again, which failed cluster starts here.
+ */
+async function partitionsWithLeaders(admin: Admin, topic: string): Promise<number> {
+  for (const deadline = Date.now() + LEADERS_WITHIN_MS; ; await new Promise((r) => setTimeout(r, 100))) {
+    try {
+      const partitions = (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]?.partitions ?? [];
+      if (partitions.length > 0 && partitions.every((p) => p.leader >= 0)) return partitions.length;
+      if (Date.now() > deadline) return partitions.length;
+    } catch (e) {
+      const type = (e as { type?: string }).type;
+      if (type === undefined || !NOT_YET.has(type) || Date.now() > deadline) throw e;
+    }
   }
 }
