@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../config';
 import type { StoredEvent } from '../../schemas';
@@ -87,6 +87,17 @@ async function restartsAtOnce(): Promise<void> {
   if (!rec) throw new Error('the stack has no worker running');
   const left = Date.parse(rec.startedAt) + WORKER_RESTART_POLICY.resetAfterMs - Date.now();
   if (left > 0) await new Promise((resolve) => setTimeout(resolve, left + 500));
+}
+
+/** Pids whose command line is `cmd` (arguments joined by spaces). */
+function processesWith(cmd: string): string[] {
+  return readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ') === cmd;
+    } catch {
+      return false;
+    }
+  });
 }
 
 async function workerPid(config: ReturnType<typeof loadConfig>): Promise<number | null> {
@@ -186,6 +197,33 @@ describe('worker SIGKILL at seeded random points of a multi-agent session', () =
     expect(retried.map((a) => [a!.lastFailure?.message, a!.lastFailure?.applicationFailureInfo?.type])).toEqual([[`its worker (${workerIdentity(killedPid!)}) died`, 'WorkerLost']]);
     // Taken off the dead worker's sticky queue: no workflow task waited there for its timeout.
     expect((events ?? []).filter((ev) => ev.workflowTaskTimedOutEventAttributes).map((ev) => ev.workflowTaskTimedOutEventAttributes!.timeoutType)).toEqual([]);
+  }, 300_000);
+
+  test('a worker killed under a running job takes the job\'s processes with it, and the successor reports the job failed at once', async () => {
+    await restartsAtOnce();
+    const script = {
+      root: [py('print(jobs.submit("sleep 4242")["id"])'), 'Waiting for the job.', py('print(jobs.status("job-1")["status"])'), 'The job was lost with its worker.'],
+    };
+    let killedPid: number | null = null;
+    let running: string[] = [];
+    const run = await runOnStackWorker(h, script, {
+      task: 'run a long job',
+      onEvent: async (_n, e) => {
+        if (killedPid !== null || e.type !== 'JobStarted') return;
+        await until('the job\'s command to run', async () => (running = processesWith('sleep 4242')).length > 0 || undefined);
+        killedPid = await workerPid(config);
+        if (killedPid !== null) process.kill(killedPid, 'SIGKILL');
+      },
+    });
+    expect(killedPid).not.toBeNull();
+    // The end may be logged before the agent's answer (the session then ends with it) or after it (it wakes the session).
+    expect(run.result).toMatchObject({ status: 'completed' });
+    expect(run.of('JobEnded')).toEqual([expect.objectContaining({ jobId: 'job-1', outcome: 'failed', exitCode: null })]);
+    expect(run.of('JobEnded')[0].reason).toContain(`its worker (${workerIdentity(killedPid!)}) died`);
+    if (run.of('CellExecuted').length > 1) expect(run.of('CellExecuted')[1].outputs).toBe('failed');
+    // Nothing of the job runs on, untracked: its sandbox died with the worker that started it.
+    expect(running).not.toEqual([]);
+    expect(processesWith('sleep 4242')).toEqual([]);
   }, 300_000);
 
   test.each(SEEDS)(`kills at ${KILLS} seeded points (seed %i) change nothing: answer, every cell's output, one of each effect`, async (seed) => {
