@@ -22,7 +22,7 @@ describe('jobs from the kernel on the local executor (real stack, real processes
       root: [
         py('j = jobs.submit("echo begin; sleep 2; echo seed-$RECUR_SEED done", seeds=[7])\nprint(j["id"], j["status"])'),
         'The job is running; I will read it when it ends.',
-        py('print(jobs.logs("job-1"))'),
+        py('print(jobs.status("job-1").logs())'),
         'The job printed seed-7.',
       ],
     }, 'run a job');
@@ -51,7 +51,7 @@ describe('jobs from the kernel on the local executor (real stack, real processes
 a = jobs.submit("sleep 30", timeout=1)
 b = jobs.submit("echo s$RECUR_SEED; test $RECUR_SEED != 2 || exit 3", seeds=[1, 2, 3])
 c = jobs.submit("sleep 30")
-print(jobs.cancel(c["id"])["id"])
+print(c.cancel().id)
 for bad in (lambda: jobs.submit("true", cpus=0), lambda: jobs.cancel("job-99"), lambda: jobs.logs("../../../etc/passwd"), lambda: jobs.submit("x" * 9000)):
     try:
         bad()
