@@ -36,7 +36,7 @@ export interface RunJobResult {
 }
 
 export interface JobDeps {
-  /** CPU slots of this host's pool; the workflow refuses larger jobs at submit time. */
+  /** CPU slots of this host's pool; the host's bridge refuses larger jobs at submit time (services/worker/job-ops.ts). */
   cpus: number;
   /** Where the job's combined output goes (created with its parent dirs, truncated at each attempt). */
   logFile(sessionId: string, jobId: string): string;

@@ -110,7 +110,7 @@ export async function createRecurWorker(
   });
   registerLongRunOps(ops, client, values);
   const jobLog = (sessionId: string, jobId: string) => join(stackPaths(config).jobLogs, sandboxKey(sessionId), `${jobId}.log`);
-  registerJobOps(ops, client, jobLog);
+  registerJobOps(ops, client, { logFile: jobLog, cpus: config.worker.jobCpus });
   const jupyterSessions = createJupyterSessions(ServerConnection.makeSettings(jupyterConnection(config)), 'python3');
   const cap = createKernelCap({
     sessions: jupyterSessions,

@@ -17,7 +17,7 @@ const jobId = (v: unknown): string => {
 };
 
 /** The kernel's submit, from the bridge's JSON args; the workflow checks the values, this only their types. */
-export function submitRequest(args: Record<string, unknown>): JobRequest {
+export function submitRequest(args: Record<string, unknown>): Extract<JobRequest, { action: 'submit' }> {
   const number = (v: unknown, what: string, fallback: number | null): number | null => {
     if (v === undefined || v === null) return fallback;
     if (typeof v !== 'number') throw new ScopeError(`${what} must be a number, got ${JSON.stringify(v)}`);
@@ -38,13 +38,18 @@ export function submitRequest(args: Record<string, unknown>): JobRequest {
  * `jobs.*` from a kernel: updates on the caller's own session workflow, which decides and logs,
  * and the log's tail read here, on the host that ran the job (`logFile` is this host's).
  */
-export function registerJobOps(bridge: HostBridge, client: Client, logFile: (sessionId: string, jobId: string) => string): void {
+export function registerJobOps(bridge: HostBridge, client: Client, o: { logFile(sessionId: string, jobId: string): string; cpus: number }): void {
   const ask = async (sessionId: string, req: JobRequest, op: string, rid: string | undefined) => {
     const reply = await client.workflow.getHandle(sessionId).executeUpdate(jobsUpdate, { args: [req], ...(rid && { updateId: `${op}-${rid}` }) });
     if (!reply.ok) throw new ScopeError(reply.reason);
     return reply.jobs;
   };
-  bridge.handle('jobs.submit', async (sessionId, args, { rid }) => (await ask(sessionId, submitRequest(args), 'jobs.submit', rid))[0]);
+  bridge.handle('jobs.submit', async (sessionId, args, { rid }) => {
+    const req = submitRequest(args);
+    // The kernel calls the bridge of the host its session is placed on, where its jobs run.
+    if (req.cpus > o.cpus) throw new ScopeError(`cpus=${req.cpus} is more than this host's job pool has (${o.cpus}, RECUR_JOB_CPUS)`);
+    return (await ask(sessionId, req, 'jobs.submit', rid))[0];
+  });
   bridge.handle('jobs.status', async (sessionId, args, { rid }) => {
     const id = args.id === undefined || args.id === null ? null : jobId(args.id);
     const jobs = await ask(sessionId, { action: 'status', id }, 'jobs.status', rid);
@@ -56,6 +61,6 @@ export function registerJobOps(bridge: HostBridge, client: Client, logFile: (ses
     // Asked of the session first: only its own jobs have logs it may read.
     await ask(sessionId, { action: 'status', id }, 'jobs.status', undefined);
     const tail = typeof args.tail === 'number' && args.tail > 0 ? Math.min(Math.floor(args.tail), MAX_LOG_TAIL) : MAX_LOG_TAIL;
-    return readLogTail(logFile(sessionId, id), tail);
+    return readLogTail(o.logFile(sessionId, id), tail);
   });
 }

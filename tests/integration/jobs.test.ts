@@ -52,7 +52,7 @@ a = jobs.submit("sleep 30", timeout=1)
 b = jobs.submit("echo s$RECUR_SEED; test $RECUR_SEED != 2 || exit 3", seeds=[1, 2, 3])
 c = jobs.submit("sleep 30")
 print(c.cancel().id)
-for bad in (lambda: jobs.submit("true", cpus=0), lambda: jobs.cancel("job-99"), lambda: jobs.logs("../../../etc/passwd"), lambda: jobs.submit("x" * 9000)):
+for bad in (lambda: jobs.submit("true", cpus=0), lambda: jobs.submit("true", cpus=3), lambda: jobs.cancel("job-99"), lambda: jobs.logs("../../../etc/passwd"), lambda: jobs.submit("x" * 9000)):
     try:
         bad()
     except Exception as e:
@@ -70,6 +70,7 @@ ${AWAIT_JOBS}`),
     expect(ends['job-3']).toMatchObject({ outcome: 'cancelled' });
     const out = run.of('CellExecuted')[0].outputs;
     expect(out).toContain('cpus must be an integer from 1');
+    expect(out).toContain('cpus=3 is more than this host\'s job pool has (2, RECUR_JOB_CPUS)');
     expect(out).toContain('no job "job-99" in this session');
     expect(out).toContain('no job "../../../etc/passwd"');
     expect(out).toContain('LimitExceededError');
