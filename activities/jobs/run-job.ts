@@ -8,6 +8,7 @@ import { gateEnv } from '../run-gate';
 import { createCpuPool } from './cpu-pool';
 import type { JobLaunch } from './job-launch';
 import { byWorkerShutdown } from '../worker-shutdown';
+import { JOB_LOG_TAIL } from '../../schemas/field-limits';
 
 export interface RunJobInput {
   sessionId: string;
@@ -29,7 +30,7 @@ export interface RunJobResult {
   exitCode: number | null;
   /** Wall seconds from the job's start (after it got its CPU slots) to its end. */
   seconds: number;
-  /** The last LOG_TAIL_CHARS characters of the job's combined stdout+stderr. */
+  /** The last JOB_LOG_TAIL characters of the job's combined stdout+stderr. */
   logTail: string;
   /** Why, in words, when not finished ('' when finished): e.g. "exited 3 on seed 2", "killed after its 5 s timeout", "cancelled". */
   reason: string;
@@ -68,8 +69,6 @@ export interface JobActivities {
   cancelJob(job: JobRef): Promise<void>;
 }
 
-/** The end of a job's output that its result carries (JobEnded.logTail's limit). */
-export const LOG_TAIL_CHARS = 4000;
 /** Also while queued: cancellation reaches an activity only through its heartbeats. */
 const HEARTBEAT_MS = 3_000;
 
@@ -186,7 +185,7 @@ export function createJobActivities(deps: JobDeps): JobActivities {
     const v = verdict(stop, last, input);
     if (v.outcome === 'timed_out' || v.outcome === 'cancelled') writeSync(log, `\n== ${v.reason} ==\n`);
     closeSync(log);
-    return { ...v, seconds, logTail: await readLogTail(path, LOG_TAIL_CHARS) };
+    return { ...v, seconds, logTail: await readLogTail(path, JOB_LOG_TAIL) };
   }
 
   return {

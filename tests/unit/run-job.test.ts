@@ -10,7 +10,8 @@ import { loadConfig } from '../../config';
 import { stackPaths } from '../../config/home-paths';
 import { RecurError } from '../../errors';
 import { jobLauncher, type JobLauncherOptions } from '../../activities/jobs/job-launch';
-import { createJobActivities, LOG_TAIL_CHARS, type JobDeps, type RunJobInput, type RunJobResult } from '../../activities/jobs/run-job';
+import { JOB_LOG_TAIL } from '../../schemas/field-limits';
+import { createJobActivities, type JobDeps, type RunJobInput, type RunJobResult } from '../../activities/jobs/run-job';
 import { repoRoot } from '../../services/home/repo-root';
 
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `run-job-${name}-`));
@@ -63,9 +64,9 @@ describe('runJob', () => {
 
   it('fails with the exit code of a run that exits non-zero, and keeps only the tail of a long log', async () => {
     const x = executor(1);
-    const r = await x.start({ command: `head -c ${LOG_TAIL_CHARS * 3} /dev/zero | tr '\\0' a; echo END; exit 3` }).result;
+    const r = await x.start({ command: `head -c ${JOB_LOG_TAIL * 3} /dev/zero | tr '\\0' a; echo END; exit 3` }).result;
     expect(r).toMatchObject({ outcome: 'failed', exitCode: 3, reason: 'exited 3' });
-    expect(r.logTail).toHaveLength(LOG_TAIL_CHARS);
+    expect(r.logTail).toHaveLength(JOB_LOG_TAIL);
     expect(r.logTail.endsWith('aaaEND\n')).toBe(true);
   });
 
