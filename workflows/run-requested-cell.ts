@@ -21,18 +21,25 @@ export interface RequestedCell {
 export async function runRequestedCell(s: SessionState, acts: ReturnType<typeof sessionActivities>, c: RequestedCell) {
   const { input } = s;
   const { requestId, code, codeBlob } = c;
-  await interruptSent(s);
-  s.phase = 'cell';
-  const { cell, restored } = await acts.runCell({
-    sessionId: s.id, rootId: input.rootId, cellId: requestId, code, codeBlob, timeoutSeconds: input.limits.cellTimeoutSeconds,
-    firstCell: s.long.cellsRun++ === 0, restoreFrom: s.lastSnapshot, throughSeq: c.reqSeq,
-  }).catch(async (e: unknown) => {
-    if (!(e instanceof ActivityFailure)) throw e;
-    if (!isCancellation(e)) return { cell: interrupted(e.cause?.message ?? e.message), restored: null };
-    // Every CellRequested gets its CellExecuted, even when the session is cancelled mid-cell.
+  try {
+    await interruptSent(s);
+    s.phase = 'cell';
+    const { cell, restored } = await acts.runCell({
+      sessionId: s.id, rootId: input.rootId, cellId: requestId, code, codeBlob, timeoutSeconds: input.limits.cellTimeoutSeconds,
+      firstCell: s.long.cellsRun++ === 0, restoreFrom: s.lastSnapshot, throughSeq: c.reqSeq,
+    }).catch((e: unknown) => {
+      if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
+      return { cell: interrupted(e.cause?.message ?? e.message), restored: null };
+    });
+    return { cell: withOperatorNote(s, requestId, cell), restored };
+  } catch (e) {
+    if (!isCancellation(e)) throw e;
+    // Runs from before: only a cancelled activity logged the cell's end.
+    if (!(e instanceof ActivityFailure) && !s.appendsOutliveCancellation) throw e;
+    // Every CellRequested gets its CellExecuted, even when the session is cancelled mid-cell or
+    // before its cell started (while an operator's interrupt was under way, or the session was placed).
     const lost = interrupted('the session was cancelled');
     await CancellationScope.nonCancellable(() => s.emit(() => [{ type: 'CellExecuted', requestId, code, ...lost }]));
     throw e;
-  });
-  return { cell: withOperatorNote(s, requestId, cell), restored };
+  }
 }

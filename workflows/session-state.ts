@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, patched } from '@temporalio/workflow';
 import type { BlobRef, RecurEventInput } from '../schemas/generated/events';
 import type { SessionActivities } from '../activities/session-activities';
 import type { ChildInfo } from './child-types';
@@ -19,6 +19,9 @@ const GENESIS = '0'.repeat(64);
 
 /** Events to append, built at the head of the append queue; may await (a signal whose outcome decides them). */
 type Build = (firstSeq: number) => RecurEventInput[] | Promise<RecurEventInput[]>;
+
+/** Marks runs whose appends outlive a cancellation, and whose cell requested before one still logs its end (run-requested-cell.ts). */
+const APPENDS_OUTLIVE_CANCELLATION = 'appends-outlive-cancellation';
 
 /**
  * The session's working state: a fold of what it has logged plus what Temporal holds durably
@@ -70,6 +73,8 @@ export class SessionState {
   /** Set once the session's last event is logged: later appends (a child's late outcome) are refused. */
   closed = false;
   private tail: Promise<unknown> = Promise.resolve();
+  /** Asked once per run: a run that began on older code keeps its behaviour to the end. */
+  readonly appendsOutliveCancellation = patched(APPENDS_OUTLIVE_CANCELLATION);
   constructor(readonly input: SessionInput, private readonly acts: Pick<SessionActivities, 'appendEvents'>) {
     const c = input.carry;
     this.id = input.sessionId;
@@ -109,9 +114,13 @@ export class SessionState {
       const events = await build(fromSeq);
       if (events.length > 0) {
         const { rootId, parentId } = this.input;
-        const res = await this.acts.appendEvents({
+        const append = () => this.acts.appendEvents({
           sessionId: this.id, rootId, parentId, fromSeq, prevHash: this.headHash, events: events.map((event) => ({ ts: Date.now(), event })),
         });
+        // Never abandoned: a cancelled append activity may still write, so a cancellation waits for
+        // it (seconds at most) and goes on from its result; the end logged after it takes the next
+        // seq, not this one again with other bytes.
+        const res = await (this.appendsOutliveCancellation ? CancellationScope.nonCancellable(append) : append());
         this.nextSeq = res.nextSeq;
         this.headHash = res.headHash;
       }

@@ -50,6 +50,10 @@ export class FakeSessionWorld {
   script: Record<string, Reply[]> = {};
   /** Decides whether an event's append fails (the whole batch fails, non-retryably). */
   failAppend: (e: RecurEventInput, sessionId: string) => boolean = () => false;
+  /** An append to hold in flight: the first batch with an event `match` takes waits, before it writes, until `until` settles. */
+  hold: { match: (e: RecurEventInput) => boolean; reached: () => void; until: Promise<void> } | null = null;
+  /** Two different records written at one seq of a session (`<session> #<seq>: <kept type> / <other type>`): a forked chain. */
+  readonly conflicts: string[] = [];
   /** The model's replies are replaced by this when set (a malformed activity result). */
   corruptModel = false;
   /** Tokens in and out each model call reports. */
@@ -121,6 +125,8 @@ export class FakeSessionWorld {
     this.failAppend = () => false;
     this.corruptModel = false;
     this.tokensPerCall = { in: 1, out: 1 };
+    this.hold = null;
+    this.conflicts.length = 0;
   }
 
   input(task: string, limits: Partial<SessionLimits> = {}): SessionInput {
@@ -146,10 +152,20 @@ export class FakeSessionWorld {
   private async append(input: AppendEventsInput) {
     const failing = input.events.find((e) => this.failAppend(e.event, input.sessionId));
     if (failing) throw ApplicationFailure.nonRetryable(`injected: the log refused ${failing.event.type}`, 'EventLogError');
+    const hold = this.hold;
+    if (hold && input.events.some((e) => hold.match(e.event))) {
+      this.hold = null;
+      hold.reached();
+      await hold.until;
+    }
     const batch = encodeEventBatch(input);
     const log = this.logs.get(input.sessionId) ?? [];
     // A retried append repeats the same seqs: keep the first copy, as log readers do.
-    for (const r of batch.records) if (!log.some((x) => x.seq === r.seq)) log.push(r);
+    for (const r of batch.records) {
+      const kept = log.find((x) => x.seq === r.seq);
+      if (!kept) log.push(r);
+      else if (kept.hash !== r.hash) this.conflicts.push(`${input.sessionId} #${r.seq}: ${kept.type} / ${r.type}`);
+    }
     this.logs.set(input.sessionId, log);
     return { nextSeq: batch.nextSeq, headHash: batch.headHash, eventIds: batch.records.map((r) => r.eventId) };
   }

@@ -170,3 +170,31 @@ describe('an append that fails at any site ends the session with SessionFailed',
     expect(end.reason).toMatch(/^TypeError: /);
   });
 });
+
+describe('a cancellation never forks the log', () => {
+  test('a session cancelled while an append is in flight logs its end after that append, at the next seq', async () => {
+    world.script = { root: [{ code: [{ op: 'final', answer: 'never run' }] }, { answer: 'done' }] };
+    let reached!: () => void;
+    const inFlight = new Promise<void>((r) => (reached = r));
+    let release!: () => void;
+    world.hold = { match: (e) => e.type === 'CellRequested', reached, until: new Promise<void>((r) => (release = r)) };
+    const input = world.input('t');
+    const handle = await world.client.workflow.start('agentSessionWorkflow', { taskQueue: TQ, workflowId: input.sessionId, args: [input] });
+    await inFlight;
+    await handle.cancel();
+    // The workflow has taken the cancellation (a workflow task completed after the request) while the append still waits.
+    for (;;) {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const asked = events.findIndex((e) => e.workflowExecutionCancelRequestedEventAttributes);
+      if (asked >= 0 && events.slice(asked).some((e) => e.workflowTaskCompletedEventAttributes)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    release();
+    await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+    expect(world.conflicts).toEqual([]);
+    // The append the cancellation waited for is in the log, and the cell it asked for ends interrupted: never run.
+    expect(world.types(input.sessionId).slice(1)).toEqual(['ModelCalled', 'CellRequested', 'CellExecuted', 'SessionFailed']);
+    expect(world.events(input.sessionId).find((e) => e.type === 'CellExecuted')).toMatchObject({ status: 'interrupted' });
+    expect(world.cellInputs.filter((c) => c.sessionId === input.sessionId)).toEqual([]);
+  });
+});
