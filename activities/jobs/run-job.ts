@@ -9,6 +9,7 @@ import { createCpuPool } from './cpu-pool';
 import type { JobLaunch } from './job-launch';
 import { byWorkerShutdown } from '../worker-shutdown';
 import { JOB_LOG_TAIL } from '../../schemas/field-limits';
+import type { JobOutcome } from '../../schemas/generated/events';
 
 export interface RunJobInput {
   sessionId: string;
@@ -25,7 +26,7 @@ export interface RunJobInput {
 }
 
 export interface RunJobResult {
-  outcome: 'finished' | 'failed' | 'timed_out' | 'cancelled';
+  outcome: JobOutcome;
   /** The exit code of the run that decided the outcome (the last run when finished, the failing one when failed); null when killed or never started. */
   exitCode: number | null;
   /** Wall seconds from the job's start (after it got its CPU slots) to its end. */
