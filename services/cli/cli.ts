@@ -229,8 +229,8 @@ const COMMANDS: Record<string, Command> = {
   },
   research: {
     summary: 'shipped research tasks, no stack needed: init writes a workspace for a task; judge runs its frozen judge on one and prints the verdict (exit 0 accepted, 1 rejected)',
-    usage: 'recur research init DIR --task NAME [--knowledge weights-only|archive|full] [--json] | recur research judge DIR [--task NAME] [--problem small|large] [--json]',
-    options: { task: { type: 'string' }, knowledge: { type: 'string' }, problem: { type: 'string' }, json: { type: 'boolean' } },
+    usage: 'recur research init DIR --task NAME [--knowledge weights-only|archive|full] [--json] | recur research judge DIR [--task NAME] [--problem small|large] [--trials N] [--scale-up] [--json]',
+    options: { task: { type: 'string' }, knowledge: { type: 'string' }, problem: { type: 'string' }, trials: { type: 'string' }, 'scale-up': { type: 'boolean' }, json: { type: 'boolean' } },
     load: async () => (await import('./commands/research')).research,
   },
   kill: {

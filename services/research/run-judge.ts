@@ -3,10 +3,40 @@ import { join } from 'node:path';
 import { RecurError } from '../../errors';
 import type { ResearchTask } from './tasks';
 
+/** The current record a candidate is judged against: its steps, and its mean over n seeds. */
+export interface JudgedRecord {
+  steps: number;
+  mean: number;
+  n: number;
+}
+
+/** research-loop §5.3's pairwise rule against the record (verify.py --against). */
+export interface PairwiseVerdict {
+  previous_steps: number;
+  previous_mean: number;
+  previous_n: number;
+  score: number;
+  threshold: number;
+  passed: boolean;
+}
+
+/** The scale-up stage (verify.py --scale-up): T* on the large problem against the baseline's. */
+export interface ScaleUpVerdict {
+  /** null when no doubling up to the judge's cap cleared the bar on the large problem. */
+  large_steps: number | null;
+  baseline_large_steps: number;
+  baseline_small_steps: number;
+  ratio_large: number | null;
+  ratio_small: number;
+  passed: boolean;
+}
+
 /** What the frozen judge decides about a workspace as it stands (its verify.py --json). */
 export interface JudgeVerdict {
   accepted: boolean;
   clears_bar: boolean;
+  /** A screen (n < 8) that clears its bar with legal levers; never true at n = 8. */
+  promising: boolean;
   steps: number | null;
   /** null when the run diverged or was never run (a rejected harness or CONFIG). */
   mean: number | null;
@@ -17,37 +47,65 @@ export interface JudgeVerdict {
   bar: number;
   config_hash: string | null;
   frozen_hash: string | null;
+  /** null without a record to judge against, or without a mean to compare. */
+  pairwise: PairwiseVerdict | null;
+  /** null unless asked for and everything else passed. */
+  scale_up: ScaleUpVerdict | null;
   problem: string;
 }
 
-export interface JudgeOptions {
+/** What to judge a workspace for: a screen of `trials` seeds, or a record candidate. */
+export interface JudgeArgs {
+  problem?: string;
+  /** Seeds 0xC0FFEE+0..trials-1; below 8 the verdict is a screen (default 8). */
+  trials?: number;
+  /** The current record; a candidate must then have fewer steps and pass the pairwise rule. */
+  against?: JudgedRecord | null;
+  scaleUp?: boolean;
+  /** Exit 0 whenever a verdict was printed; the verdict's `accepted` says the rest. */
+  exitZero?: boolean;
+}
+
+export interface JudgeOptions extends JudgeArgs {
   task: ResearchTask;
   dir: string;
-  problem: string;
   /** The interpreter; python3 on PATH unless given. */
   python?: string;
 }
 
-// Far above a judged run's cost (under a second of CPU at T ~ 4500); what it stops is a judge stuck on a workspace.
+// Far above a judged run's cost (a --scale-up judge bisects on the large problem: about 10 s of CPU); what it stops is a judge stuck on a workspace.
 const JUDGE_TIMEOUT_MS = 300_000;
 
 /**
- * Runs the task's shipped judge on a workspace. The judge reads only the workspace's train.py,
- * as text; -I keeps the workspace (and PYTHON* variables) off its import path, so nothing the
- * agent wrote can run inside it. Exit 0 and 1 are verdicts; anything else is a judge failure.
+ * The judge's command line after the interpreter, so every caller runs the same judge the same
+ * way: the task's own verify.py (never the workspace's), under -I, which keeps the workspace
+ * (and PYTHON* variables) off its import path, and -B, which writes nothing beside it. The
+ * verdict is one line of JSON, the last line of the output.
+ */
+export function judgeArgv(task: ResearchTask, dir: string, o: JudgeArgs): string[] {
+  const args = ['-I', '-B', join(task.dir, task.manifest.judge), '--workspace', dir];
+  if (o.problem !== undefined) args.push('--problem', o.problem);
+  if (o.trials !== undefined) args.push('--trials', String(o.trials));
+  if (o.against) args.push('--against', JSON.stringify({ steps: o.against.steps, mean: o.against.mean, n: o.against.n }));
+  if (o.scaleUp) args.push('--scale-up');
+  if (o.exitZero) args.push('--exit-zero');
+  return [...args, '--json'];
+}
+
+/**
+ * Runs the task's shipped judge on a workspace. Exit 0 and 1 are verdicts; anything else
+ * (2 is the judge refusing its arguments) is a judge failure.
  */
 export function runJudge(o: JudgeOptions): Promise<JudgeVerdict> {
-  const script = join(o.task.dir, o.task.manifest.judge);
-  const args = ['-I', '-B', script, '--workspace', o.dir, '--problem', o.problem, '--json'];
   return new Promise((resolve, reject) => {
-    execFile(o.python ?? 'python3', args, { cwd: o.task.dir, timeout: JUDGE_TIMEOUT_MS }, (err, stdout, stderr) => {
+    execFile(o.python ?? 'python3', judgeArgv(o.task, o.dir, o), { cwd: o.task.dir, timeout: JUDGE_TIMEOUT_MS }, (err, stdout, stderr) => {
       const code: unknown = err ? (err as { code?: unknown }).code : 0;
       if (code !== 0 && code !== 1) {
         reject(new RecurError(`the ${o.task.manifest.name} judge failed: ${(stderr || (err as Error).message).trim()}`));
         return;
       }
       try {
-        resolve(JSON.parse(stdout) as JudgeVerdict);
+        resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '') as JudgeVerdict);
       } catch {
         reject(new RecurError(`the ${o.task.manifest.name} judge printed no verdict: ${stdout.slice(0, 200)}${stderr.trim()}`));
       }

@@ -1,5 +1,6 @@
-"""The 8-seed T* of a config, by bisection with the shipped judge: the fewest train_steps whose
-verdict clears the bar, where one step fewer does not (docs/research-task.md keeps the numbers).
+"""The 8-seed T* of a config, by the shipped judge's bisection (verify.t_star): the fewest
+train_steps whose verdict clears the bar, where one step fewer does not (docs/research-task.md
+keeps the numbers).
 
     python3 calibrate.py [--problem small|large] ['{"lr": 1.0, ...}']   # default: train.py's CONFIG
 """
@@ -10,25 +11,6 @@ import time
 import verify
 
 
-def clears(config, steps, problem):
-    return verify.judge_config({**config, 'train_steps': steps}, problem)['clears_bar']
-
-
-def t_star(config, problem):
-    lo, hi = 1, 2
-    while not clears(config, hi, problem):
-        lo, hi = hi, hi * 2
-        if hi > verify.load_model().MAX_STEPS:
-            return None
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if clears(config, mid, problem):
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
 def main(argv):
     problem = 'small'
     if '--problem' in argv:
@@ -37,7 +19,7 @@ def main(argv):
         argv = argv[:i] + argv[i + 2:]
     model = verify.load_model()
     config = ast.literal_eval(argv[0]) if argv else {k: v for k, v in model.CONFIG.items() if k != 'train_steps'}
-    steps = t_star(config, problem)
+    steps = verify.t_star(config, problem)
     started = time.perf_counter()
     v = verify.judge_config({**config, 'train_steps': steps}, problem) if steps else None
     took = time.perf_counter() - started

@@ -7,7 +7,7 @@ import { readTask } from '../../services/research/tasks';
 import { cliInProcess } from '../helpers/cli-in-process';
 
 const BASELINE_STEPS = 1003;
-const VERDICT_KEYS = ['accepted', 'bar', 'clears_bar', 'config_hash', 'frozen_hash', 'mean', 'n', 'problem', 'reason', 'seeds', 'steps', 'task', 'values', 'workspace'];
+const VERDICT_KEYS = ['accepted', 'bar', 'clears_bar', 'config_hash', 'frozen_hash', 'mean', 'n', 'pairwise', 'problem', 'promising', 'reason', 'scale_up', 'seeds', 'steps', 'task', 'values', 'workspace'];
 const EDITABLE = /# ==== EDITABLE: optimizer config ====\n[\s\S]*?\n# ==== END ====\n/;
 
 let root: string;

@@ -6,7 +6,9 @@ import { runJudge, type JudgeVerdict } from '../../research/run-judge';
 import { listTasks, readTask, type ResearchTask } from '../../research/tasks';
 import type { CommandContext } from '../command-context';
 
-const USAGE = 'usage: recur research init DIR --task NAME [--knowledge weights-only|archive|full] [--json] | recur research judge DIR [--task NAME] [--problem small|large] [--json]';
+const USAGE = 'usage: recur research init DIR --task NAME [--knowledge weights-only|archive|full] [--json] | recur research judge DIR [--task NAME] [--problem small|large] [--trials N] [--scale-up] [--json]';
+// The judge's record is 8 seeds; fewer is a screen.
+const RECORD_TRIALS = 8;
 const DEFAULT_TASK = 'nqm-speedrun';
 
 /** Exit codes of `recur research` (docs/research-task.md). */
@@ -19,8 +21,8 @@ const EXIT = { accepted: 0, rejected: 1, usage: 2, judgeFailed: 3 } as const;
 export async function research(ctx: CommandContext): Promise<number> {
   const [sub, dir, ...extra] = ctx.args;
   if (!dir || extra.length > 0) throw new ExitError(EXIT.usage, USAGE);
-  const foreign = sub === 'init' ? 'problem' : 'knowledge';
-  if (ctx.flags[foreign] !== undefined) throw new ExitError(EXIT.usage, `--${foreign} is not a flag of research ${sub}\n${USAGE}`);
+  const foreign = (sub === 'init' ? ['problem', 'trials', 'scale-up'] : ['knowledge']).find((f) => ctx.flags[f] !== undefined);
+  if (foreign) throw new ExitError(EXIT.usage, `--${foreign} is not a flag of research ${sub}\n${USAGE}`);
   if (sub === 'init') return init(ctx, resolve(dir));
   if (sub === 'judge') return judge(ctx, resolve(dir));
   throw new ExitError(EXIT.usage, USAGE);
@@ -55,19 +57,35 @@ async function judge(ctx: CommandContext, dir: string): Promise<number> {
   const task = taskNamed(ctx.flags.task ?? DEFAULT_TASK);
   const problem = (ctx.flags.problem as string | undefined) ?? 'small';
   if (problem !== 'small' && problem !== 'large') throw new ExitError(EXIT.usage, `--problem must be small or large\n${USAGE}`);
+  const trials = ctx.flags.trials === undefined ? RECORD_TRIALS : Number(ctx.flags.trials);
+  if (!Number.isInteger(trials) || trials < 1 || trials > RECORD_TRIALS) {
+    throw new ExitError(EXIT.usage, `--trials must be an integer from 1 to ${RECORD_TRIALS}, got "${String(ctx.flags.trials)}"\n${USAGE}`);
+  }
+  const scaleUp = ctx.flags['scale-up'] === true;
+  if (scaleUp && (trials < RECORD_TRIALS || problem !== 'small')) {
+    throw new ExitError(EXIT.usage, `--scale-up judges a record candidate: ${RECORD_TRIALS} trials on the small problem\n${USAGE}`);
+  }
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ExitError(EXIT.usage, `${dir} is not a directory`);
   let verdict: JudgeVerdict;
   try {
-    verdict = await runJudge({ task, dir, problem });
+    verdict = await runJudge({ task, dir, problem, trials, scaleUp });
   } catch (e) {
     if (e instanceof RecurError) throw new ExitError(EXIT.judgeFailed, e.message);
     throw e;
   }
   if (ctx.flags.json) ctx.out(JSON.stringify({ task: task.manifest.name, workspace: dir, ...verdict }));
-  else {
-    ctx.out(`${verdict.accepted ? 'accepted' : 'rejected'}: ${verdict.reason}`);
-    const mean = verdict.mean === null ? 'none' : verdict.mean.toFixed(5);
-    ctx.out(`steps ${verdict.steps ?? 'none'}, mean ${mean} over ${verdict.n} seeds, bar ${verdict.bar.toFixed(5)} (${verdict.problem} problem)`);
-  }
+  else for (const line of humanVerdict(verdict, trials)) ctx.out(line);
   return verdict.accepted ? EXIT.accepted : EXIT.rejected;
+}
+
+function humanVerdict(v: JudgeVerdict, trials: number): string[] {
+  const word = trials < RECORD_TRIALS ? (v.promising ? 'promising' : 'not promising') : v.accepted ? 'accepted' : 'rejected';
+  const mean = v.mean === null ? 'none' : v.mean.toFixed(5);
+  const lines = [`${word}: ${v.reason}`, `steps ${v.steps ?? 'none'}, mean ${mean} over ${v.n} seeds, bar ${v.bar.toFixed(5)} (${v.problem} problem)`];
+  if (v.scale_up) {
+    const s = v.scale_up;
+    const large = s.ratio_large === null ? 'never clears the bar' : `T* ${s.large_steps} (${s.ratio_large.toFixed(4)} of the baseline's ${s.baseline_large_steps})`;
+    lines.push(`scale-up ${s.passed ? 'passed' : 'failed'}: large ${large}; small ${v.steps} (${s.ratio_small.toFixed(4)} of the baseline's ${s.baseline_small_steps})`);
+  }
+  return lines;
 }
