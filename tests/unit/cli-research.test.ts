@@ -116,6 +116,38 @@ describe('recur research judge', () => {
     expect(r.out[1]).toContain(`steps ${BASELINE_STEPS}`);
   });
 
+  it('screens with --trials N: a verdict that says promising or not, never accepted', async () => {
+    const base = await cliInProcess(['research', 'judge', await workspace(), '--trials', '1']);
+    expect([base.code, base.out[0]]).toEqual([1, 'not promising: screen of 1 seed, never a record: mean 3.27912 does not clear bar 3.26764']);
+    const ema = await cliInProcess(['research', 'judge', await withBlock(baseline("'ema': 0.99, 'ema_start_frac': 0.5,", 1003)), '--trials', '1']);
+    expect([ema.code, ema.out[0]]).toEqual([1, expect.stringMatching(/^promising: screen of 1 seed, never a record: mean 3\.\d{5} < bar 3\.26764, promising$/)]);
+    expect(ema.out[1]).toMatch(/over 1 seeds, bar 3\.26764/);
+  });
+
+  it('exits 2, running nothing, on --trials outside 1..8, --scale-up on a screen or the large problem, and judge flags on init', async () => {
+    const dir = await workspace();
+    const cases: [string[], string][] = [
+      [['research', 'judge', dir, '--trials', '9'], '--trials must be an integer from 1 to 8, got "9"'],
+      [['research', 'judge', dir, '--trials', '0'], '--trials must be an integer from 1 to 8'],
+      [['research', 'judge', dir, '--trials', 'all'], '--trials must be an integer from 1 to 8'],
+      [['research', 'judge', dir, '--trials', '4', '--scale-up'], '--scale-up judges a record candidate'],
+      [['research', 'judge', dir, '--problem', 'large', '--scale-up'], '--scale-up judges a record candidate'],
+      [['research', 'init', join(root, 'new-3'), '--task', 'nqm-speedrun', '--trials', '1'], '--trials is not a flag of research init'],
+      [['research', 'init', join(root, 'new-3'), '--task', 'nqm-speedrun', '--scale-up'], '--scale-up is not a flag of research init'],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await cliInProcess(argv);
+      expect([r.code, r.out, r.message]).toEqual([2, [], expect.stringContaining(message)]);
+    }
+  });
+
+  it('passes the shipped baseline through --scale-up: its large T* is the baseline\'s own, ratio 1 on both problems', async () => {
+    const r = await cliInProcess(['research', 'judge', await workspace(), '--scale-up']);
+    expect(r.code).toBe(0);
+    expect(r.out[0]).toMatch(/^accepted: mean 3\.27519 < bar 3\.27563 over 8 seeds; scale-up: large T\* 4503\/4503 = 1\.0000 <= small 1003\/1003 = 1\.0000 \+ 0\.05$/);
+    expect(r.out[2]).toBe("scale-up passed: large T* 4503 (1.0000 of the baseline's 4503); small 1003 (1.0000 of the baseline's 1003)");
+  }, 60_000);
+
   it('rejects the illegal lever grad_evals_per_step even where it clears the bar', async () => {
     const { code, verdict } = await judge(await withBlock(baseline("'grad_evals_per_step': 2,", 700)));
     expect([code, verdict.accepted, verdict.clears_bar]).toEqual([1, false, true]);
