@@ -43,7 +43,6 @@ def bar(n):
 
 
 BAR = bar(N_RECORD)
-SCREEN_BAR = bar(1)
 # research-loop §5.3's pairwise rule: 100 steps fewer are worth 0.0248 of mean loss, and the
 # candidate's gain over the record, in both, must clear z·sigma scaled by the two sample sizes.
 LOSS_PER_100_STEPS = 0.0248
