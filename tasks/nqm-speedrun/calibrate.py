@@ -2,7 +2,7 @@
 train_steps whose verdict clears the bar, where one step fewer does not (docs/research-task.md
 keeps the numbers).
 
-    python3 calibrate.py [--problem small|large] ['{"lr": 1.0, ...}']   # default: train.py's CONFIG
+    python3 calibrate.py [--problem small|large] ['{"lr": 1.0, ...}']   # default: the shipped baseline
 """
 import ast
 import sys
@@ -17,8 +17,7 @@ def main(argv):
         i = argv.index('--problem')
         problem = argv[i + 1]
         argv = argv[:i] + argv[i + 2:]
-    model = verify.load_model()
-    config = ast.literal_eval(argv[0]) if argv else {k: v for k, v in model.CONFIG.items() if k != 'train_steps'}
+    config = ast.literal_eval(argv[0]) if argv else verify.BASELINE
     steps = verify.t_star(config, problem)
     started = time.perf_counter()
     v = verify.judge_config({**config, 'train_steps': steps}, problem) if steps else None

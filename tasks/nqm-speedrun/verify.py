@@ -50,6 +50,14 @@ PAIR_THRESHOLD = Z * SIGMA
 # The scale-up stage (F9's second judge): a candidate's large-problem T*, as a fraction of the
 # baseline's, may exceed its small-problem fraction by this much.
 SCALE_SLACK = 0.05
+# The baseline the scale-up stage measures against: the shipped train.py's CONFIG without
+# train_steps (a test keeps them equal). Kept here, not read from the train.py beside this file,
+# because in a workspace that file holds the agent's CONFIG.
+BASELINE = {
+    'lr': 1.0, 'momentum': 0.8, 'nesterov': False, 'warmup': 0, 'schedule': 'cosine', 'cooldown_frac': 1.0,
+    'power': 1.0, 'lr_floor': 0.0, 'precond': 'none', 'precond_power': 0.5, 'ema': 0.0, 'ema_start_frac': 0.0,
+    'init_scale': 1.0,
+}
 # Levers the model has but the rules forbid, with the only value a record may use.
 ILLEGAL = {'grad_evals_per_step': (1, 'one step must be one gradient evaluation')}
 MAX_BLOCK_CHARS = 8192
@@ -228,18 +236,15 @@ def t_star(config, problem, cap=None):
 def scale_up_stage(c):
     """F9's second judge: does a gain on the small problem hold on the large one? The candidate's
     small T* is its own train_steps (it has just cleared the bar there); the other three are
-    bisected as calibrate.py does, the baseline's from the shipped CONFIG. (stage, reason words)."""
-    def knobs(config):
-        return {k: v for k, v in config.items() if k != 'train_steps'}
-    base = knobs(load_model().CONFIG)
-    base_small, base_large = t_star(base, 'small'), t_star(base, 'large')
+    bisected as calibrate.py does. (stage, reason words)."""
+    base_small, base_large = t_star(BASELINE, 'small'), t_star(BASELINE, 'large')
     ratio_small = c['train_steps'] / base_small
     most = (ratio_small + SCALE_SLACK) * base_large
     # Far enough to measure any candidate within 4x the baseline, and past twice the most that
     # could pass: a doubling that gives up at cap has failed above cap/2, so it rejects nothing
     # the unbounded search would pass.
     cap = max(4 * base_large, 2 * most)
-    large = t_star(knobs(c), 'large', cap)
+    large = t_star({k: v for k, v in c.items() if k != 'train_steps'}, 'large', cap)
     ratio_large = large / base_large if large else None
     passed = large is not None and ratio_large <= ratio_small + SCALE_SLACK
     stage = {'large_steps': large, 'baseline_large_steps': base_large, 'baseline_small_steps': base_small,

@@ -144,8 +144,13 @@ describe('verify.py --scale-up (T* on the large problem against the baseline)', 
     expect(v.reason).toBe('scale-up: large T* 4222/4503 = 0.9376 > small 700/1003 = 0.6979 + 0.05');
   }, SCALE_UP_MS);
 
-  it('rejects, with a reason, a candidate that never clears the bar on the large problem (lr 3.5 diverges there)', () => {
-    const { v } = judge(workspace(BASELINE.replace("'lr': 1.0", "'lr': 3.5"), 1600), { scaleUp: true });
+  it("rejects, with a reason, a candidate that never clears the bar on the large problem (lr 3.5 diverges there), also by the workspace's own copy of verify.py", () => {
+    // The copy loads the workspace's train.py, whose CONFIG is the candidate: the stage's baseline must not come from it.
+    const dir = workspace(BASELINE.replace("'lr': 1.0", "'lr': 3.5"), 1600);
+    writeFileSync(join(dir, 'verify.py'), readFileSync(join(task.dir, 'verify.py')));
+    const r = spawnSync('python3', ['-I', '-B', 'verify.py', '--workspace', '.', '--scale-up', '--json'], { cwd: dir, encoding: 'utf8' });
+    expect([r.status, r.stderr]).toEqual([1, '']);
+    const v = JSON.parse(r.stdout) as JudgeVerdict;
     expect([v.accepted, v.clears_bar]).toEqual([false, true]);
     clearOf(v.mean!, v.bar);
     expect(v.scale_up).toEqual(expect.objectContaining({ large_steps: null, ratio_large: null, passed: false }));

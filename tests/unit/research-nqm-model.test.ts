@@ -58,9 +58,13 @@ print(' '.join('%.5f' % train.reported(c, s, tr)[-1][1] for s in range(0xC0FFEE,
     expect(readFileSync(join(TASK, 'verify.py'), 'utf8')).toContain(`FROZEN_SHA256 = '${expected}'`);
   });
 
+  it("verify.py's BASELINE, the scale-up stage's, is the shipped CONFIG without train_steps", () => {
+    const [same] = py("print({k: v for k, v in train.CONFIG.items() if k != 'train_steps'} == verify.BASELINE)");
+    expect(same).toBe('True');
+  });
+
   it("the shipped CONFIG's train_steps is the baseline's 8-seed T* by the shipped judge's bisection", () => {
-    const [steps, shipped] = py(`base = {k: v for k, v in train.CONFIG.items() if k != 'train_steps'}
-print(verify.t_star(base, 'small'))
+    const [steps, shipped] = py(`print(verify.t_star(verify.BASELINE, 'small'))
 print(train.CONFIG['train_steps'])`);
     expect(steps).toBe('1003');
     expect(shipped).toBe(steps);
