@@ -236,7 +236,7 @@ def t_star(config, problem, cap=None):
 def scale_up_stage(c):
     """F9's second judge: does a gain on the small problem hold on the large one? The candidate's
     small T* is its own train_steps (it has just cleared the bar there); the other three are
-    bisected as calibrate.py does. (stage, reason words)."""
+    bisected by t_star, the search calibrate.py prints. (stage, reason words)."""
     base_small, base_large = t_star(BASELINE, 'small'), t_star(BASELINE, 'large')
     ratio_small = c['train_steps'] / base_small
     most = (ratio_small + SCALE_SLACK) * base_large
