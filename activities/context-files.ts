@@ -1,15 +1,10 @@
 import { createHash } from 'node:crypto';
-import { constants, promises as fs } from 'node:fs';
-import { join, relative, isAbsolute, sep } from 'node:path';
+import { promises as fs } from 'node:fs';
 import type { BlobStore } from './blob-store';
 import { CONTEXT_FILE_NAMES, type ShownContextFile } from './prompt/context-section';
+import { openInside } from './workspace/open-inside';
 
 const HASH_CHUNK = 1024 * 1024;
-
-function inside(file: string, dir: string): boolean {
-  const rel = relative(dir, file);
-  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
-}
 
 /** The longest prefix of `bytes` that does not end inside a UTF-8 character. */
 function utf8Prefix(bytes: Buffer, max: number): Buffer {
@@ -20,24 +15,11 @@ function utf8Prefix(bytes: Buffer, max: number): Buffer {
   return bytes.subarray(0, end);
 }
 
-/**
- * One instruction file, or null when the workspace has none that is fit to show. The agent
- * controls the workspace, so the file is judged by what was opened, never by its name: the open
- * does not block (a FIFO), the opened file must be regular and, symlinks resolved, inside the
- * workspace (a link to the Recur home or a secret is not shown).
- */
+/** One instruction file, or null when the workspace has none that is fit to show (openInside). */
 async function readOne(realWorkspace: string, name: string, maxBytes: number, blobs: BlobStore): Promise<ShownContextFile | null> {
-  let handle;
+  const handle = await openInside(realWorkspace, name);
+  if (!handle) return null;
   try {
-    handle = await fs.open(join(realWorkspace, name), constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    if (!(await handle.stat()).isFile()) return null;
-    // Where the opened file really is; without /proc it cannot be told, so it is not shown.
-    const opened = await fs.readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
-    if (opened === null || !inside(opened, realWorkspace)) return null;
     const hash = createHash('sha256');
     const chunk = Buffer.alloc(HASH_CHUNK);
     let head = Buffer.alloc(0);

@@ -30,6 +30,8 @@ export function stackPaths(config: RecurConfig) {
     keys: join(config.home, 'keys'),
     /** Each job's output, `<session key>/<job id>.log`: this host's, since its executor ran them (docs/jobs.md). */
     jobLogs: join(hostDir(config), 'jobs'),
+    /** What research experiments judged: each source snapshot as `<sha256>/train.py`, written from the blob store. */
+    judged: join(hostDir(config), 'research'),
     /** Subscription logins (`recur login`), owner-only; read by the CLI and the worker's model activity (activities/model/auth). */
     logins: join(config.home, 'logins'),
     venv: join(config.toolsDir, 'venv'),

@@ -47,6 +47,8 @@ export const HARD = {
   scheduleSpec: NAME,
   instruction: 4_000,
   jobCommand: 8_000,
+  /** research.trial/submit(idea=) and ledger.annotate(note): a name and a few lines, not a notebook. */
+  idea: 2_000,
 } as const;
 
 /** Seeds one job may run (JobQueued.seeds); past it jobs.submit is refused in the cell. */
@@ -102,6 +104,13 @@ export const FIELD_LIMITS = {
   // A seed is a number: `of` is no string's limit here, only the item count holds.
   JobQueued: { jobId: NAME, command: HARD.jobCommand, seeds: { items: JOB_SEEDS, of: 0 }, executor: NAME },
   JobStarted: { jobId: NAME, hostId: NAME },
+  ExperimentRecorded: {
+    jobId: NAME, idea: HARD.idea, file: HARD.idea, source: BLOB, parent: NAME, problem: NAME, configHash: HASH, frozenHash: HASH, reason: 2_000,
+    seeds: { items: JOB_SEEDS, of: 0 }, values: { items: JOB_SEEDS, of: 0 },
+  },
+  ExperimentAnnotated: { jobId: NAME, note: HARD.idea },
+  RecordAccepted: { jobId: NAME, configHash: HASH, previousId: NAME },
+  RecordRejected: { jobId: NAME, reason: 2_000, previousId: NAME },
   ReplyRejected: { note: 2_000 },
   ModelCalled: {
     model: NAME, provider: NAME, response: INLINE.response, responseBlob: BLOB,
@@ -118,7 +127,7 @@ export const FIELD_LIMITS = {
   SessionPlaced: { hostId: NAME },
   SessionReloaded: { messageId: ID, from: ID },
   SessionResumed: { messageId: ID, from: ID },
-  SessionStarted: { task: INLINE.task, taskBlob: BLOB, name: NAME, model: NAME, parentId: ID, systemPromptBlob: BLOB, sandbox: { fields: { mode: NAME, net: NAME } } },
+  SessionStarted: { task: INLINE.task, taskBlob: BLOB, name: NAME, model: NAME, parentId: ID, systemPromptBlob: BLOB, sandbox: { fields: { mode: NAME, net: NAME } }, research: { fields: { task: NAME, recordId: NAME } } },
   SessionUnloaded: { manifest: BLOB },
   SpawnRefused: { name: NAME, reason: 2_000 },
   SubagentCompleted: { childId: ID, answer: INLINE.answer, answerBlob: BLOB, error: REASON },

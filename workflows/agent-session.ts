@@ -15,6 +15,7 @@ import { installHandlers } from './handlers';
 import { afterAnswer, fireDueSchedules, logInputGoal } from './keep-going';
 import { installLongRunHandlers } from './long-run-handlers';
 import { installJobHandlers } from './jobs/job-handlers';
+import { installResearchHandlers } from './research/research-handlers';
 import { failureKind } from './plan-next-step';
 import { placedActivities } from './placement';
 import { sessionActivities } from './proxies';
@@ -45,6 +46,7 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
   installHandlers(s, agentSessionWorkflow, acts);
   installLongRunHandlers(s);
   installJobHandlers(s);
+  installResearchHandlers(s);
   installOperatorHandlers(s, acts);
   let ended: Ended;
   let cancelled: unknown;

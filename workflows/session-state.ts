@@ -8,6 +8,7 @@ import { FIELD_LIMITS, previewNamingBlob } from '../schemas/field-limits';
 import { ApprovalBook } from './approvals/approval-book';
 import { LongRun } from './long-run';
 import { JobBook } from './jobs/job-book';
+import { ResearchBook } from './research/research-book';
 import { OperatorControls } from './operator-controls';
 import type { RateBucket } from './message-rate';
 import { SeenMessages } from './seen-messages';
@@ -53,6 +54,8 @@ export class SessionState {
   readonly long: LongRun;
   /** Jobs submitted from the kernel (workflows/jobs). */
   readonly jobs: JobBook;
+  /** A research session's ledger and current record (workflows/research); null in any other session. */
+  readonly research: ResearchBook | null;
   readonly approvals: ApprovalBook;
   /** The model in use, a compaction asked for, the cell an interrupt is for. */
   readonly ops: OperatorControls;
@@ -97,6 +100,7 @@ export class SessionState {
     this.host = c === undefined ? null : c.host === undefined ? DEFAULT_HOST_ID : c.host;
     this.long = new LongRun(input, c?.longRun, this.startedAt);
     this.jobs = new JobBook(c?.jobs);
+    this.research = input.research ? new ResearchBook(input.research, c?.research) : null;
     this.approvals = new ApprovalBook(c?.approvals);
     this.ops = new OperatorControls(input, c?.operator);
     this.ledger = input.parentId === null ? new TreeLedger(treeBudgetOf(input.limits), this.startedAt, c?.ledger) : null;
@@ -164,7 +168,7 @@ export class SessionState {
     return {
       nextSeq, headHash, turn, tokens, startedAt, children: [...this.children.values()], inbox, seen: this.seen.carry(), messagesSent, rate,
       treeSessions, cellsSinceSnapshot, lastSnapshot, retained, longRun: this.long.carry(), approvals: this.approvals.carry(),
-      workspaceStart: this.workspaceStart, operator: this.ops.carry(), host: this.host, jobs: this.jobs.carry(), ...(this.ledger && { ledger: this.ledger.carry() }),
+      workspaceStart: this.workspaceStart, operator: this.ops.carry(), host: this.host, jobs: this.jobs.carry(), ...(this.research && { research: this.research.carry() }), ...(this.ledger && { ledger: this.ledger.carry() }),
     };
   }
 }

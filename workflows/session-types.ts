@@ -5,6 +5,8 @@ import type { ApprovalPolicy } from './approvals/approval-policy';
 import type { ChildInfo } from './child-types';
 import type { OperatorCarry } from './operator-controls';
 import type { JobCarry } from './jobs/job-book';
+import type { ResearchCarry } from './research/research-book';
+import type { ResearchSpec } from './research/research-messages';
 import type { AutonomousSpec, GoalSpec, LongRunCarry } from './long-run-types';
 import type { RateBucket } from './message-rate';
 import type { SeenCarry } from './seen-messages';
@@ -86,6 +88,8 @@ export interface SessionInput {
   fork?: ForkSpec | null;
   /** A root stays addressable after its answer, as a retained child (retain.ts); set by the daemon but in CI mode or with --once. */
   retain?: boolean;
+  /** A research session's task and starting record (`recur run --research`); its sub-agents have none. */
+  research?: ResearchSpec | null;
   /** Present when this run continues an earlier run of the same session (continue-as-new). */
   carry?: SessionCarry;
 }
@@ -136,6 +140,7 @@ export interface SessionCarry {
   /** Where its kernel is (null: not placed yet); absent in runs carried over from before placement existed. */
   host?: string | null;
   jobs?: JobCarry;
+  research?: ResearchCarry;
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { JudgeRun, RunJobInput } from './run-job';
+
 /** What runs one command of a job: the program and its arguments, and the directory it starts in. */
 export interface JobLaunch {
   argv: string[];
@@ -14,18 +16,23 @@ export interface JobLauncherOptions {
   sandboxRoot: string;
   keyOf(sessionId: string): string;
   workspaceOf(sessionId: string): string;
+  /** The task's frozen judge on the source snapshot: host code that reads it as text, so it runs outside the sandbox. */
+  judge(run: JudgeRun): Promise<JobLaunch>;
 }
 
 /**
- * How a session's jobs run on this host. Sandboxed, `recur_jupyter.job` execs bubblewrap with the
+ * How a session's jobs run on this host. A research experiment runs the task's judge (never the
+ * agent's code) on the workspace. Sandboxed, `recur_jupyter.job` execs bubblewrap with the
  * session's kernel policy (its mounts, limits, uid, no network, a cleared environment) and the
  * workspace as the working directory inside; off, bash runs in the workspace with the worker's
  * environment less its secrets (runJob filters it with gateEnv).
  */
-export function jobLauncher(o: JobLauncherOptions): (sessionId: string, command: string) => JobLaunch {
-  if (o.sandbox === 'off') return (sessionId, command) => ({ argv: ['bash', '-c', command], cwd: o.workspaceOf(sessionId) });
-  return (sessionId, command) => ({
-    argv: [o.python, '-m', 'recur_jupyter.job', o.sandboxRoot, o.keyOf(sessionId), '--', 'bash', '-c', command],
-    cwd: o.kernelDir,
-  });
+export function jobLauncher(o: JobLauncherOptions): (input: RunJobInput) => JobLaunch | Promise<JobLaunch> {
+  const command = o.sandbox === 'off'
+    ? (sessionId: string, cmd: string) => ({ argv: ['bash', '-c', cmd], cwd: o.workspaceOf(sessionId) })
+    : (sessionId: string, cmd: string) => ({
+      argv: [o.python, '-m', 'recur_jupyter.job', o.sandboxRoot, o.keyOf(sessionId), '--', 'bash', '-c', cmd],
+      cwd: o.kernelDir,
+    });
+  return (input) => (input.judge ? o.judge(input.judge) : command(input.sessionId, input.command));
 }

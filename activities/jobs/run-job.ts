@@ -9,14 +9,33 @@ import { createCpuPool } from './cpu-pool';
 import type { JobLaunch } from './job-launch';
 import { byWorkerShutdown } from '../worker-shutdown';
 import { JOB_LOG_TAIL } from '../../schemas/field-limits';
-import type { JobOutcome } from '../../schemas/generated/events';
+import type { BlobRef, JobOutcome } from '../../schemas/generated/events';
+
+/**
+ * A research experiment (docs/research-loop.md): the task's frozen judge, run by the host on the
+ * session's workspace as it stands, instead of a command of the agent's. Its seeds are the judge's.
+ */
+export interface JudgeRun {
+  /** The shipped task (tasks/<name>) whose judge runs. */
+  task: string;
+  problem: string;
+  /** Seeds from the task's first: fewer than all of them is a screen, never a record. */
+  trials: number;
+  /** The record a candidate must beat; null for a screen. */
+  against: { steps: number; mean: number; n: number } | null;
+  scaleUp: boolean;
+  /** The source judged: the workspace file the agent named, as it was when it asked (a blob). */
+  source: BlobRef;
+}
 
 export interface RunJobInput {
   sessionId: string;
   /** 'job-1', 'job-2', … unique within the session. */
   jobId: string;
-  /** Run with bash -c. */
+  /** Run with bash -c; for a judge run, what the log shows of it. */
   command: string;
+  /** Set on a research experiment: the host runs this instead of `command`. Absent in jobs from before there were any. */
+  judge?: JudgeRun | null;
   /** CPU slots it holds while running (1..pool size). */
   cpus: number;
   /** Empty: run once; else run the command once per seed, in order, with RECUR_SEED=<seed> in its env. */
@@ -42,8 +61,8 @@ export interface JobDeps {
   cpus: number;
   /** Where the job's combined output goes (created with its parent dirs, truncated at each attempt). */
   logFile(sessionId: string, jobId: string): string;
-  /** What runs `command` for `sessionId`, sandboxed or not (job-launch.ts). */
-  launch(sessionId: string, command: string): JobLaunch;
+  /** What runs the job's command, sandboxed or not, or its judge run (job-launch.ts). */
+  launch(input: RunJobInput): JobLaunch | Promise<JobLaunch>;
   /** The launcher's environment; whatever looks like a secret is dropped from it here all the same. */
   env: NodeJS.ProcessEnv;
   /** Called once the job holds its CPU slots and its first process is spawned; awaited before runJob returns, errors are logged and ignored. */
@@ -145,6 +164,7 @@ export function createJobActivities(deps: JobDeps): JobActivities {
   const keyOf = (j: JobRef) => `${j.sessionId}\n${j.jobId}`;
 
   async function execute(ctx: Context, input: RunJobInput, cancelled: AbortSignal): Promise<RunJobResult> {
+    const launch = await deps.launch(input);
     const path = deps.logFile(input.sessionId, input.jobId);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, '');
@@ -168,7 +188,7 @@ export function createJobActivities(deps: JobDeps): JobActivities {
         if (stop !== null) break;
         if (seed !== null) writeSync(log, `== seed ${seed} ==\n`);
         const runEnv = seed === null ? base : { ...base, RECUR_SEED: String(seed) };
-        last = await runOnce(deps.launch(input.sessionId, input.command), runEnv, log, seed, (pid) => {
+        last = await runOnce(launch, runEnv, log, seed, (pid) => {
           running = pid;
           started ??= deps.onStarted(input).catch((error: unknown) => ctx.log.warn('onStarted failed', { jobId: input.jobId, error }));
         });

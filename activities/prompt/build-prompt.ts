@@ -6,7 +6,7 @@ import { BASE_SYSTEM_PROMPT } from './system-prompt';
 import type { GoalChanged } from '../../schemas/generated/events';
 import { compactedNote, forkedNote, injectedMessage, lastCompaction, withGoal, type CompactedFields } from './long-run-notes';
 import { contextSection, type ShownContextFile } from './context-section';
-import { jobEndedNote } from './job-note';
+import { jobEndedNote, researchNote } from './job-note';
 
 export interface Prompt {
   system: string;
@@ -87,9 +87,14 @@ export function buildPrompt(
         break;
       }
       case 'JobEnded':
-        if (cellOpen) held.push(jobEndedNote(e));
-        else push({ role: 'user', content: jobEndedNote(e) });
+      case 'ExperimentRecorded':
+      case 'RecordAccepted':
+      case 'RecordRejected': {
+        const note = e.type === 'JobEnded' ? jobEndedNote(e) : researchNote(e);
+        if (cellOpen) held.push(note);
+        else push({ role: 'user', content: note });
         break;
+      }
       case 'MessageDelivered':
         if (e.via === 'prompt') push({ role: 'user', content: `[message from ${e.from}] ${e.text}` });
         break;

@@ -1,5 +1,5 @@
 """Recur's in-kernel package: binds a kernel to its agent session and gives agent code
-``rlm``, ``agent_message``, ``harness``, ``final``, ``goal``, ``schedule`` and ``jobs``, each a thin RPC to the host bridge,
+``rlm``, ``agent_message``, ``harness``, ``final``, ``goal``, ``schedule``, ``jobs``, ``research`` and ``ledger``, each a thin RPC to the host bridge,
 and ``files``, which works on the workspace in the kernel itself.
 
 The host's kernel client runs ``bind(...)`` silently at bootstrap; agent code never imports
@@ -17,6 +17,7 @@ from ._goal import Goal
 from ._jobs import Jobs
 from ._messages import AgentMessage
 from ._rlm import Rlm, RlmHandle
+from ._research import Ledger, Research
 from ._schedule import Schedule
 
 __all__ = ["bind", "binding_info", "call", "mark_ready", "resume_info", "ApprovalRefusedError", "HostError", "HostUnavailableError", "RlmHandle"]
@@ -25,7 +26,7 @@ __all__ = ["bind", "binding_info", "call", "mark_ready", "resume_info", "Approva
 call = _session.call
 
 # The only names bind() adds to the user's namespace.
-AGENT_API = {"rlm": Rlm(), "agent_message": AgentMessage(), "harness": Harness(), "final": final, "goal": Goal(), "schedule": Schedule(), "jobs": Jobs(), "files": Files()}
+AGENT_API = {"rlm": Rlm(), "agent_message": AgentMessage(), "harness": Harness(), "final": final, "goal": Goal(), "schedule": Schedule(), "jobs": Jobs(), "research": Research(), "ledger": Ledger(), "files": Files()}
 
 
 

@@ -8,6 +8,22 @@ export interface BlobRef {
   readonly size: number;
 }
 
+/** The judge's scale-up stage (research-loop.md §5.3): a record on the small problem counts only if it holds on the large one, T*_large(candidate)/T*_large(baseline) <= T*_small(candidate)/T*_small(baseline) + 0.05. */
+export interface ScaleUpCheck {
+  /** The candidate's fewest steps that clear the bar on the large problem; null when it never did within the judge's cap. */
+  readonly largeSteps: number | null;
+  /** The shipped baseline's on the large problem, measured by the same judge. */
+  readonly baselineLargeSteps: number;
+  /** The shipped baseline's on the small problem, measured by the same judge. */
+  readonly baselineSmallSteps: number;
+  /** largeSteps / baselineLargeSteps; null with largeSteps. */
+  readonly ratioLarge: number | null;
+  /** The candidate's train_steps / baselineSmallSteps. */
+  readonly ratioSmall: number;
+  /** Whether ratioLarge <= ratioSmall + 0.05. */
+  readonly passed: boolean;
+}
+
 /** How an approval was answered. */
 export type ApprovalDecision = 'approved' | 'denied' | 'refused';
 
@@ -150,6 +166,60 @@ export interface ContinuationInjected {
   readonly count: number;
   /** The message shown to the model. Limit: 8000 characters. */
   readonly text: string;
+}
+
+/** The agent annotated a row of its research ledger (ledger.annotate): the only thing it may add to the ledger. The row's numbers are unchanged. */
+export interface ExperimentAnnotated {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'ExperimentAnnotated';
+  /** The experiment annotated. Limit: 256 characters. */
+  readonly jobId: string;
+  /** The note, as the agent wrote it. Limit: 2000 characters. */
+  readonly note: string;
+}
+
+/** What the agent asked for. */
+export type ExperimentKind = 'trial' | 'record';
+
+/** How an experiment ended. */
+export type ExperimentStatus = 'measured' | 'accepted' | 'rejected' | 'failed';
+
+/** A row of the research ledger (docs/research-loop.md): one experiment the agent asked for with research.trial or research.submit, as the host's frozen judge measured it. Appended by the session's workflow with the JobEnded of the experiment's job, in the same append, so the ledger never has a row the log has no job end for, nor two for one job. The agent never writes one: it may only annotate (ExperimentAnnotated). */
+export interface ExperimentRecorded {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'ExperimentRecorded';
+  /** The experiment's job, as in its JobQueued; also the row's id. Limit: 256 characters. */
+  readonly jobId: string;
+  /** trial: a screen over the first n fixed seeds (research.trial); record: a record candidate over all of them, judged against the current record (research.submit). */
+  readonly kind: ExperimentKind;
+  /** The agent's name for the idea tried, as it gave it. Limit: 2000 characters. */
+  readonly idea: string;
+  /** The experiment (job id) this one builds on, as the agent gave it; null for none. Limit: 256 characters. */
+  readonly parent: string | null;
+  /** The workspace file the agent named (train.py unless it named a variant). Limit: 2000 characters. */
+  readonly file: string;
+  /** That file as it was when the agent asked: the bytes the judge ran on, whatever the workspace held by the time the job ran. */
+  readonly source: BlobRef;
+  /** The task's problem the seeds ran on (`small` for nqm-speedrun). Limit: 256 characters. */
+  readonly problem: string;
+  /** measured: a trial the judge ran; accepted / rejected: a record candidate's verdict (with its RecordAccepted or RecordRejected); failed: no verdict (the job failed, timed out, was cancelled, or printed none): nothing of a partial run is counted. */
+  readonly status: ExperimentStatus;
+  /** The CONFIG's train_steps; null when the judge could not read it. */
+  readonly steps: number | null;
+  /** The seeds the host ran, in order; empty when it ran none. Limit: 1000 items. */
+  readonly seeds: readonly number[];
+  /** The final value per seed, in the order of seeds (one trial row each); null for a seed that diverged. Limit: 1000 items. */
+  readonly values: readonly (number | null)[];
+  /** Their mean; null when none ran or any diverged. */
+  readonly mean: number | null;
+  /** A trial's mean is under the task's screening bar for its n; false for a record candidate and a failed run. */
+  readonly promising: boolean;
+  /** The judge's hash of the normalised CONFIG that ran; null when it could not read one. Limit: 64 characters. */
+  readonly configHash: string | null;
+  /** The hash of train.py's frozen regions as the judge found them. Limit: 64 characters. */
+  readonly frozenHash: string | null;
+  /** The judge's reason, or why there is no verdict. Limit: 2000 characters. */
+  readonly reason: string;
 }
 
 /** This session is a fork of another (`recur fork <origin> --at <originSeq>`): its events 0..originSeq are copies of the origin's events 0..originSeq (same types, payloads and timestamps, event ids rewritten to this session's, chained and signed anew), and this event follows them directly. Appended by the fork's own workflow once the copy is logged, before its first model call; the origin's log is never written. Sub-agents of the origin are not forked: the copied SubagentSpawned and SubagentCompleted events describe sessions of the origin's tree. */
@@ -533,6 +603,56 @@ export interface NetworkConnection {
   readonly reason: string;
 }
 
+/** The host's frozen judge accepted a record candidate (research.submit): every fixed seed run by the host, the frozen regions unchanged, no illegal lever, the mean under the bar, fewer steps than the current record with the pairwise rule passed, and the scale-up stage passed. Appended after the candidate's ExperimentRecorded, in the same append; the candidate is the current record from here on. Only host code writes one. */
+export interface RecordAccepted {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'RecordAccepted';
+  /** The candidate's experiment (its ExperimentRecorded). Limit: 256 characters. */
+  readonly jobId: string;
+  /** The new record's train_steps. */
+  readonly steps: number;
+  /** Its mean over the seeds. */
+  readonly mean: number;
+  /** Seeds it ran. */
+  readonly n: number;
+  /** The hash of the CONFIG that set it. Limit: 64 characters. */
+  readonly configHash: string;
+  /** The record it beat: a job id, or a human record's id from the task's feed. Limit: 256 characters. */
+  readonly previousId: string;
+  /** That record's train_steps. */
+  readonly previousSteps: number;
+  /** That record's mean. */
+  readonly previousMean: number;
+  /** ((previousMean - mean) + rate·(previousSteps - steps)/100) / sqrt(1/n_prev + 1/n): at least the task's threshold. */
+  readonly pairwiseScore: number;
+  /** The scale-up stage's numbers; null when the task has none. */
+  readonly scaleUp: ScaleUpCheck | null;
+}
+
+/** The host's frozen judge rejected a record candidate (research.submit), with the first rule it failed. Appended after the candidate's ExperimentRecorded, in the same append; the current record is unchanged. Only host code writes one. */
+export interface RecordRejected {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'RecordRejected';
+  /** The candidate's experiment (its ExperimentRecorded). Limit: 256 characters. */
+  readonly jobId: string;
+  /** The candidate's train_steps; null when the judge could not read it. */
+  readonly steps: number | null;
+  /** Its mean over the seeds; null when none ran or any diverged. */
+  readonly mean: number | null;
+  /** Whether the mean was under the absolute bar: true with a rejection means another rule failed (an illegal lever, the pairwise rule, the scale-up stage). */
+  readonly clearsBar: boolean;
+  /** The first rule it failed, with its numbers. Limit: 2000 characters. */
+  readonly reason: string;
+  /** The record in force when the verdict was logged (the one it was judged against, unless that was beaten meanwhile: the reason then says so). Limit: 256 characters. */
+  readonly previousId: string;
+  /** That record's train_steps. */
+  readonly previousSteps: number;
+  /** The pairwise rule's score when the judge got that far; null otherwise. */
+  readonly pairwiseScore: number | null;
+  /** The scale-up stage's numbers when it ran; null otherwise. */
+  readonly scaleUp: ScaleUpCheck | null;
+}
+
 /** What was wrong with a model reply. */
 export type ReplyProblem = 'empty' | 'unclosed_fence' | 'cut_off' | 'bad_tool_call' | 'refusal' | 'other';
 
@@ -681,6 +801,20 @@ export interface SandboxPolicy {
   readonly net: string;
 }
 
+/** The research task a session was started on (recur run --research, docs/research-loop.md): its host-owned judge decides records, starting from the task's released record. */
+export interface ResearchSetup {
+  /** The shipped task's name (tasks/<name>). Limit: 256 characters. */
+  readonly task: string;
+  /** The record in force at the start: the last the task's feed had released. Limit: 256 characters. */
+  readonly recordId: string;
+  /** Its train_steps. */
+  readonly recordSteps: number;
+  /** Its mean over the task's seeds, as the frozen judge measures it. */
+  readonly recordMean: number;
+  /** The seeds that mean is over. */
+  readonly recordN: number;
+}
+
 /** A session (root or sub-agent) began. Appended by the session's own workflow as its event with seq 0, before it calls a model or runs a cell; a sub-agent's SessionStarted follows the parent's SubagentSpawned for it. */
 export interface SessionStarted {
   /** Event type: the record's short name, also the envelope's `type`. */
@@ -709,6 +843,8 @@ export interface SessionStarted {
   readonly systemPromptBlob: BlobRef | null;
   /** The sandbox the session's kernel ran in, with its limits; null in events written before sandboxes were recorded. */
   readonly sandbox: SandboxPolicy | null;
+  /** Set on a research session; null otherwise, and in events written before research sessions existed. */
+  readonly research: ResearchSetup | null;
 }
 
 /** A retained session (a sub-agent that finished its task and waits for messages or a new task) had no message for its idle limit (or its host, at its loaded-kernel cap, asked for the kernel early), so its kernel was snapshotted (a KernelSnapshotted before this event, unless no cell ran since the last one) and shut down, freeing its memory. Appended by the session's workflow after the kernel is gone; the next message or task reloads the session (SessionReloaded). */
@@ -954,6 +1090,8 @@ export type RecurEvent =
   | CellRequested
   | Compacted
   | ContinuationInjected
+  | ExperimentAnnotated
+  | ExperimentRecorded
   | ForkedFrom
   | GateChecked
   | GoalChanged
@@ -970,6 +1108,8 @@ export type RecurEvent =
   | ModelCalled
   | ModelSwitched
   | NetworkConnection
+  | RecordAccepted
+  | RecordRejected
   | ReplyRejected
   | ScheduleChanged
   | ScheduleFired
@@ -991,7 +1131,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'JobEnded', 'JobQueued', 'JobStarted', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ExperimentAnnotated', 'ExperimentRecorded', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'JobEnded', 'JobQueued', 'JobStarted', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'RecordAccepted', 'RecordRejected', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -1005,6 +1145,8 @@ export type RecurEventInput =
   | WithDefaults<CellRequested, 'codeBlob' | 'toolCallId'>
   | WithDefaults<Compacted, 'manual'>
   | ContinuationInjected
+  | ExperimentAnnotated
+  | WithDefaults<ExperimentRecorded, 'parent' | 'steps' | 'mean' | 'configHash' | 'frozenHash'>
   | WithDefaults<ForkedFrom, 'snapshotSeq' | 'instructionMessageId'>
   | WithDefaults<GateChecked, 'exitCode'>
   | WithDefaults<GoalChanged, 'tokenBudget' | 'secondsBudget' | 'costBudgetUsd' | 'reason'>
@@ -1021,6 +1163,8 @@ export type RecurEventInput =
   | WithDefaults<ModelCalled, 'responseBlob' | 'toolCalls' | 'requestBlob' | 'contextFiles' | 'usageSource' | 'cacheReadTokens' | 'cacheWriteTokens'>
   | ModelSwitched
   | WithDefaults<NetworkConnection, 'address' | 'approvalId'>
+  | WithDefaults<RecordAccepted, 'scaleUp'>
+  | WithDefaults<RecordRejected, 'steps' | 'mean' | 'pairwiseScore' | 'scaleUp'>
   | ReplyRejected
   | WithDefaults<ScheduleChanged, 'nextRunAt'>
   | ScheduleFired
@@ -1030,7 +1174,7 @@ export type RecurEventInput =
   | SessionPlaced
   | SessionReloaded
   | SessionResumed
-  | WithDefaults<SessionStarted, 'taskBlob' | 'parentId' | 'budgetUsd' | 'systemPromptBlob' | 'sandbox'>
+  | WithDefaults<SessionStarted, 'taskBlob' | 'parentId' | 'budgetUsd' | 'systemPromptBlob' | 'sandbox' | 'research'>
   | WithDefaults<SessionUnloaded, 'manifest' | 'coversSeq'>
   | SpawnRefused
   | WithDefaults<SubagentCompleted, 'answerBlob' | 'error'>

@@ -56,9 +56,9 @@ const COMMANDS: Record<string, Command> = {
   },
   run: {
     summary: 'start a root agent session and stream its events (and its sub-agents\') until it answers; it then stays open for `recur send` (not with --once or in CI mode)',
-    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--once] [--detach] [--json] ${LONG_RUN_USAGE} ${BUDGET_USAGE} ${CI_USAGE}`,
+    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--research TASK] [--once] [--detach] [--json] ${LONG_RUN_USAGE} ${BUDGET_USAGE} ${CI_USAGE}`,
     options: {
-      model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, cwd: { type: 'string' }, once: { type: 'boolean' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' },
+      model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, cwd: { type: 'string' }, research: { type: 'string' }, once: { type: 'boolean' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' },
       ...LONG_RUN_OPTIONS, ...BUDGET_OPTIONS, ...CI_OPTIONS,
     },
     ci: true,
@@ -228,8 +228,8 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('./commands/ui')).ui,
   },
   research: {
-    summary: 'shipped research tasks, no stack needed: init writes a workspace for a task; judge runs its frozen judge on one and prints the verdict (exit 0 accepted, 1 rejected)',
-    usage: 'recur research init DIR --task NAME [--knowledge weights-only|archive|full] [--json] | recur research judge DIR [--task NAME] [--problem small|large] [--trials N] [--scale-up] [--json]',
+    summary: 'shipped research tasks: init writes a workspace for a task; judge runs its frozen judge on one and prints the verdict (exit 0 accepted, 1 rejected); ledger prints a research session\'s ledger from its log',
+    usage: 'recur research init DIR --task NAME [--knowledge weights-only|archive|full] [--json] | recur research judge DIR [--task NAME] [--problem small|large] [--trials N] [--scale-up] [--json] | recur research ledger SESSION-ID [--json]',
     options: { task: { type: 'string' }, knowledge: { type: 'string' }, problem: { type: 'string' }, trials: { type: 'string' }, 'scale-up': { type: 'boolean' }, json: { type: 'boolean' } },
     load: async () => (await import('./commands/research')).research,
   },

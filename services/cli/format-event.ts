@@ -107,6 +107,14 @@ export function eventFacts(e: RecurEvent): string {
       return `${e.jobId} on ${e.hostId}`;
     case 'JobEnded':
       return `${e.jobId} ${e.outcome}${e.exitCode === null ? '' : ` (exit ${e.exitCode})`} ${e.seconds.toFixed(1)}s${e.reason ? `: ${firstLine(e.reason)}` : ''}`;
+    case 'ExperimentRecorded':
+      return `${e.jobId} ${e.kind} ${e.status}${e.steps === null ? '' : ` steps ${e.steps}`}${e.mean === null ? '' : ` mean ${e.mean.toFixed(5)} over ${e.values.length}`}${e.promising ? ' promising' : ''}: ${quoted(e.idea || e.reason)}`;
+    case 'RecordAccepted':
+      return `${e.jobId} ${e.steps} steps mean ${e.mean.toFixed(5)} beats ${e.previousId} (${e.previousSteps} steps), pairwise ${e.pairwiseScore.toFixed(4)}${e.scaleUp ? `, scale-up ${e.scaleUp.ratioLarge?.toFixed(3)} ≤ ${e.scaleUp.ratioSmall.toFixed(3)}+0.05` : ''}`;
+    case 'RecordRejected':
+      return `${e.jobId}${e.steps === null ? '' : ` ${e.steps} steps`}${e.mean === null ? '' : ` mean ${e.mean.toFixed(5)}`} vs ${e.previousId}: ${firstLine(e.reason)}`;
+    case 'ExperimentAnnotated':
+      return `${e.jobId}: ${quoted(e.note)}`;
     case 'HarnessEdited':
       return `${e.action} ${e.kind} ${e.name} ${e.result} by ${e.source}${e.error ? `: ${firstLine(e.error)}` : ''}`;
     default:

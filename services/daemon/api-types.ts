@@ -38,6 +38,8 @@ export interface StartSessionRequest {
   autonomous?: { gates: string[]; gateCwd?: string };
   /** The tree's outbound network policy (`none`, `full`, `allow:HOST[:PORT],…`); RECUR_SANDBOX_NET without it. */
   net?: string;
+  /** A research session on this shipped task (tasks/<name>): research.* and ledger.* in its kernel, records judged by the host. */
+  research?: string;
   /**
    * The tree's workspace: an existing directory (absolute; symlinks are resolved), the kernel's
    * working directory and its one read-write mount. Without it the session gets a directory of its own under the home.

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { listTasks, readTask } from '../research/tasks';
 import { isAbsolute } from 'node:path';
 import { parseModelSpec } from '../../activities/model/registry';
 import { allowedScriptPath } from '../../activities/model/scripted';
@@ -92,9 +93,9 @@ function checkLimits(value: unknown): Partial<SessionLimits> {
 }
 
 /** Validates `POST /v1/sessions`; throws a 400 HttpError naming the first problem. */
-export function parseStartSession(body: unknown, scriptedDirs: readonly string[], home: string): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits' | 'retain'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net' | 'cwd'> {
+export function parseStartSession(body: unknown, scriptedDirs: readonly string[], home: string): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits' | 'retain'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net' | 'cwd' | 'research'> {
   const b = objectBody(body);
-  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net', 'cwd', 'retain'].includes(k));
+  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net', 'cwd', 'retain', 'research'].includes(k));
   if (unknown.length) throw badRequest(`unknown field(s): ${unknown.join(', ')}`);
   const task = text(b, 'task');
   const model = checkModel(text(b, 'model'), scriptedDirs);
@@ -112,7 +113,11 @@ export function parseStartSession(body: unknown, scriptedDirs: readonly string[]
   const cwd = b.cwd === undefined ? undefined : parseWorkspace(b.cwd, home);
   if (b.retain !== undefined && typeof b.retain !== 'boolean') throw badRequest('retain must be true or false');
   const retain = b.retain !== false;
-  return { task, model, name, net, cwd, retain, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
+  if (b.research !== undefined && (typeof b.research !== 'string' || !readTask(b.research))) {
+    throw badRequest(`research must name a shipped task (${listTasks().join(', ')}), got ${JSON.stringify(b.research)}`);
+  }
+  const research = b.research as string | undefined;
+  return { task, model, name, net, cwd, retain, research, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
 }
 
 /** Validates `POST /v1/sessions/:id/model`: a spec the worker can make a model of (checkModel's reasons as a 400). */

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { researchSpec } from '../research/research-spec';
+import { readTask } from '../research/tasks';
 import { inRange } from '../../config';
 import type { SessionInput } from '../../workflows/session-types';
 import type {
@@ -51,6 +53,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
       ...(req.goal && { goal: req.goal }),
       ...(auto.autonomous && { autonomous: auto.autonomous }),
       ...(req.retain && { retain: true }),
+      ...(req.research && { research: researchSpec(readTask(req.research)!) }),
     };
     await deps.sessions.start(input);
     return ok({ sessionId, maxTurns: input.limits.maxTurns } satisfies StartSessionReply, 201);

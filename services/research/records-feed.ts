@@ -7,6 +7,10 @@ export interface HumanRecord {
   id: string;
   release_after_seconds: number;
   train_steps: number;
+  /** Its mean over the task's seeds as the frozen judge measures it: what a candidate is judged against. */
+  mean: number;
+  /** The seeds that mean is over. */
+  n: number;
   config: Record<string, unknown>;
   note: string;
 }

@@ -16,6 +16,8 @@ export interface TaskManifest {
   files: string[];
   /** The frozen judge script, run from the task dir, never from a workspace. */
   judge: string;
+  /** The problem a research session's experiments run on; `small` when absent. */
+  problem?: string;
   knowledge: Record<string, KnowledgeTier>;
 }
 

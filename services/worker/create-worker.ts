@@ -48,6 +48,8 @@ import { registerHarnessOps } from './harness-ops';
 import { harnessPromptSection, resolveSpecFrom } from './harness-reads';
 import { registerLongRunOps } from './long-run-ops';
 import { registerJobOps } from './job-ops';
+import { registerResearchOps } from './research-ops';
+import { judgeLauncher } from '../research/judge-launch';
 import { workerEgress } from './egress';
 import type { DeltaSink } from './delta-channel';
 import { startHostBeats } from './host-beats';
@@ -111,6 +113,7 @@ export async function createRecurWorker(
   registerLongRunOps(ops, client, values);
   const jobLog = (sessionId: string, jobId: string) => join(stackPaths(config).jobLogs, sandboxKey(sessionId), `${jobId}.log`);
   registerJobOps(ops, client, { logFile: jobLog, cpus: config.worker.jobCpus });
+  registerResearchOps(ops, client, { blobs, workspaceOf: (sessionId) => host.place(sessionId).workspace });
   const jupyterSessions = createJupyterSessions(ServerConnection.makeSettings(jupyterConnection(config)), 'python3');
   const cap = createKernelCap({
     sessions: jupyterSessions,
@@ -152,7 +155,7 @@ export async function createRecurWorker(
       logFile: jobLog,
       launch: jobLauncher({
         sandbox: config.sandbox.mode, python: stackPaths(config).python, kernelDir: `${repoRoot()}/kernel`, sandboxRoot: sandboxRoot(config),
-        keyOf: sandboxKey, workspaceOf: (sessionId) => host.place(sessionId).workspace,
+        keyOf: sandboxKey, workspaceOf: (sessionId) => host.place(sessionId).workspace, judge: judgeLauncher({ blobs, dir: stackPaths(config).judged }),
       }),
       env: opts.env ?? process.env,
       // The executor's reports, in the order it made them: the session logs JobStarted and JobEnded as it takes them.

@@ -110,6 +110,16 @@ describe('long-run event lines', () => {
       .toBe('r1 #0 JobQueued  job-2 2 cpu seeds 1,2 timeout 600s: "python train.py"');
     expect(line({ type: 'JobEnded', jobId: 'job-2', outcome: 'failed', exitCode: 3, seconds: 12.34, logTail: '', reason: 'exited 3 on seed 2' }))
       .toBe('r1 #0 JobEnded  job-2 failed (exit 3) 12.3s: exited 3 on seed 2');
+    const row = {
+      type: 'ExperimentRecorded' as const, jobId: 'job-3', kind: 'trial' as const, idea: 'tail EMA', parent: 'job-1', problem: 'small', file: 'train.py', source: { sha256: 'a'.repeat(64), size: 9 }, status: 'measured' as const,
+      steps: 700, seeds: [1], values: [3.26], mean: 3.26, promising: true, configHash: 'c'.repeat(64), frozenHash: 'f'.repeat(64), reason: 'screen',
+    };
+    expect(line(row)).toBe('r1 #0 ExperimentRecorded  job-3 trial measured steps 700 mean 3.26000 over 1 promising: "tail EMA"');
+    const scaleUp = { largeSteps: 3000, baselineLargeSteps: 4503, baselineSmallSteps: 1003, ratioLarge: 0.666, ratioSmall: 0.698, passed: true };
+    expect(line({ type: 'RecordAccepted', jobId: 'job-4', steps: 700, mean: 3.2741, n: 8, configHash: 'c', previousId: 'r0-baseline', previousSteps: 1003, previousMean: 3.2752, pairwiseScore: 0.1234, scaleUp }))
+      .toBe('r1 #0 RecordAccepted  job-4 700 steps mean 3.27410 beats r0-baseline (1003 steps), pairwise 0.1234, scale-up 0.666 ≤ 0.698+0.05');
+    expect(line({ type: 'RecordRejected', jobId: 'job-5', steps: 570, mean: 3.27, clearsBar: true, reason: 'illegal lever: grad_evals_per_step=2', previousId: 'job-4', previousSteps: 700, pairwiseScore: null, scaleUp: null }))
+      .toBe('r1 #0 RecordRejected  job-5 570 steps mean 3.27000 vs job-4: illegal lever: grad_evals_per_step=2');
     expect(line({ type: 'GateChecked', command: 'npm test', passed: false, exitCode: null, output: '', durationMs: 300_000, attempt: 2 }))
       .toBe('r1 #0 GateChecked  failed (killed) 300.0s: "npm test"');
     expect(line({ type: 'Compacted', fromSeq: 1, toSeq: 40, droppedTurns: 12, droppedChars: 90000, summary: 's', tokensBefore: 30000, tokensAfter: 4000, tokensIn: 1, tokensOut: 1, costUsd: 0 }))

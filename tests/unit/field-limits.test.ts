@@ -8,14 +8,18 @@ import {
 
 const SCHEMAS = join(__dirname, '..', '..', 'schemas');
 const read = (rel: string) => JSON.parse(readFileSync(join(SCHEMAS, rel), 'utf8'));
-const BLOB_REF = read('types/BlobRef.avsc');
+/** The named types events share (schemas/types), by full name. */
+const SHARED = new Map<string, Avro>(readdirSync(join(SCHEMAS, 'types')).map((f) => {
+  const schema = read(`types/${f}`) as { name: string };
+  return [schema.name, schema as Avro];
+}));
 const eventSchema = (type: string) => read(`events/${type}.avsc`);
 
 type Avro = string | Avro[] | { type: string; name?: string; fields?: Array<{ name: string; type: Avro; doc?: string }>; items?: Avro; symbols?: string[]; logicalType?: string };
 /** The widest character UTF-8 has per UTF-16 unit: 3 bytes for 1 unit. */
 const WIDE = '€';
 
-const resolve = (t: Avro): Avro => (t === 'recur.events.BlobRef' ? BLOB_REF : t);
+const resolve = (t: Avro): Avro => (typeof t === 'string' && SHARED.has(t) ? SHARED.get(t)! : t);
 const nonNull = (t: Avro): Avro => (Array.isArray(t) ? t.find((x) => x !== 'null')! : t);
 
 /** Paths of string leaves that have no numeric limit in `limit`. */
@@ -45,7 +49,8 @@ function atLimit(type: Avro, limit: FieldLimit | undefined, over = false): unkno
     return Array.from({ length: l.items + (over ? 3 : 0) }, () => atLimit(t.items!, l.of, over));
   }
   if (t.type === 'record') {
-    const fields = (limit as { fields: LimitTable }).fields;
+    // A record with no strings (ScaleUpCheck) needs no limits.
+    const fields = (limit as { fields: LimitTable } | undefined)?.fields ?? {};
     return Object.fromEntries(t.fields!.map((f) => [f.name, f.name === 'sha256' ? 'a'.repeat(64) : atLimit(f.type, fields[f.name], over)]));
   }
   throw new Error(`unhandled type ${t.type}`);

@@ -70,14 +70,16 @@ print(train.CONFIG['train_steps'])`);
     expect(shipped).toBe(steps);
   });
 
-  it('every human record in the feed clears the bar by 1e-4 at its steps, each below the last', () => {
+  it('every human record in the feed clears the bar by 1e-4 at its steps, each below the last, with the mean and n the judge measures', () => {
     const feed = parseFeed(readFileSync(join(TASK, 'records', 'feed.jsonl'), 'utf8'));
     expect(feed.length).toBeGreaterThanOrEqual(3);
     expect(feed[0].release_after_seconds).toBe(0);
     const verdicts = py(`for r in json.loads(${JSON.stringify(JSON.stringify(feed))}):
-    print(json.dumps(verify.judge_config({**r['config'], 'train_steps': r['train_steps']}, 'small')))`).map((l) => JSON.parse(l) as { accepted: boolean; mean: number; bar: number; steps: number });
+    print(json.dumps(verify.judge_config({**r['config'], 'train_steps': r['train_steps']}, 'small')))`).map((l) => JSON.parse(l) as { accepted: boolean; mean: number; bar: number; steps: number; n: number });
     verdicts.forEach((v, i) => {
       expect(v.accepted).toBe(true);
+      // The host judges the first candidate against the feed's numbers: they are the judge's own.
+      expect(feed[i]).toMatchObject({ mean: v.mean, n: v.n, train_steps: v.steps });
       expect(v.bar - v.mean).toBeGreaterThanOrEqual(1e-4);
       if (i > 0) expect(v.steps).toBeLessThan(verdicts[i - 1].steps);
       if (i > 0) expect(feed[i].release_after_seconds).toBeGreaterThan(feed[i - 1].release_after_seconds);

@@ -39,7 +39,7 @@ function executor(cpus: number, over: Partial<JobDeps> & { ws?: string } = {}) {
   const reports: string[] = [];
   const onStarted = jest.fn(async (j: RunJobInput) => void reports.push(`started ${j.jobId}`));
   const onEnded = jest.fn(async (j: RunJobInput, r: RunJobResult) => void reports.push(`ended ${j.jobId} ${r.outcome}`));
-  const launch = jobLauncher({ sandbox: 'off', python: 'unused', kernelDir: 'unused', sandboxRoot: 'unused', keyOf: (s) => s, workspaceOf: () => ws });
+  const launch = jobLauncher({ sandbox: 'off', python: 'unused', kernelDir: 'unused', sandboxRoot: 'unused', keyOf: (s) => s, workspaceOf: () => ws, judge: () => { throw new Error('no judge runs here'); } });
   const { runJob, cancelJob } = createJobActivities({ cpus, logFile: (s, j) => join(logs, s, `${j}.log`), launch, env: process.env, onStarted, onEnded, ...over });
   /** Starts a job in its own activity context; `queued` resolves once it is waiting for its slots (its first heartbeat). */
   const start = (job: Partial<RunJobInput> & { command: string }) => {
@@ -197,12 +197,19 @@ describe('jobLauncher', () => {
     expect(r.logTail).toBe(`${x.ws}\ntoken=none plain=kept\n`);
   });
 
-  it('sandboxed: the venv\'s python runs recur_jupyter.job from the kernel directory', () => {
-    const launch = jobLauncher({ sandbox: 'on', python: '/v/bin/python', kernelDir: '/repo/kernel', sandboxRoot: '/h/run/sb', keyOf: (s) => `key-${s}`, workspaceOf: () => '/ws' });
-    expect(launch('s', 'make -j4')).toEqual({
+  it('sandboxed: the venv\'s python runs recur_jupyter.job from the kernel directory', async () => {
+    const launch = jobLauncher({
+      sandbox: 'on', python: '/v/bin/python', kernelDir: '/repo/kernel', sandboxRoot: '/h/run/sb', keyOf: (s) => `key-${s}`, workspaceOf: (s) => `/ws/${s}`,
+      judge: async (run) => ({ argv: ['judge', run.task, String(run.trials), run.source.sha256], cwd: '/tasks' }),
+    });
+    const job = { sessionId: 's', jobId: 'job-1', cpus: 1, seeds: [], timeoutSeconds: null };
+    expect(await launch({ ...job, command: 'make -j4' })).toEqual({
       argv: ['/v/bin/python', '-m', 'recur_jupyter.job', '/h/run/sb', 'key-s', '--', 'bash', '-c', 'make -j4'],
       cwd: '/repo/kernel',
     });
+    // A research experiment runs the task's judge (host code reading the workspace as text), never the command it shows.
+    const judge = { task: 'nqm-speedrun', problem: 'small', trials: 1, against: null, scaleUp: false, source: { sha256: 'a'.repeat(64), size: 10 } };
+    expect(await launch({ ...job, command: 'rm -rf /', judge })).toEqual({ argv: ['judge', 'nqm-speedrun', '1', 'a'.repeat(64)], cwd: '/tasks' });
   });
 });
 
@@ -224,7 +231,7 @@ function sandboxFor(ws: string): JobLauncherOptions {
     chmodSync(d, 0o755);
   }
   writeFileSync(join(dir, 'policy.json'), JSON.stringify(policy), { mode: 0o600 });
-  return { sandbox: 'on', python: stackPaths(loadConfig()).python, kernelDir: join(repoRoot(), 'kernel'), sandboxRoot: root, keyOf: () => key, workspaceOf: () => ws };
+  return { sandbox: 'on', python: stackPaths(loadConfig()).python, kernelDir: join(repoRoot(), 'kernel'), sandboxRoot: root, keyOf: () => key, workspaceOf: () => ws, judge: () => { throw new Error('no judge runs here'); } };
 }
 
 /** Host processes whose command line is exactly `argv`. */
@@ -247,7 +254,11 @@ describe('a sandboxed job (bubblewrap, run as root)', () => {
     const secret = join(outer, 'secret.txt');
     writeFileSync(secret, 'SECRET-CONTENT\n');
     const o = sandboxFor(ws);
-    const server = createServer((socket) => socket.end('hello\n'));
+    const server = createServer((socket) => {
+      // bash opens the connection and closes it unread: the reset that follows is the check working, not a fault.
+      socket.on('error', () => undefined);
+      socket.end('hello\n');
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
     const command = [

@@ -11,6 +11,7 @@ import type { SessionState } from '../session-state';
 import { MAX_ACTIVE_JOBS } from './job-book';
 import { jobReportSignal, jobsUpdate, type JobReply, type JobReport, type JobRequest, type JobView } from './job-messages';
 import { jobWorkflow, jobWorkflowId } from './job-workflow';
+import type { JudgeRun } from '../../activities/jobs/run-job';
 
 /** The longest timeout a job may ask for; the job workflow's own bound is above it. */
 const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;
@@ -50,24 +51,38 @@ async function onRequest(s: SessionState, req: JobRequest): Promise<JobReply> {
   }
   const refused = checkSubmit(req, s.jobs.active().length);
   if (refused) return { ok: false, reason: refused };
-  const { command, cpus, seeds, timeoutSeconds } = req;
+  return views([await queueJob(s, { ...req, judge: null })]);
+}
+
+/** What a job runs: an agent's command, or a research experiment's judge run. */
+export type JobSpec = Omit<Extract<JobRequest, { action: 'submit' }>, 'action'> & { judge: JudgeRun | null };
+
+/**
+ * Logs a checked job's JobQueued and starts its workflow. `queued` runs in that append's commit,
+ * so whatever the caller keeps of the job (a ledger row) exists before any report of it can.
+ */
+export async function queueJob(s: SessionState, spec: JobSpec, queued?: (job: JobView) => void): Promise<JobView> {
+  const { command, cpus, seeds, timeoutSeconds, judge } = spec;
   const job: JobView = { id: '', command, cpus, seeds, timeoutSeconds, status: 'queued', exitCode: null, seconds: null, reason: '' };
   await s.emit(() => {
     job.id = s.jobs.nextId();
     return [{ type: 'JobQueued', jobId: job.id, command, cpus, seeds, timeoutSeconds, executor: 'local' }];
-  }, () => s.jobs.add(job));
+  }, () => {
+    s.jobs.add(job);
+    queued?.(job);
+  });
   const host = s.host ?? DEFAULT_HOST_ID;
   try {
     await startChild(jobWorkflow, {
       workflowId: jobWorkflowId(s.id, job.id),
-      args: [{ sessionId: s.id, jobId: job.id, command, cpus, seeds, timeoutSeconds, taskQueue: hostTaskQueue(workflowInfo().taskQueue, host) }],
+      args: [{ sessionId: s.id, jobId: job.id, command, cpus, seeds, timeoutSeconds, ...(judge && { judge }), taskQueue: hostTaskQueue(workflowInfo().taskQueue, host) }],
       // It reports by signal to whichever run of the session is current.
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });
   } catch (e) {
     await onReport(s, { jobId: job.id, kind: 'ended', outcome: 'failed', exitCode: null, seconds: 0, logTail: '', reason: `the job could not start: ${(e as Error).message}` });
   }
-  return views([job]);
+  return job;
 }
 
 async function onReport(s: SessionState, r: JobReport): Promise<void> {
@@ -83,9 +98,18 @@ async function onReport(s: SessionState, r: JobReport): Promise<void> {
     return;
   }
   const { outcome, exitCode, seconds, logTail, reason } = r;
+  let experiment: (() => void) | null = null;
   await s.emit(() => {
     // A job that already ended (reported, or cancelled by the session's end) changes nothing.
     fresh = job.status === 'queued' || job.status === 'running';
-    return fresh ? [{ type: 'JobEnded', jobId: job.id, outcome, exitCode, seconds, logTail, reason }] : [];
-  }, () => fresh && s.jobs.end(job, outcome, exitCode, seconds, reason));
+    if (!fresh) return [];
+    // An experiment's ledger row goes in the same append as its job's end: never one without the other, never two.
+    const row = s.research?.experimentEnded(job.id, r);
+    experiment = row?.commit ?? null;
+    return [{ type: 'JobEnded', jobId: job.id, outcome, exitCode, seconds, logTail, reason }, ...(row?.events ?? [])];
+  }, () => {
+    if (!fresh) return;
+    s.jobs.end(job, outcome, exitCode, seconds, reason);
+    experiment?.();
+  });
 }

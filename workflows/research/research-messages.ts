@@ -1,0 +1,58 @@
+import { defineUpdate } from '@temporalio/workflow';
+import type { BlobRef, ExperimentKind, ExperimentStatus } from '../../schemas/generated/events';
+
+/*
+ * The research ledger (docs/research-loop.md): the kernel asks by update; rows are written by the
+ * session when the executor reports an experiment's end, never by the agent.
+ */
+
+/** The record a candidate must beat: a human record from the task's feed, or an accepted job. */
+export interface CurrentRecord {
+  /** A feed record's id, or the job id that set it. */
+  id: string;
+  steps: number;
+  mean: number;
+  n: number;
+}
+
+/** What a research session was started on (recur run --research): its task and the record in force then. */
+export interface ResearchSpec {
+  task: string;
+  /** The task's problem experiments run on. */
+  problem: string;
+  record: CurrentRecord;
+}
+
+/** One row of the ledger as the kernel sees it (ledger.query); its trials are (seeds[i], values[i]). */
+export interface Experiment {
+  id: string;
+  kind: ExperimentKind;
+  idea: string;
+  parent: string | null;
+  /** The task's problem its seeds run on. */
+  problem: string;
+  /** The workspace file the agent named, and its content when it asked: what was judged. */
+  file: string;
+  source: BlobRef;
+  /** Seeds asked for: the task's first `trials`. */
+  trials: number;
+  status: 'queued' | ExperimentStatus;
+  steps: number | null;
+  seeds: number[];
+  values: (number | null)[];
+  mean: number | null;
+  promising: boolean;
+  configHash: string | null;
+  reason: string;
+  /** The record a candidate was judged against (its id); null for a trial. */
+  against: string | null;
+  notes: string[];
+}
+
+export type ResearchRequest =
+  | { action: 'trial'; trials: number; idea: string; parent: string | null; file: string; source: BlobRef }
+  | { action: 'submit'; idea: string; parent: string | null; file: string; source: BlobRef }
+  | { action: 'query'; last: number }
+  | { action: 'annotate'; id: string; note: string };
+export type ResearchReply = { ok: true; rows: Experiment[]; record: CurrentRecord } | { ok: false; reason: string };
+export const researchUpdate = defineUpdate<ResearchReply, [ResearchRequest]>('research');
