@@ -127,7 +127,7 @@ export const FIELD_LIMITS = {
   SessionPlaced: { hostId: NAME },
   SessionReloaded: { messageId: ID, from: ID },
   SessionResumed: { messageId: ID, from: ID },
-  SessionStarted: { task: INLINE.task, taskBlob: BLOB, name: NAME, model: NAME, parentId: ID, systemPromptBlob: BLOB, sandbox: { fields: { mode: NAME, net: NAME } }, research: { fields: { task: NAME, recordId: NAME } } },
+  SessionStarted: { task: INLINE.task, taskBlob: BLOB, name: NAME, model: NAME, parentId: ID, systemPromptBlob: BLOB, sandbox: { fields: { mode: NAME, net: NAME } }, research: { fields: { task: NAME, knowledge: NAME, recordId: NAME } } },
   SessionUnloaded: { manifest: BLOB },
   SpawnRefused: { name: NAME, reason: 2_000 },
   SubagentCompleted: { childId: ID, answer: INLINE.answer, answerBlob: BLOB, error: REASON },

@@ -19,6 +19,6 @@ export function started(input: SessionInput) {
     type: 'SessionStarted' as const, task: input.task, taskBlob: input.taskBlob ?? null, name: input.name, model: input.model,
     parentId: input.parentId, depth: input.depth, maxDepth: input.limits.maxDepth,
     maxTurns: input.limits.maxTurns, cellTimeoutSeconds: input.limits.cellTimeoutSeconds, sandbox: input.limits.sandbox ?? null,
-    research: input.research ? { task: input.research.task, recordId: input.research.record.id, recordSteps: input.research.record.steps, recordMean: input.research.record.mean, recordN: input.research.record.n } : null,
+    research: input.research ? { task: input.research.task, knowledge: input.research.knowledge, recordId: input.research.record.id, recordSteps: input.research.record.steps, recordMean: input.research.record.mean, recordN: input.research.record.n } : null,
   };
 }

@@ -1,4 +1,28 @@
-import type { JudgeRun, RunJobInput } from './run-job';
+import type { BlobRef } from '../../schemas/generated/events';
+
+/**
+ * A research experiment (docs/research-loop.md): the task's frozen judge, run by the host on a
+ * snapshot of a workspace file, instead of a command of the agent's. Its seeds are the judge's.
+ */
+export interface JudgeRun {
+  /** The shipped task (tasks/<name>) whose judge runs. */
+  task: string;
+  problem: string;
+  /** Seeds from the task's first: fewer than all of them is a screen, never a record. */
+  trials: number;
+  /** The record a candidate must beat; null for a screen. */
+  against: { steps: number; mean: number; n: number } | null;
+  scaleUp: boolean;
+  /** The source judged: the workspace file the agent named, as it was when it asked (a blob). */
+  source: BlobRef;
+}
+
+/** The part of a job (run-job.ts RunJobInput) that decides how it runs. */
+export interface JobToLaunch {
+  sessionId: string;
+  command: string;
+  judge?: JudgeRun | null;
+}
 
 /** What runs one command of a job: the program and its arguments, and the directory it starts in. */
 export interface JobLaunch {
@@ -27,7 +51,7 @@ export interface JobLauncherOptions {
  * workspace as the working directory inside; off, bash runs in the workspace with the worker's
  * environment less its secrets (runJob filters it with gateEnv).
  */
-export function jobLauncher(o: JobLauncherOptions): (input: RunJobInput) => JobLaunch | Promise<JobLaunch> {
+export function jobLauncher(o: JobLauncherOptions): (job: JobToLaunch) => JobLaunch | Promise<JobLaunch> {
   const command = o.sandbox === 'off'
     ? (sessionId: string, cmd: string) => ({ argv: ['bash', '-c', cmd], cwd: o.workspaceOf(sessionId) })
     : (sessionId: string, cmd: string) => ({

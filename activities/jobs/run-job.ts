@@ -6,27 +6,10 @@ import { dirname } from 'node:path';
 import { RecurError } from '../../errors';
 import { gateEnv } from '../run-gate';
 import { createCpuPool } from './cpu-pool';
-import type { JobLaunch } from './job-launch';
+import type { JobLaunch, JudgeRun } from './job-launch';
 import { byWorkerShutdown } from '../worker-shutdown';
 import { JOB_LOG_TAIL } from '../../schemas/field-limits';
-import type { BlobRef, JobOutcome } from '../../schemas/generated/events';
-
-/**
- * A research experiment (docs/research-loop.md): the task's frozen judge, run by the host on the
- * session's workspace as it stands, instead of a command of the agent's. Its seeds are the judge's.
- */
-export interface JudgeRun {
-  /** The shipped task (tasks/<name>) whose judge runs. */
-  task: string;
-  problem: string;
-  /** Seeds from the task's first: fewer than all of them is a screen, never a record. */
-  trials: number;
-  /** The record a candidate must beat; null for a screen. */
-  against: { steps: number; mean: number; n: number } | null;
-  scaleUp: boolean;
-  /** The source judged: the workspace file the agent named, as it was when it asked (a blob). */
-  source: BlobRef;
-}
+import type { JobOutcome } from '../../schemas/generated/events';
 
 export interface RunJobInput {
   sessionId: string;

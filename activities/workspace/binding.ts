@@ -11,6 +11,15 @@ export interface WorkspaceBinding {
   shared: string[];
   /** Set for a sub-agent's own git worktree: where its net change is merged and what it is measured from. */
   worktree?: WorktreeOrigin;
+  /** A research tree's knowledge tier; set on its root's record only, and read from there for every session of the tree. */
+  knowledge?: KnowledgeMounts;
+}
+
+/** What a research tier mounts (docs/research-loop.md): the task's paper archive, or nothing at all. */
+export interface KnowledgeMounts {
+  tier: string;
+  /** The host's paper archive, mounted read-only over each kernel's `<workspace>/papers`; null hides that directory. */
+  papers: string | null;
 }
 
 export interface WorktreeOrigin {

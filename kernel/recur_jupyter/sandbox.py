@@ -95,6 +95,19 @@ def _python_dirs():
     return sorted(d for d in dirs if not any(d.startswith(s + "/") for s in SYSTEM_DIRS))
 
 
+def _knowledge_mounts(policy):
+    """A research session's tier (docs/research-loop.md): the host's paper archive read-only over the
+    workspace's ``papers/``, or, on a tier without it, that directory hidden under an empty read-only tmpfs."""
+    papers = policy.get("papers")
+    if not papers:
+        return []
+    if papers["from"]:
+        return ["--ro-bind", papers["from"], papers["at"]]
+    if os.path.isdir(papers["at"]):
+        return ["--tmpfs", papers["at"], "--remount-ro", papers["at"]]
+    return []
+
+
 def _parents(path):
     """``--dir`` arguments for the parents of ``path``, world-traversable: bwrap makes them 0700."""
     out, cur = [], "/"
@@ -130,6 +143,7 @@ def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap", gid
               ("--ro-bind", policy["skills"])]
     for flag, path in binds:
         argv += _parents(path) + [flag, path, path]
+    argv += _knowledge_mounts(policy)
     if connection_file is not None:
         # In the kernel's own directory, so its ready marker (recur_kernel._cells) outlives a restart.
         argv += ["--ro-bind", connection_file, kernel_connection_file(connection_file, policy)]

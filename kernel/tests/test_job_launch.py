@@ -99,3 +99,36 @@ class JobMainTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class KnowledgeMountsTest(unittest.TestCase):
+    """A research tier's mounts (docs/research-loop.md), the same for a kernel and its jobs."""
+
+    def argv(self, papers, tmp=None):
+        from recur_jupyter.sandbox import bwrap_argv
+
+        policy = dict(POLICY, workspace=tmp or POLICY["workspace"], papers=papers)
+        return bwrap_argv(["bash", "-c", "ls papers"], None, policy, 7, "bwrap", 9)
+
+    def test_the_archive_is_mounted_read_only_over_the_workspaces_papers_after_the_workspace(self):
+        argv = self.argv({"from": "/repo/tasks/t/papers", "at": "/h/workspaces/k/papers"})
+        at = argv.index("/repo/tasks/t/papers")
+        self.assertEqual(argv[at - 1:at + 2], ["--ro-bind", "/repo/tasks/t/papers", "/h/workspaces/k/papers"])
+        self.assertGreater(at, argv.index("/h/workspaces/k"))
+
+    def test_a_tier_without_it_hides_a_papers_directory_the_workspace_has(self):
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as ws:
+            papers = os.path.join(ws, "papers")
+            self.assertNotIn(papers, self.argv({"from": None, "at": papers}, ws))
+            os.mkdir(papers)
+            argv = self.argv({"from": None, "at": papers}, ws)
+            at = argv.index(papers)
+            self.assertEqual(argv[at - 1:at + 3], ["--tmpfs", papers, "--remount-ro", papers])
+
+    def test_no_research_tier_mounts_nothing_more(self):
+        from recur_jupyter.sandbox import bwrap_argv
+
+        self.assertEqual(self.argv(None), bwrap_argv(["bash", "-c", "ls papers"], None, POLICY, 7, "bwrap", 9))
+

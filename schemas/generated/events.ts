@@ -805,6 +805,8 @@ export interface SandboxPolicy {
 export interface ResearchSetup {
   /** The shipped task's name (tasks/<name>). Limit: 256 characters. */
   readonly task: string;
+  /** Its knowledge tier (weights-only, archive, full): the paper archive read-only or hidden, and no network but on a tier with it, where only the hosts of sandbox.net. Limit: 256 characters. */
+  readonly knowledge: string;
   /** The record in force at the start: the last the task's feed had released. Limit: 256 characters. */
   readonly recordId: string;
   /** Its train_steps. */

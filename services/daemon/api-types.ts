@@ -40,6 +40,8 @@ export interface StartSessionRequest {
   net?: string;
   /** A research session on this shipped task (tasks/<name>): research.* and ledger.* in its kernel, records judged by the host. */
   research?: string;
+  /** The research session's knowledge tier (weights-only, archive, full; weights-only without it): its papers and network. */
+  knowledge?: string;
   /**
    * The tree's workspace: an existing directory (absolute; symlinks are resolved), the kernel's
    * working directory and its one read-write mount. Without it the session gets a directory of its own under the home.

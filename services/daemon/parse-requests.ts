@@ -93,9 +93,9 @@ function checkLimits(value: unknown): Partial<SessionLimits> {
 }
 
 /** Validates `POST /v1/sessions`; throws a 400 HttpError naming the first problem. */
-export function parseStartSession(body: unknown, scriptedDirs: readonly string[], home: string): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits' | 'retain'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net' | 'cwd' | 'research'> {
+export function parseStartSession(body: unknown, scriptedDirs: readonly string[], home: string): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits' | 'retain'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net' | 'cwd' | 'research' | 'knowledge'> {
   const b = objectBody(body);
-  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net', 'cwd', 'retain', 'research'].includes(k));
+  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net', 'cwd', 'retain', 'research', 'knowledge'].includes(k));
   if (unknown.length) throw badRequest(`unknown field(s): ${unknown.join(', ')}`);
   const task = text(b, 'task');
   const model = checkModel(text(b, 'model'), scriptedDirs);
@@ -117,7 +117,9 @@ export function parseStartSession(body: unknown, scriptedDirs: readonly string[]
     throw badRequest(`research must name a shipped task (${listTasks().join(', ')}), got ${JSON.stringify(b.research)}`);
   }
   const research = b.research as string | undefined;
-  return { task, model, name, net, cwd, retain, research, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
+  if (b.knowledge !== undefined && (typeof b.knowledge !== 'string' || research === undefined)) throw badRequest('knowledge is a research session\'s tier: a string, with research');
+  const knowledge = b.knowledge as string | undefined;
+  return { task, model, name, net, cwd, retain, research, knowledge, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
 }
 
 /** Validates `POST /v1/sessions/:id/model`: a spec the worker can make a model of (checkModel's reasons as a 400). */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { researchSpec } from '../research/research-spec';
+import { DEFAULT_TIER, researchStart, type ResearchStart } from '../research/research-spec';
 import { readTask } from '../research/tasks';
 import { inRange } from '../../config';
 import type { SessionInput } from '../../workflows/session-types';
@@ -7,7 +7,7 @@ import type {
   CompactReply, HealthReply, InterruptReply, ListSessionsReply, SendMessageReply, StartSessionReply, SwitchModelReply,
 } from './api-types';
 import { parseCursor } from './cursor';
-import { HttpError } from '../../errors';
+import { HttpError, RecurError } from '../../errors';
 import { badRequest, notFound, outOfRange } from './http-error';
 import { DEFAULT_LOG_PAGE, MAX_LOG_PAGE, pageLog } from './page-log';
 import { checkSessionId, newRootSessionId, parseSendMessage, parseStartSession, parseSwitchModel } from './parse-requests';
@@ -23,6 +23,16 @@ import { viewerRoute } from './viewer-routes';
 const DEFAULT_LIST = 200;
 const MAX_LIST = 5000;
 
+/** A research session's start, its refusals (an unknown tier, a network the tier does not allow) as 400s. */
+function startResearch(task: string, tier: string | undefined, net: string | undefined): ResearchStart {
+  try {
+    return researchStart(readTask(task)!, tier ?? DEFAULT_TIER, net);
+  } catch (e) {
+    if (e instanceof RecurError) throw badRequest(e.message);
+    throw e;
+  }
+}
+
 /** The JSON routes of API v1 (the event stream is a WebSocket, see event-stream.ts). */
 export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiReply> {
   const ok = (body: unknown, status = 200): ApiReply => ({ status, body });
@@ -31,8 +41,12 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
   async function startSession(body: unknown): Promise<ApiReply> {
     const req = parseStartSession(body, deps.config.agent.scriptedDirs, deps.config.home);
     const sessionId = newRootSessionId(req.name);
+    const research = req.research ? startResearch(req.research, req.knowledge, req.net) : null;
     // Recorded before the workflow starts, so the host finds it whenever it first asks.
     if (req.cwd) workspaces.record(sessionId, { dir: req.cwd, group: req.cwd, shared: [] });
+    // The tier's mounts are the tree's, read from its root's record wherever its kernels run.
+    if (research) workspaces.record(sessionId, { ...workspaces.of(sessionId), knowledge: research.knowledge });
+    const net = research?.net ?? req.net;
     const auto = autonomousInput(req.autonomous, deps.config);
     const { policyFile: _file, ...approvals } = deps.config.approvals;
     const input: SessionInput = {
@@ -45,7 +59,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
       depth: 0,
       workspace: workspaces.of(sessionId).dir,
       limits: {
-        ...rootLimits(deps.config, { ...sandboxRecord(deps.config.sandbox), ...(req.net !== undefined && { net: req.net }) }),
+        ...rootLimits(deps.config, { ...sandboxRecord(deps.config.sandbox), ...(net !== undefined && { net }) }),
         ...auto.limits,
         ...req.limits,
       },
@@ -53,7 +67,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
       ...(req.goal && { goal: req.goal }),
       ...(auto.autonomous && { autonomous: auto.autonomous }),
       ...(req.retain && { retain: true }),
-      ...(req.research && { research: researchSpec(readTask(req.research)!) }),
+      ...(research && { research: research.spec }),
     };
     await deps.sessions.start(input);
     return ok({ sessionId, maxTurns: input.limits.maxTurns } satisfies StartSessionReply, 201);

@@ -50,13 +50,15 @@ export interface ResearchLedger {
   sessionId: string;
   /** The task from SessionStarted; null when the session is no research session. */
   task: string | null;
+  /** Its knowledge tier, from SessionStarted. */
+  knowledge: string | null;
   rows: LedgerRow[];
   /** The record at the start, then each one accepted, in log order. */
   records: RecordStep[];
 }
 
 export function researchLedger(sessionId: string, events: readonly StoredEvent[]): ResearchLedger {
-  const out: ResearchLedger = { sessionId, task: null, rows: [], records: [] };
+  const out: ResearchLedger = { sessionId, task: null, knowledge: null, rows: [], records: [] };
   const byId = new Map<string, LedgerRow>();
   const seen = new Set<number>();
   for (const s of events) {
@@ -66,6 +68,7 @@ export function researchLedger(sessionId: string, events: readonly StoredEvent[]
     const e = s.event;
     if (e.type === 'SessionStarted' && e.research) {
       out.task = e.research.task;
+      out.knowledge = e.research.knowledge;
       out.records.push({ id: e.research.recordId, ts: Number(s.ts), steps: e.research.recordSteps, mean: e.research.recordMean });
     } else if (e.type === 'ExperimentRecorded') {
       const row: LedgerRow = {

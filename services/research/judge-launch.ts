@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BlobStore } from '../../activities/blob-store';
 import type { JobLaunch } from '../../activities/jobs/job-launch';
-import type { JudgeRun } from '../../activities/jobs/run-job';
+import type { JudgeRun } from '../../activities/jobs/job-launch';
 import { RecurError } from '../../errors';
 import { judgeArgv } from './run-judge';
 import { readTask } from './tasks';

@@ -5,6 +5,8 @@ import { repoRoot } from '../home/repo-root';
 /** What a tier of knowledge gives the agent: the paper archive or not, and the sentence goal.md states. */
 export interface KnowledgeTier {
   papers: boolean;
+  /** Whether a research session on this tier may reach the network: only the hosts its --net allow-list names. */
+  network: boolean;
   text: string;
 }
 

@@ -9,7 +9,7 @@ import type { EgressProxy } from './egress-proxy';
 import { sandboxRecord } from './sandbox-record';
 import { createWorkspaces, type Workspaces } from './workspace-binding';
 import { createWorktrees, type Worktrees } from '../../activities/workspace/worktree';
-import { sessionParent } from '../../schemas/session-ids';
+import { sessionParent, sessionRoot } from '../../schemas/session-ids';
 
 /** The directory of per-session sandbox policies the Jupyter server reads (kernel/recur_jupyter/sandbox.py). */
 export const sandboxRoot = (config: RecurConfig): string => join(config.home, 'run', 'sb');
@@ -51,6 +51,7 @@ export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egres
       const dir = dirOf(sessionId);
       const p = place(sessionId);
       const { group, shared } = workspaces.of(sessionId);
+      const knowledge = workspaces.own(sessionRoot(sessionId))?.knowledge;
       const limits = sandboxRecord(config.sandbox);
       const policy = {
         workspace: p.workspace,
@@ -64,6 +65,7 @@ export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egres
         kernelPackage: join(repoRoot(), 'kernel', 'recur_kernel'),
         limits: { memoryBytes: limits.memoryBytes, processes: limits.processes, openFiles: limits.openFiles, fileBytes: limits.fileBytes },
         net: limits.net,
+        ...(knowledge && { papers: { from: knowledge.papers, at: join(p.workspace, 'papers') } }),
       };
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       // Mount points the kernel's uid must traverse; what it may not change is mounted read-only.

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openBlobStore } from '../../activities/open-blob-store';
 import { initWorkspace } from '../../services/research/init-workspace';
-import { researchSpec } from '../../services/research/research-spec';
+import { researchStart } from '../../services/research/research-spec';
 import { readTask } from '../../services/research/tasks';
 import { sessionWorkspaces } from '../../services/sandbox';
 import { cliInProcess } from '../helpers/cli-in-process';
@@ -42,6 +42,7 @@ describe('a research session: experiments judged by the host, a ledger only the 
     const ws = join(workspace, 'w');
     // The kernel runs as a uid of its own.
     expect(spawnSync('chmod', ['-R', 'a+rwX', workspace]).status).toBe(0);
+    const start = researchStart(task, 'weights-only', undefined);
     const input = {
       ...h.input({
         root: [
@@ -74,12 +75,12 @@ for bad in (lambda: research.trial(n=9), lambda: research.trial(file="../outside
           'Done.',
         ],
       }, 'beat the nqm-speedrun record'),
-      research: researchSpec(task),
+      research: start.spec,
     };
-    sessionWorkspaces(h.config).record(input.sessionId, { dir: ws, group: ws, shared: [] });
+    sessionWorkspaces(h.config).record(input.sessionId, { dir: ws, group: ws, shared: [], knowledge: start.knowledge });
     const run = await h.runInput(input);
     expect(run.result).toEqual({ status: 'completed', answer: 'Done.' });
-    expect(run.of('SessionStarted')[0].research).toEqual({ task: 'nqm-speedrun', recordId: 'r0-baseline', recordSteps: 1003, recordMean: expect.any(Number), recordN: 8 });
+    expect(run.of('SessionStarted')[0].research).toEqual({ task: 'nqm-speedrun', knowledge: 'weights-only', recordId: 'r0-baseline', recordSteps: 1003, recordMean: expect.any(Number), recordN: 8 });
 
     const rows = Object.fromEntries(run.of('ExperimentRecorded').map((r) => [r.jobId, r]));
     expect(run.of('ExperimentRecorded')).toHaveLength(5);
@@ -127,6 +128,48 @@ for bad in (lambda: research.trial(n=9), lambda: research.trial(file="../outside
     expect(table.records.map((r) => r.id)).toEqual(['r0-baseline', 'job-5']);
     expect(table.rows[4].notes).toEqual(['EMA scales: stack it next']);
   }, 240_000);
+
+  it('confines a tier, kernel and jobs alike: the host\'s archive read-only over papers/, or papers/ hidden on a tier without it', async () => {
+    const seen: Record<string, string> = {};
+    for (const tier of ['archive', 'weights-only']) {
+      // A workspace made for the archive tier: its own copy of the papers is what weights-only must hide.
+      const ws = join(mkdtempSync(join(tmpdir(), 'recur-tier-')), 'w');
+      initWorkspace({ task, dir: ws, knowledge: 'archive' });
+      expect(spawnSync('chmod', ['-R', 'a+rwX', ws]).status).toBe(0);
+      const start = researchStart(task, tier, undefined);
+      const input = {
+        ...h.input({
+          root: [py(`
+import os, time
+print("kernel sees", sorted(os.listdir("papers")))
+try:
+    open("papers/mine.md", "w").write("my notes")
+    print("kernel wrote")
+except OSError as e:
+    print("kernel refused", e.errno)
+j = jobs.submit("ls papers | wc -l; (echo x > papers/job.md) 2>/dev/null && echo job-wrote || echo job-refused")
+while jobs.status(j)["status"] in ("queued", "running"):
+    time.sleep(0.2)
+print(jobs.logs(j))`), 'Done.'],
+        }, `read the papers (${tier})`),
+        research: start.spec,
+      };
+      sessionWorkspaces(h.config).record(input.sessionId, { dir: ws, group: ws, shared: [], knowledge: start.knowledge });
+      const run = await h.runInput(input);
+      expect(run.result).toEqual({ status: 'completed', answer: 'Done.' });
+      expect(run.of('SessionStarted')[0].research?.knowledge).toBe(tier);
+      seen[tier] = run.of('CellExecuted')[0].outputs;
+      // The host's copy is untouched either way.
+      expect(readdirSync(join(ws, 'papers')).sort()).toEqual(readdirSync(join(task.dir, 'papers')).sort());
+    }
+    const papers = readdirSync(join(task.dir, 'papers')).sort();
+    expect(seen.archive).toContain(`kernel sees ${JSON.stringify(papers).replace(/"/g, "'").replace(/,/g, ', ')}`);
+    expect(seen.archive).toMatch(/kernel refused 30\n/);
+    expect(seen.archive).toContain(`${papers.length}\njob-refused`);
+    expect(seen['weights-only']).toContain('kernel sees []');
+    expect(seen['weights-only']).toMatch(/kernel refused 30\n/);
+    expect(seen['weights-only']).toContain('0\njob-refused');
+  });
 
   it('refuses research calls in a session started without a research task, logging nothing', async () => {
     const run = await h.run({

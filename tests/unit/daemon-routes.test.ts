@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKernelHost, sandboxKey } from '../../services/sandbox';
+import { createKernelHost, sandboxKey, sessionWorkspaces } from '../../services/sandbox';
 import { newRootSessionId } from '../../services/daemon/parse-requests';
 import { DEFAULT_APPROVAL_POLICY } from '../../workflows/approvals/approval-policy';
 import { fakeSessions, startTestServer, type TestServer } from '../helpers/daemon-test-server';
@@ -43,6 +43,19 @@ describe('daemon routes', () => {
         sandbox: { mode: 'on', memoryBytes: 4 * 2 ** 30, processes: 1024, openFiles: 4096, fileBytes: 16 * 2 ** 30, net: 'none' } },
       approvals: DEFAULT_APPROVAL_POLICY, retain: true,
     }]);
+  });
+
+  it('starts a research root on its tier: the starting record, the archive mounted for the tree, no network on a tier without it', async () => {
+    const res = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', research: 'nqm-speedrun', knowledge: 'archive' });
+    expect(res.status).toBe(201);
+    const [input] = fake.calls.started;
+    expect(input.research).toMatchObject({ task: 'nqm-speedrun', knowledge: 'archive', record: { id: 'r0-baseline', steps: 1003, n: 8 } });
+    expect(input.limits.sandbox?.net).toBe('none');
+    const binding = sessionWorkspaces(srv.config).own(input.sessionId);
+    expect(binding).toMatchObject({ dir: input.workspace, knowledge: { tier: 'archive', papers: expect.stringMatching(/tasks\/nqm-speedrun\/papers$/) } });
+    const full = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', research: 'nqm-speedrun', knowledge: 'full', net: 'allow:papers.example.org' });
+    expect(full.status).toBe(201);
+    expect(fake.calls.started[1].limits.sandbox?.net).toBe('allow:papers.example.org');
   });
 
   it('starts a root that stays addressable after its answer unless the request says retain: false (CI, --once)', async () => {
@@ -144,6 +157,10 @@ describe('daemon routes', () => {
     ['a negative limit', { task: 't', model: 'openai/gpt-4o', limits: { maxTurns: -1 } }, /limits.maxTurns must be an integer 1..100000, got -1/],
     ['a null maxTurns', { task: 't', model: 'openai/gpt-4o', limits: { maxTurns: null } }, /limits.maxTurns must be an integer 1..100000, got null/],
     ['a huge task', { task: 'x'.repeat(100_001), model: 'openai/gpt-4o' }, /limit is 100000/],
+    ['an unknown research task', { task: 't', model: 'openai/gpt-4o', research: 'nope' }, /research must name a shipped task \(nqm-speedrun\), got "nope"/],
+    ['a tier without research', { task: 't', model: 'openai/gpt-4o', knowledge: 'archive' }, /knowledge is a research session's tier/],
+    ['an unknown tier', { task: 't', model: 'openai/gpt-4o', research: 'nqm-speedrun', knowledge: 'all' }, /unknown knowledge tier "all"/],
+    ['a network the tier has not', { task: 't', model: 'openai/gpt-4o', research: 'nqm-speedrun', net: 'full' }, /the weights-only tier has no network: drop --net full/],
   ])('answers 400 to POST /v1/sessions with %s', async (_, body, message) => {
     const res = await call('POST', '/v1/sessions', body);
     expect(res.status).toBe(400);

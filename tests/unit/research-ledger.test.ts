@@ -73,14 +73,14 @@ describe('an experiment\'s end (pure)', () => {
   });
 
   it('the book applies an end once: a second report of the same job adds nothing', () => {
-    const book = new ResearchBook({ task: 'nqm-speedrun', problem: 'small', record: baseline });
+    const book = new ResearchBook({ task: 'nqm-speedrun', knowledge: 'weights-only', problem: 'small', record: baseline });
     book.add(row({ kind: 'record', against: 'r0-baseline' }));
     const first = book.experimentEnded('job-2', { outcome: 'finished', reason: '', logTail: candidate() })!;
     first.commit();
     expect(book.record.id).toBe('job-2');
     expect(book.experimentEnded('job-2', { outcome: 'finished', reason: '', logTail: candidate() })).toBeNull();
     expect(book.experimentEnded('job-9', { outcome: 'finished', reason: '', logTail: candidate() })).toBeNull();
-    expect(new ResearchBook({ task: 'nqm-speedrun', problem: 'small', record: baseline }, book.carry()).record.id).toBe('job-2');
+    expect(new ResearchBook({ task: 'nqm-speedrun', knowledge: 'weights-only', problem: 'small', record: baseline }, book.carry()).record.id).toBe('job-2');
   });
 });
 
@@ -90,12 +90,12 @@ describe('the ledger table, folded from the log', () => {
     const trial = experimentEnd(row(), baseline, { outcome: 'finished', reason: '', logTail: verdict() }).events[0];
     const [rec, acc] = experimentEnd(row({ id: 'job-3', kind: 'record', against: 'r0-baseline' }), baseline, { outcome: 'finished', reason: '', logTail: candidate() }).events;
     const log = [
-      stored(0, { type: 'SessionStarted', research: { task: 'nqm-speedrun', recordId: 'r0-baseline', recordSteps: 1003, recordMean: 3.27519, recordN: 8 } }),
+      stored(0, { type: 'SessionStarted', research: { task: 'nqm-speedrun', knowledge: 'archive', recordId: 'r0-baseline', recordSteps: 1003, recordMean: 3.27519, recordN: 8 } }),
       stored(1, trial), stored(1, trial), stored(2, { type: 'ExperimentAnnotated', jobId: 'job-2', note: 'EMA helps; stack it' }),
       stored(3, rec), stored(4, acc), stored(0, trial, 's1/child'),
     ];
     const l = researchLedger('s1', log);
-    expect(l.task).toBe('nqm-speedrun');
+    expect(l).toMatchObject({ task: 'nqm-speedrun', knowledge: 'archive' });
     expect(l.rows.map((r) => [r.id, r.kind, r.status, r.trials.length])).toEqual([['job-2', 'trial', 'measured', 2], ['job-3', 'record', 'accepted', 8]]);
     expect(l.rows[0].trials[1]).toEqual({ seed: 0xc0ffef, value: 3.2742 });
     expect(l.rows[0].notes).toEqual(['EMA helps; stack it']);

@@ -11,7 +11,7 @@ import type { SessionState } from '../session-state';
 import { MAX_ACTIVE_JOBS } from './job-book';
 import { jobReportSignal, jobsUpdate, type JobReply, type JobReport, type JobRequest, type JobView } from './job-messages';
 import { jobWorkflow, jobWorkflowId } from './job-workflow';
-import type { JudgeRun } from '../../activities/jobs/run-job';
+import type { JudgeRun } from '../../activities/jobs/job-launch';
 
 /** The longest timeout a job may ask for; the job workflow's own bound is above it. */
 const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;

@@ -4,7 +4,7 @@
  * written when the job ends (job-handlers.ts), never from anything the agent sends. Deterministic.
  */
 import { setHandler } from '@temporalio/workflow';
-import type { JudgeRun } from '../../activities/jobs/run-job';
+import type { JudgeRun } from '../../activities/jobs/job-launch';
 import { HARD } from '../../schemas/field-limits';
 import { guardUpdate } from '../guard-handler';
 import { checkSubmit, queueJob } from '../jobs/job-handlers';

@@ -18,6 +18,8 @@ export interface CurrentRecord {
 /** What a research session was started on (recur run --research): its task and the record in force then. */
 export interface ResearchSpec {
   task: string;
+  /** The knowledge tier its kernels and jobs are confined to (weights-only, archive, full). */
+  knowledge: string;
   /** The task's problem experiments run on. */
   problem: string;
   record: CurrentRecord;

@@ -15,7 +15,7 @@ function verdictText(r: LedgerRow): string {
 /** The ledger as a table: one line per experiment, its notes under it, the record over time above it. */
 export function formatLedger(l: ResearchLedger): string[] {
   const record = l.records.at(-1);
-  const lines = [`ledger of ${l.sessionId}: ${l.task}, ${l.rows.length} experiment${l.rows.length === 1 ? '' : 's'}`];
+  const lines = [`ledger of ${l.sessionId}: ${l.task} (${l.knowledge}), ${l.rows.length} experiment${l.rows.length === 1 ? '' : 's'}`];
   if (record) lines.push(`record: ${record.id} ${record.steps} steps mean ${mean(record.mean)}${l.records.length > 1 ? ` (from ${l.records.map((r) => `${r.id} ${r.steps}`).join(' → ')})` : ''}`);
   const table = [['id', 'kind', 'status', 'steps', 'mean', 'n', 'parent', 'idea', 'verdict']];
   for (const r of l.rows) {

@@ -26,7 +26,7 @@ export const run = (ctx: CommandContext): Promise<number> => withCiExit(ciEnable
 
 async function startAndFollow(ctx: CommandContext): Promise<number> {
   const [task, ...extra] = ctx.args;
-  if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--research TASK] [--once] [--detach] [--json]');
+  if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--research TASK [--knowledge TIER]] [--once] [--detach] [--json]');
   const json = ctx.flags.json === true;
   const config = loadConfig();
   const ci = ciOptions(ctx.flags, config);
@@ -59,6 +59,7 @@ export async function startRootSession(ctx: CommandContext, task: string, config
     ...(typeof ctx.flags.net === 'string' ? { net: ctx.flags.net } : {}),
     cwd,
     ...(typeof ctx.flags.research === 'string' ? { research: ctx.flags.research } : {}),
+    ...(typeof ctx.flags.knowledge === 'string' ? { knowledge: ctx.flags.knowledge } : {}),
     ...longRunRequest(ctx.flags, cwd),
     ...(!retainsRoot(ctx.flags) && { retain: false }),
   };
