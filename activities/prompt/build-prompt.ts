@@ -7,6 +7,7 @@ import type { GoalChanged } from '../../schemas/generated/events';
 import { compactedNote, forkedNote, injectedMessage, lastCompaction, withGoal, type CompactedFields } from './long-run-notes';
 import { contextSection, type ShownContextFile } from './context-section';
 import { jobEndedNote, researchNote } from './job-note';
+import { ledgerHead } from './ledger-head';
 
 export interface Prompt {
   system: string;
@@ -58,7 +59,11 @@ export function buildPrompt(
   for (const { event: e, eventId, sessionId, seq } of events) {
     if (e.type === 'GoalChanged') goal = e;
     if (compaction && seq >= compaction.fromSeq && seq <= compaction.toSeq) {
-      if (seq === compaction.fromSeq) push({ role: 'user', content: compactedNote(compaction) });
+      if (seq === compaction.fromSeq) {
+        push({ role: 'user', content: compactedNote(compaction) });
+        const head = ledgerHead(events, compaction.toSeq);
+        if (head) push({ role: 'user', content: head });
+      }
       continue;
     }
     switch (e.type) {

@@ -67,6 +67,35 @@ describe('compaction', () => {
     expect(pending).toEqual(prompt);
   });
 
+  it('keeps a research session\'s ledger head with the goal: the record in force and the last rows, as the host logged them', () => {
+    const source = { sha256: 'a'.repeat(64), size: 10 };
+    const row = (jobId: string, status: 'measured' | 'accepted', steps: number, mean: number): RecurEventInput => ({
+      type: 'ExperimentRecorded', jobId, kind: status === 'accepted' ? 'record' : 'trial', idea: `idea ${jobId}`, parent: null, problem: 'small', file: 'train.py', source,
+      status, steps, seeds: [1], values: [mean], mean, promising: false, configHash: null, frozenHash: null, reason: '',
+    });
+    const research = { ...started, research: { task: 'nqm-speedrun', knowledge: 'archive', recordId: 'r0-baseline', recordSteps: 1003, recordMean: 3.27519, recordN: 8 } } as RecurEventInput;
+    const logged = log([
+      research, goalSet, ...turn(2, 'a = 1', 'x'.repeat(4000)),
+      ...Array.from({ length: 6 }, (_, i) => row(`job-${i + 1}`, 'measured', 1000 - i, 3.27 + i / 1000)),
+      row('job-7', 'accepted', 900, 3.26258),
+      { type: 'RecordAccepted', jobId: 'job-7', steps: 900, mean: 3.26258, n: 8, configHash: 'c', previousId: 'r0-baseline', previousSteps: 1003, previousMean: 3.27519, pairwiseScore: 0.076, scaleUp: null },
+      { type: 'Compacted', fromSeq: 1, toSeq: 12, droppedTurns: 1, droppedChars: 4020, summary: 'set a = 1', tokensBefore: 1100, tokensAfter: 200, tokensIn: 1000, tokensOut: 10, costUsd: 0 },
+      ...turn(14, 'print(a)', '1'),
+    ]);
+    const prompt = buildPrompt(logged);
+    expect(prompt.system).toContain('<goal>sum &lt; 3 &amp; done</goal>');
+    const first = prompt.messages[0].content;
+    expect(first).toContain('Your kernel and its variables, your goal and your memory are intact');
+    expect(first).toContain('[research ledger, as the host keeps it: the record is job-7 at 900 steps (mean 3.26258); 7 experiments so far, the last:');
+    // The last five rows, newest last; the older ones are a ledger.query() away.
+    expect(first).toContain('- job-3 trial measured: idea job-3, steps 998');
+    expect(first).toContain('- job-7 record accepted: idea job-7, steps 900, mean 3.26258 over 1');
+    expect(first).not.toContain('job-2 trial');
+    // Without a research task or before any experiment there is no head.
+    expect(buildPrompt(log([started, goalSet, ...turn(2, 'a = 1', 'x'), { type: 'Compacted', fromSeq: 1, toSeq: 4, droppedTurns: 1, droppedChars: 1, summary: 's', tokensBefore: 1, tokensAfter: 1, tokensIn: 1, tokensOut: 1, costUsd: 0 }])).messages[0].content)
+      .not.toContain('research ledger');
+  });
+
   it('a second compaction folds the first summary into its transcript', () => {
     const logged = log([
       started, ...turn(1, 'a = 1', 'x'.repeat(4000)),
