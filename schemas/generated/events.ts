@@ -293,6 +293,20 @@ export interface JobEnded {
   readonly reason: string;
 }
 
+/** The executor stopped a running job before its end and did not count the run: Slurm preempted it for a higher-priority job (or its node failed). Requeued, it runs again from the start under the same Slurm job, and only the final run's output is its result; not requeued, its JobEnded follows. Appended by the session's workflow when the executor reports it (a signal: the session never polls). */
+export interface JobPreempted {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'JobPreempted';
+  /** The job, as in its JobQueued. Limit: 256 characters. */
+  readonly jobId: string;
+  /** true: Slurm put it back in its queue and it will run again from the start; false: it was stopped for good. */
+  readonly requeued: boolean;
+  /** Why, in words: preempted by a higher-priority job, its node failed. Limit: 2000 characters. */
+  readonly reason: string;
+  /** The Slurm job id, the same across its requeues; null for an executor without one. Limit: 256 characters. */
+  readonly slurmId: string | null;
+}
+
 /** The agent submitted a job (jobs.submit in its kernel): a shell command the host runs outside the kernel, on its job executor, while the agent goes on. Appended by the session's workflow before the executor is asked to run it; the job's JobStarted and JobEnded follow (docs/jobs.md). */
 export interface JobQueued {
   /** Event type: the record's short name, also the envelope's `type`. */
@@ -960,6 +974,7 @@ export type RecurEvent =
   | HarnessEditRequested
   | HarnessEdited
   | JobEnded
+  | JobPreempted
   | JobQueued
   | JobStarted
   | KernelRestored
@@ -991,7 +1006,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'JobEnded', 'JobQueued', 'JobStarted', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'JobEnded', 'JobPreempted', 'JobQueued', 'JobStarted', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -1011,6 +1026,7 @@ export type RecurEventInput =
   | HarnessEditRequested
   | WithDefaults<HarnessEdited, 'before' | 'after' | 'requestedBy' | 'error' | 'revertOf' | 'refineId'>
   | WithDefaults<JobEnded, 'exitCode'>
+  | WithDefaults<JobPreempted, 'slurmId'>
   | WithDefaults<JobQueued, 'timeoutSeconds'>
   | JobStarted
   | WithDefaults<KernelRestored, 'manifest' | 'fromSnapshotSeq' | 'interruptedCell'>

@@ -55,7 +55,7 @@ describe('runJob', () => {
   it('finishes a job that exits 0, with its output in the log and onStarted called once', async () => {
     const x = executor(2);
     const r = await x.start({ command: 'echo out; echo err >&2' }).result;
-    expect(r).toMatchObject({ outcome: 'finished', exitCode: 0, reason: '', logTail: 'out\nerr\n' });
+    expect(r).toMatchObject({ outcome: 'finished', exitCode: 0, reason: '', logTail: 'out\nerr\n', preemptions: 0 });
     expect(r.seconds).toBeGreaterThan(0);
     expect(read(x.logOf())).toBe('out\nerr\n');
     expect(x.onStarted).toHaveBeenCalledTimes(1);
@@ -129,7 +129,7 @@ describe('runJob', () => {
     const second = x.start({ jobId: 'job-2', command: 'touch ran-2' });
     await second.queued;
     second.env.cancel('CANCELLED');
-    expect(await second.result).toEqual({ outcome: 'cancelled', exitCode: null, seconds: 0, logTail: '', reason: 'cancelled before it started' });
+    expect(await second.result).toEqual({ outcome: 'cancelled', exitCode: null, seconds: 0, logTail: '', reason: 'cancelled before it started', preemptions: 0 });
     first.env.cancel('CANCELLED');
     expect(await first.result).toMatchObject({ outcome: 'cancelled' });
     // Both slots' holders are gone: the next job starts at once.
@@ -161,7 +161,7 @@ describe('runJob', () => {
     await second.queued;
     await x.cancelJob({ sessionId: 's', jobId: 'job-9' });
     await x.cancelJob({ sessionId: 's', jobId: 'job-2' });
-    expect(await second.result).toMatchObject({ outcome: 'cancelled', reason: 'cancelled before it started' });
+    expect(await second.result).toMatchObject({ outcome: 'cancelled', reason: 'cancelled before it started', preemptions: 0 });
     await x.cancelJob({ sessionId: 's', jobId: 'job-1' });
     expect(await first.result).toMatchObject({ outcome: 'cancelled', exitCode: null });
     await waitFor('the child to be gone', () => !alive(child));

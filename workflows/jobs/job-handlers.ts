@@ -1,6 +1,6 @@
 /*
  * jobs.submit / status / cancel from the session's own kernel, and the executor's reports. Each
- * change is logged first (JobQueued, JobStarted, JobEnded) and made in that emit's commit.
+ * change is logged first (JobQueued, JobStarted, JobPreempted, JobEnded) and made in that emit's commit.
  * Deterministic workflow code: a job is a workflow of its own (job-workflow.ts), started here.
  */
 import { ParentClosePolicy, getExternalWorkflowHandle, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
@@ -51,21 +51,22 @@ async function onRequest(s: SessionState, req: JobRequest): Promise<JobReply> {
   const refused = checkSubmit(req, s.jobs.active().length);
   if (refused) return { ok: false, reason: refused };
   const { command, cpus, seeds, timeoutSeconds } = req;
-  const job: JobView = { id: '', command, cpus, seeds, timeoutSeconds, status: 'queued', exitCode: null, seconds: null, reason: '' };
+  const executor = req.executor ?? 'local';
+  const job: JobView = { id: '', command, cpus, seeds, timeoutSeconds, status: 'queued', exitCode: null, seconds: null, reason: '', preemptions: 0 };
   await s.emit(() => {
     job.id = s.jobs.nextId();
-    return [{ type: 'JobQueued', jobId: job.id, command, cpus, seeds, timeoutSeconds, executor: 'local' }];
+    return [{ type: 'JobQueued', jobId: job.id, command, cpus, seeds, timeoutSeconds, executor }];
   }, () => s.jobs.add(job));
   const host = s.host ?? DEFAULT_HOST_ID;
   try {
     await startChild(jobWorkflow, {
       workflowId: jobWorkflowId(s.id, job.id),
-      args: [{ sessionId: s.id, jobId: job.id, command, cpus, seeds, timeoutSeconds, taskQueue: hostTaskQueue(workflowInfo().taskQueue, host) }],
+      args: [{ sessionId: s.id, jobId: job.id, command, cpus, seeds, timeoutSeconds, taskQueue: hostTaskQueue(workflowInfo().taskQueue, host), executor }],
       // It reports by signal to whichever run of the session is current.
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });
   } catch (e) {
-    await onReport(s, { jobId: job.id, kind: 'ended', outcome: 'failed', exitCode: null, seconds: 0, logTail: '', reason: `the job could not start: ${(e as Error).message}` });
+    await onReport(s, { jobId: job.id, kind: 'ended', outcome: 'failed', exitCode: null, seconds: 0, logTail: '', reason: `the job could not start: ${(e as Error).message}`, preemptions: 0 });
   }
   return views([job]);
 }
@@ -80,6 +81,15 @@ async function onReport(s: SessionState, r: JobReport): Promise<void> {
       fresh = job.status === 'queued';
       return fresh ? [{ type: 'JobStarted', jobId: job.id, hostId: r.hostId }] : [];
     }, () => fresh && s.jobs.start(job));
+    return;
+  }
+  if (r.kind === 'preempted') {
+    // Only a live job's: a report that comes after its end changes nothing.
+    const { requeued, reason, slurmId } = r;
+    await s.emit(() => {
+      fresh = job.status === 'queued' || job.status === 'running';
+      return fresh ? [{ type: 'JobPreempted', jobId: job.id, requeued, reason, slurmId }] : [];
+    }, () => fresh && s.jobs.preempt(job));
     return;
   }
   const { outcome, exitCode, seconds, logTail, reason } = r;
