@@ -15,6 +15,8 @@ export interface SlurmJobState {
   signal: number | null;
   /** Seconds its current run has run. */
   runSeconds: number;
+  /** It was given a node: it started (a job cancelled while pending never was). */
+  ran: boolean;
 }
 
 export interface SbatchOptions {
@@ -72,6 +74,8 @@ export function slurmDuration(text: string): number {
   return clock.split(':').reduce((s, part) => s * 60 + Number(part), 0) + Number(days) * 86_400 || 0;
 }
 
+const allocated = (nodes: string | undefined) => nodes !== undefined && nodes !== '' && nodes !== '(null)' && nodes !== 'None';
+
 function exitPair(text: string | undefined): Pick<SlurmJobState, 'exitCode' | 'signal'> {
   const m = /^(\d+):(\d+)$/.exec(text ?? '');
   return m ? { exitCode: Number(m[1]), signal: Number(m[2]) } : { exitCode: null, signal: null };
@@ -85,7 +89,7 @@ export function parseScontrolJob(line: string): SlurmJobState | null {
   if (!id || !state) return null;
   return {
     id, state, reason: f.get('Reason') ?? '', restarts: Number(f.get('Restarts') ?? 0),
-    ...exitPair(f.get('ExitCode')), runSeconds: slurmDuration(f.get('RunTime') ?? '0'),
+    ...exitPair(f.get('ExitCode')), runSeconds: slurmDuration(f.get('RunTime') ?? '0'), ran: allocated(f.get('NodeList')),
   };
 }
 
@@ -96,7 +100,7 @@ export function parseScontrolJob(line: string): SlurmJobState | null {
  */
 export function slurmCli(): SlurmClient {
   const sacct = async (id: string) => {
-    const r = await run('sacct', ['-c', '-n', '-P', '-j', id, '-o', 'JobID,State,ExitCode']);
+    const r = await run('sacct', ['-c', '-n', '-P', '-j', id, '-o', 'JobID,State,ExitCode,NodeList']);
     if (r.code !== 0) return [];
     return r.stdout.split('\n').map((l) => l.split('|')).filter(([jid]) => jid === id);
   };
@@ -118,7 +122,7 @@ export function slurmCli(): SlurmClient {
       const runs = await sacct(id);
       const last = runs.at(-1);
       if (!last) return null;
-      return { id, state: last[1].split(' ')[0], reason: 'None', restarts: runs.length - 1, ...exitPair(last[2]), runSeconds: 0 };
+      return { id, state: last[1].split(' ')[0], reason: 'None', restarts: runs.length - 1, ...exitPair(last[2]), runSeconds: 0, ran: allocated(last[3]) };
     },
     async history(id) {
       return (await sacct(id)).map(([, state]) => state.split(' ')[0]);

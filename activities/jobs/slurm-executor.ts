@@ -114,11 +114,12 @@ export function createSlurmJobActivities(deps: SlurmJobDeps): JobActivities {
         runStart = null;
         await deps.onPreempted(input, { requeued: true, reason: why, slurmId: id }).catch(warn('onPreempted'));
       }
-      if (s.state === 'RUNNING') {
+      // A run shorter than a poll is seen only ended: it started all the same, and is reported so.
+      if (s.state === 'RUNNING' || (TERMINAL.has(s.state) && s.ran && started === null)) {
         runStart ??= Date.now() - s.runSeconds * 1000;
         firstStart ??= runStart;
         started ??= deps.onStarted(input).catch(warn('onStarted'));
-        if (input.timeoutSeconds !== null && Date.now() - runStart >= input.timeoutSeconds * 1000) stop ??= 'timeout';
+        if (s.state === 'RUNNING' && input.timeoutSeconds !== null && Date.now() - runStart >= input.timeoutSeconds * 1000) stop ??= 'timeout';
       }
       if (TERMINAL.has(s.state)) break;
       // The Slurm job outlives this worker: it runs on, and the retried attempt adopts it.

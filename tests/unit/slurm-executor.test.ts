@@ -102,6 +102,24 @@ describe('the Slurm executor', () => {
     expect([...x.slurmJobs('job-1'), ...x.slurmJobs('job-2')]).toEqual([expect.stringMatching(/ CANCELLED$/), expect.stringMatching(/ CANCELLED$/)]);
   });
 
+  it('a job cancelled while Slurm holds it pending never starts: cancelled before it started, no start reported', async () => {
+    const x = executor();
+    const all = cpus().length;
+    // One CPU held by another job: the job asking for all of them waits.
+    const blocker = execFileSync('sbatch', ['--parsable', '--cpus-per-task=1', '--job-name=blocker-test', '--output=/dev/null', '--wrap=sleep 60'], { encoding: 'utf8' }).trim();
+    try {
+      await waitFor('the blocker to run', () => squeue('-j', blocker, '-o', '%T') === 'RUNNING');
+      const job = x.start({ command: 'touch ran', cpus: all });
+      await waitFor('the job to be pending', () => x.slurmJobs().some((l) => l.endsWith(' PENDING')));
+      job.env.cancel('CANCELLED');
+      expect(await job.result).toMatchObject({ outcome: 'cancelled', seconds: 0, reason: 'cancelled before it started' });
+      expect(x.onStarted).not.toHaveBeenCalled();
+      expect(x.slurmJobs()).toEqual([expect.stringMatching(/ CANCELLED$/)]);
+    } finally {
+      execFileSync('scancel', [blocker]);
+    }
+  });
+
   it('a job preempted by a higher-priority partition\'s job is requeued, reported, and its result is the final run\'s alone', async () => {
     const x = executor();
     // All the node's CPUs, so the urgent job can only run by preempting it.
