@@ -98,7 +98,6 @@ export function createSlurmJobActivities(deps: SlurmJobDeps): JobActivities {
     let firstStart: number | null = null;
     let runStart: number | null = null;
     let restarts: number | null = null;
-    let preemptions = 0;
     let s: SlurmJobState | null = null;
     // Once scancel is sent the wait is Slurm's: the poll goes on at its pace, not in a tight loop.
     const patient = new AbortController().signal;
@@ -110,7 +109,6 @@ export function createSlurmJobActivities(deps: SlurmJobDeps): JobActivities {
       for (; restarts < s.restarts; restarts++) {
         const history = await deps.slurm.history(id);
         const why = WHY_REQUEUED[history[restarts] ?? ''] ?? 'requeued by Slurm';
-        preemptions++;
         runStart = null;
         await deps.onPreempted(input, { requeued: true, reason: why, slurmId: id }).catch(warn('onPreempted'));
       }
@@ -133,7 +131,6 @@ export function createSlurmJobActivities(deps: SlurmJobDeps): JobActivities {
     }
     await started;
     if (s?.state === 'PREEMPTED') {
-      preemptions++;
       await deps.onPreempted(input, { requeued: false, reason: 'preempted by a higher-priority job', slurmId: id }).catch(warn('onPreempted'));
     }
     const failedSeed = input.seeds.length > 0 ? readSeed(log) : null;
@@ -142,6 +139,8 @@ export function createSlurmJobActivities(deps: SlurmJobDeps): JobActivities {
       : verdict(s, stop, input, failedSeed);
     if (v.outcome === 'cancelled' && stop === 'cancel' && firstStart === null) v.reason = 'cancelled before it started';
     const seconds = firstStart === null ? 0 : (Date.now() - firstStart) / 1000;
+    // Slurm's count, so requeues before an adoption count too; a final preemption stopped a run as well.
+    const preemptions = (s?.restarts ?? 0) + (s?.state === 'PREEMPTED' ? 1 : 0);
     return { ...v, seconds, logTail: await readLogTail(log, JOB_LOG_TAIL), preemptions };
   }
 

@@ -321,7 +321,7 @@ export interface JobQueued {
   readonly seeds: readonly number[];
   /** The job's wall-time limit, all seeds together; null: none. */
   readonly timeoutSeconds: number | null;
-  /** The executor that runs it: local (the host's process pool, in the session's sandbox). Limit: 256 characters. */
+  /** The executor that runs it: local (the host's process pool, in the session's sandbox) or slurm (a batch job on the host's Slurm cluster, RECUR_JOB_EXECUTOR). Limit: 256 characters. */
   readonly executor: string;
 }
 
