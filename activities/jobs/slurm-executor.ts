@@ -27,6 +27,8 @@ export interface SlurmJobDeps extends Omit<JobDeps, 'cpus'> {
 }
 
 const HEARTBEAT_MS = 3_000;
+/** How long Slurm may not answer before the attempt following a job gives up (and is retried). */
+const UNANSWERED_MS = 60_000;
 
 /** States after which Slurm runs the job no more (a requeued job goes back to PENDING instead). */
 const TERMINAL = new Set(['COMPLETED', 'FAILED', 'NODE_FAIL', 'OUT_OF_MEMORY', 'TIMEOUT', 'CANCELLED', 'PREEMPTED', 'BOOT_FAIL', 'DEADLINE', 'REVOKED']);
@@ -101,8 +103,18 @@ export function createSlurmJobActivities(deps: SlurmJobDeps): JobActivities {
     let s: SlurmJobState | null = null;
     // Once scancel is sent the wait is Slurm's: the poll goes on at its pace, not in a tight loop.
     const patient = new AbortController().signal;
+    let unanswered = 0;
     for (;;) {
-      s = await deps.slurm.show(id);
+      try {
+        s = await deps.slurm.show(id);
+        unanswered = 0;
+      } catch (e) {
+        // A controller restarting is no end of the job; one gone for long fails this attempt, and the retry adopts the job.
+        if (++unanswered * pollMs >= UNANSWERED_MS) throw e;
+        ctx.log.warn('Slurm did not answer', { jobId: input.jobId, slurmId: id, error: e });
+        await sleep(pollMs, patient);
+        continue;
+      }
       if (s === null) break;
       // An adopted job's earlier requeues were reported by the attempt that saw them.
       restarts ??= s.restarts;
@@ -156,15 +168,15 @@ export function createSlurmJobActivities(deps: SlurmJobDeps): JobActivities {
       live.set(keyOf(input), stop);
       try {
         const log = deps.logFile(input.sessionId, input.jobId);
-        let result: RunJobResult;
-        try {
-          const id = await submitOrAdopt(input, log);
-          result = await follow(ctx, input, id, log, stop.signal);
-        } catch (e) {
+        const submitted = await submitOrAdopt(input, log).catch((e: Error) => {
           if (byWorkerShutdown(ctx)) throw e;
-          // sbatch refusing it (too many CPUs, no such partition) or Slurm unreachable: an end like any other.
-          result = { outcome: 'failed', exitCode: null, seconds: 0, logTail: '', reason: `Slurm could not run it: ${(e as Error).message}`, preemptions: 0 };
-        }
+          return e;
+        });
+        // sbatch refusing it (too many CPUs, no such partition) or Slurm unreachable: nothing runs, an end like any other.
+        // Errors while following it fail this attempt instead: the workflow retries a Slurm job's runJob, and the retry adopts it.
+        const result: RunJobResult = submitted instanceof Error
+          ? { outcome: 'failed', exitCode: null, seconds: 0, logTail: '', reason: `Slurm could not run it: ${submitted.message}`, preemptions: 0 }
+          : await follow(ctx, input, submitted, log, stop.signal);
         await deps.onEnded(input, result).catch((error: unknown) => ctx.log.warn('onEnded failed', { jobId: input.jobId, error }));
         return result;
       } finally {

@@ -7,7 +7,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jobLauncher } from '../../activities/jobs/job-launch';
 import type { RunJobInput, RunJobResult } from '../../activities/jobs/run-job';
-import { slurmCli } from '../../activities/jobs/slurm-cli';
+import { slurmCli, type SlurmClient } from '../../activities/jobs/slurm-cli';
 import { createSlurmJobActivities, type Preemption } from '../../activities/jobs/slurm-executor';
 import { slurmJobName } from '../../activities/jobs/slurm-script';
 import { SLURM_PARTITIONS, slurmReady } from '../../services/devstack/slurm';
@@ -28,7 +28,7 @@ async function waitFor(what: string, ok: () => boolean, ms = 30_000): Promise<vo
 
 let sessions = 0;
 
-function executor() {
+function executor(slurm: SlurmClient = slurmCli()) {
   const ws = tmp('ws');
   const logs = tmp('logs');
   const sessionId = `slurm-test-${process.pid}-${Date.now()}-${++sessions}`;
@@ -37,7 +37,7 @@ function executor() {
   const onPreempted = jest.fn(async (_j: RunJobInput, _p: Preemption) => undefined);
   const launch = jobLauncher({ sandbox: 'off', python: 'unused', kernelDir: 'unused', sandboxRoot: 'unused', keyOf: (s) => s, workspaceOf: () => ws });
   const acts = createSlurmJobActivities({
-    slurm: slurmCli(), partition: null, pollMs: 250, logFile: (s, j) => join(logs, s, `${j}.log`), launch, env: process.env, onStarted, onEnded, onPreempted,
+    slurm, partition: null, pollMs: 250, logFile: (s, j) => join(logs, s, `${j}.log`), launch, env: process.env, onStarted, onEnded, onPreempted,
   });
   const start = (job: Partial<RunJobInput> & { command: string }) => {
     const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
@@ -155,6 +155,15 @@ describe('the Slurm executor', () => {
     expect(await x.start({ command }).result).toMatchObject({ outcome: 'finished' });
     expect(read(join(x.ws, 'runs.txt'))).toBe('once\n');
     expect(x.slurmJobs()).toHaveLength(1);
+  });
+
+  it('a controller that does not answer for a moment does not end the job', async () => {
+    const real = slurmCli();
+    let shows = 0;
+    const x = executor({ ...real, show: (id) => (++shows >= 2 && shows <= 4 ? Promise.reject(new Error('scontrol: Unable to contact slurm controller')) : real.show(id)) });
+    const r = await x.start({ command: 'sleep 2; echo survived' }).result;
+    expect(shows).toBeGreaterThan(4);
+    expect(r).toMatchObject({ outcome: 'finished', logTail: 'survived\n' });
   });
 
   it('a job Slurm refuses (more CPUs than the cluster has) ends failed, saying why', async () => {
