@@ -1,18 +1,15 @@
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { loadConfig } from '../../config';
-import { stackPaths } from '../../config/home-paths';
+import { join } from 'node:path';
 import { RecurError } from '../../errors';
-import { jobLauncher, type JobLauncherOptions } from '../../activities/jobs/job-launch';
+import { jobLauncher } from '../../activities/jobs/job-launch';
 import { JOB_LOG_TAIL } from '../../schemas/field-limits';
 import { createJobActivities, type JobDeps, type RunJobInput, type RunJobResult } from '../../activities/jobs/run-job';
-import { repoRoot } from '../../services/home/repo-root';
+import { canSandbox, sandboxFor } from '../helpers/job-sandbox';
 
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `run-job-${name}-`));
 const read = (path: string) => readFileSync(path, 'utf8');
@@ -205,27 +202,6 @@ describe('jobLauncher', () => {
     });
   });
 });
-
-const onPath = (bin: string) => (process.env.PATH ?? '').split(delimiter).some((d) => existsSync(join(d, bin)));
-const canSandbox = onPath('bwrap') && process.getuid?.() === 0;
-
-/** A session's sandbox as the worker lays it out (services/sandbox/kernel-host.ts prepare): its policy and mount points. */
-function sandboxFor(ws: string): JobLauncherOptions {
-  const root = tmp('sb');
-  const key = createHash('sha256').update('s', 'utf8').digest('hex').slice(0, 32);
-  const dir = join(root, key);
-  const policy = {
-    workspace: ws, group: ws, shared: [], zmq: join(dir, 'zmq'), bridge: join(dir, 'bridge'), spool: join(dir, 'spool'),
-    restore: join(dir, 'restore'), skills: join(dir, 'skills'), kernelPackage: join(repoRoot(), 'kernel', 'recur_kernel'),
-    limits: { memoryBytes: 4 * 2 ** 30, processes: 1024, openFiles: 4096, fileBytes: 2 ** 34 }, net: 'none',
-  };
-  for (const d of [policy.bridge, policy.restore, policy.skills]) {
-    mkdirSync(d, { recursive: true });
-    chmodSync(d, 0o755);
-  }
-  writeFileSync(join(dir, 'policy.json'), JSON.stringify(policy), { mode: 0o600 });
-  return { sandbox: 'on', python: stackPaths(loadConfig()).python, kernelDir: join(repoRoot(), 'kernel'), sandboxRoot: root, keyOf: () => key, workspaceOf: () => ws };
-}
 
 /** Host processes whose command line is exactly `argv`. */
 const processesRunning = (argv: string[]) => readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {

@@ -2,15 +2,16 @@ import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { jobLauncher } from '../../activities/jobs/job-launch';
+import { jobLauncher, type JobLauncherOptions } from '../../activities/jobs/job-launch';
 import type { RunJobInput, RunJobResult } from '../../activities/jobs/run-job';
 import { slurmCli, type SlurmClient } from '../../activities/jobs/slurm-cli';
 import { createSlurmJobActivities, type Preemption } from '../../activities/jobs/slurm-executor';
 import { slurmJobName } from '../../activities/jobs/slurm-script';
 import { SLURM_PARTITIONS, slurmReady } from '../../services/devstack/slurm';
+import { canSandbox, sandboxFor } from '../helpers/job-sandbox';
 
 /*
  * Against the real one-node Slurm `recur setup --slurm` starts (`npm test` runs it first). Each
@@ -28,14 +29,14 @@ async function waitFor(what: string, ok: () => boolean, ms = 30_000): Promise<vo
 
 let sessions = 0;
 
-function executor(slurm: SlurmClient = slurmCli()) {
-  const ws = tmp('ws');
+function executor(slurm: SlurmClient = slurmCli(), over: { ws?: string; launch?: JobLauncherOptions } = {}) {
+  const ws = over.ws ?? tmp('ws');
   const logs = tmp('logs');
   const sessionId = `slurm-test-${process.pid}-${Date.now()}-${++sessions}`;
   const onStarted = jest.fn(async (_j: RunJobInput) => undefined);
   const onEnded = jest.fn(async (_j: RunJobInput, _r: RunJobResult) => undefined);
   const onPreempted = jest.fn(async (_j: RunJobInput, _p: Preemption) => undefined);
-  const launch = jobLauncher({ sandbox: 'off', python: 'unused', kernelDir: 'unused', sandboxRoot: 'unused', keyOf: (s) => s, workspaceOf: () => ws });
+  const launch = jobLauncher(over.launch ?? { sandbox: 'off', python: 'unused', kernelDir: 'unused', sandboxRoot: 'unused', keyOf: (s) => s, workspaceOf: () => ws });
   const acts = createSlurmJobActivities({
     slurm, partition: null, pollMs: 250, logFile: (s, j) => join(logs, s, `${j}.log`), launch, env: process.env, onStarted, onEnded, onPreempted,
   });
@@ -164,6 +165,21 @@ describe('the Slurm executor', () => {
     const r = await x.start({ command: 'sleep 2; echo survived' }).result;
     expect(shows).toBeGreaterThan(4);
     expect(r).toMatchObject({ outcome: 'finished', logTail: 'survived\n' });
+  });
+
+  (canSandbox ? it : it.skip)('runs the same sandboxed launch line as the local executor: in the workspace, as the kernel\'s uid, nothing outside its mounts', async () => {
+    const outer = tmp('outer');
+    const ws = join(outer, 'ws');
+    mkdirSync(ws);
+    const secret = join(outer, 'secret.txt');
+    writeFileSync(secret, 'SECRET-CONTENT\n');
+    const x = executor(slurmCli(), { ws, launch: sandboxFor(ws) });
+    const r = await x.start({ command: `pwd; id -u > made.txt; cat ${secret} 2>/dev/null || echo no-secret; echo "seed=$RECUR_SEED"`, seeds: [4] }).result;
+    expect(r).toMatchObject({ outcome: 'finished', exitCode: 0 });
+    expect(r.logTail).toBe(`== seed 4 ==\n${ws}\nno-secret\nseed=4\n`);
+    const uid = Number(read(join(ws, 'made.txt')));
+    expect(uid).toBeGreaterThanOrEqual(2 ** 30);
+    expect(statSync(join(ws, 'made.txt')).uid).toBe(uid);
   });
 
   it('a job Slurm refuses (more CPUs than the cluster has) ends failed, saying why', async () => {
