@@ -14,9 +14,9 @@ type Env = Record<string, string | undefined>;
 /**
  * How a variable's text becomes a value: as text, a path list, a port, a refine mode, on/off, a
  * network policy, or a number in its range; for external services also a comma list, a file
- * path, a flag and a SASL mechanism.
+ * path, a flag and a SASL mechanism; the job executor's name.
  */
-type Kind = 'text' | 'paths' | 'port' | 'refine-apply' | 'on-off' | 'net' | NumericRange | 'list' | 'file' | 'flag' | 'sasl-mechanism';
+type Kind = 'text' | 'paths' | 'port' | 'refine-apply' | 'on-off' | 'net' | 'job-executor' | NumericRange | 'list' | 'file' | 'flag' | 'sasl-mechanism';
 type Section = (c: RecurConfig) => Record<string, unknown>;
 
 const top: Section = (c) => c as unknown as Record<string, unknown>;
@@ -79,6 +79,8 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_WORKSPACE_MAX_FILE_KIB', worker, 'workspaceMaxFileKiB', RANGES.workspaceMaxFileKiB],
   ['RECUR_WORKER_CACHED_WORKFLOWS', worker, 'cachedWorkflows', RANGES.cachedWorkflows],
   ['RECUR_JOB_CPUS', worker, 'jobCpus', RANGES.jobCpus],
+  ['RECUR_JOB_EXECUTOR', worker, 'jobExecutor', 'job-executor'],
+  ['RECUR_SLURM_PARTITION', worker, 'slurmPartition', 'text'],
   ['RECUR_LOCAL_MODELS_DIR', local, 'modelsDir', 'file'],
   ['RECUR_LOCAL_THREADS', local, 'threads', RANGES.localThreads],
   ['RECUR_LOCAL_CONTEXT_TOKENS', local, 'contextTokens', RANGES.localContextTokens],
@@ -138,6 +140,7 @@ function read(kind: Kind, v: string): { value: string | number | boolean | strin
   if (kind === 'sasl-mechanism') return SASL_MECHANISMS.includes(v as SaslMechanism) ? { value: v } : { error: `expected one of ${SASL_MECHANISMS.join(', ')}, got "${v}"` };
   const n = Number(v);
   if (kind === 'refine-apply') return v === 'auto' || v === 'approve' ? { value: v } : { error: `expected auto or approve, got "${v}"` };
+  if (kind === 'job-executor') return v === 'local' || v === 'slurm' ? { value: v } : { error: `expected local or slurm, got "${v}"` };
   if (kind === 'on-off') return v === 'on' || v === 'off' ? { value: v } : { error: `expected on or off, got "${v}"` };
   if (kind === 'net') {
     const policy = parseNetPolicy(v);
@@ -212,6 +215,10 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
   errors.push(...outOfRange(config), ...externalServiceErrors(config), ...uiLinkErrors(config), ...blobStoreErrors(config));
   // It names a task queue and a directory of the home.
   if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(config.hostId)) errors.push(`RECUR_HOST_ID (config hostId): "${config.hostId}" is not 1-32 lowercase letters, digits and dashes, starting with a letter or digit`);
+  if (!['local', 'slurm'].includes(config.worker.jobExecutor)) errors.push(`RECUR_JOB_EXECUTOR (config worker.jobExecutor): expected local or slurm, got ${JSON.stringify(config.worker.jobExecutor)}`);
+  // It goes to sbatch as one argument, and a comma there would name several partitions.
+  const partition = config.worker.slurmPartition;
+  if (partition !== null && !/^[A-Za-z0-9_.-]{1,64}$/.test(partition)) errors.push(`RECUR_SLURM_PARTITION (config worker.slurmPartition): "${partition}" is not one Slurm partition name (1-64 letters, digits, _ . -)`);
   const net = parseNetPolicy(config.sandbox.net);
   if ('error' in net) errors.push(`RECUR_SANDBOX_NET (config sandbox.net): ${net.error}`);
   const ports = Object.entries(config.ports);

@@ -145,6 +145,10 @@ export interface RecurConfig {
     cachedWorkflows: number;
     /** CPU slots of this host's job pool (docs/jobs.md): jobs wait, in submit order, until the slots they ask for are free. */
     jobCpus: number;
+    /** What runs this host's jobs: `local` (its own CPU pool) or `slurm` (sbatch on the cluster this host submits to). */
+    jobExecutor: 'local' | 'slurm';
+    /** The Slurm partition jobs go to; null: the cluster's default partition. */
+    slurmPartition: string | null;
   };
   /** `local/<name>` models, run on the worker's CPU (docs/local-model.md). */
   local: {

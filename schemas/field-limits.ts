@@ -103,6 +103,7 @@ export const FIELD_LIMITS = {
   JobEnded: { jobId: NAME, logTail: JOB_LOG_TAIL, reason: 2_000 },
   // A seed is a number: `of` is no string's limit here, only the item count holds.
   JobQueued: { jobId: NAME, command: HARD.jobCommand, seeds: { items: JOB_SEEDS, of: 0 }, executor: NAME },
+  JobPreempted: { jobId: NAME, reason: 2_000, slurmId: NAME },
   JobStarted: { jobId: NAME, hostId: NAME },
   ExperimentRecorded: {
     jobId: NAME, idea: HARD.idea, file: HARD.idea, source: BLOB, parent: NAME, problem: NAME, configHash: HASH, frozenHash: HASH, reason: 2_000,

@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 # --browser: Debian's Chromium for the viewer's browser tests (tests/helpers/browser.ts).
-node dist/services/cli/main.js setup --browser
+# --slurm: a one-node Slurm, started, for the Slurm executor's tests (tests/unit/slurm-executor.test.ts).
+node dist/services/cli/main.js setup --browser --slurm
 mkdir -p reports
 exec npx jest --json --outputFile=reports/jest.json "$@"

@@ -37,6 +37,8 @@ export interface RunJobResult {
   logTail: string;
   /** Why, in words, when not finished ('' when finished): e.g. "exited 3 on seed 2", "killed after its 5 s timeout", "cancelled". */
   reason: string;
+  /** Runs its executor stopped and ran again from the start (Slurm's preemption and requeue); 0 for the local executor. */
+  preemptions: number;
 }
 
 export interface JobDeps {
@@ -189,7 +191,7 @@ export function createJobActivities(deps: JobDeps): JobActivities {
     const v = verdict(stop, last, input);
     if (v.outcome === 'timed_out' || v.outcome === 'cancelled') writeSync(log, `\n== ${v.reason} ==\n`);
     closeSync(log);
-    return { ...v, seconds, logTail: await readLogTail(path, JOB_LOG_TAIL) };
+    return { ...v, seconds, logTail: await readLogTail(path, JOB_LOG_TAIL), preemptions: 0 };
   }
 
   return {
@@ -209,7 +211,7 @@ export function createJobActivities(deps: JobDeps): JobActivities {
         const release = await pool.acquire(input.cpus, stop.signal);
         try {
           const result: RunJobResult = release === null
-            ? { outcome: 'cancelled', exitCode: null, seconds: 0, logTail: '', reason: 'cancelled before it started' }
+            ? { outcome: 'cancelled', exitCode: null, seconds: 0, logTail: '', reason: 'cancelled before it started', preemptions: 0 }
             : await execute(ctx, input, stop.signal);
           if (result.outcome === 'cancelled' && byWorkerShutdown(ctx)) throw ctx.cancellationSignal.reason;
           await deps.onEnded(input, result).catch((error: unknown) => ctx.log.warn('onEnded failed', { jobId: input.jobId, error }));

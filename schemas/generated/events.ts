@@ -363,6 +363,20 @@ export interface JobEnded {
   readonly reason: string;
 }
 
+/** The executor stopped a running job before its end and did not count the run: Slurm preempted it for a higher-priority job (or its node failed). Requeued, it runs again from the start under the same Slurm job, and only the final run's output is its result; not requeued, its JobEnded follows. Appended by the session's workflow when the executor reports it (a signal: the session never polls). */
+export interface JobPreempted {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'JobPreempted';
+  /** The job, as in its JobQueued. Limit: 256 characters. */
+  readonly jobId: string;
+  /** true: Slurm put it back in its queue and it will run again from the start; false: it was stopped for good. */
+  readonly requeued: boolean;
+  /** Why, in words: preempted by a higher-priority job, its node failed. Limit: 2000 characters. */
+  readonly reason: string;
+  /** The Slurm job id, the same across its requeues; null for an executor without one. Limit: 256 characters. */
+  readonly slurmId: string | null;
+}
+
 /** The agent submitted a job (jobs.submit in its kernel): a shell command the host runs outside the kernel, on its job executor, while the agent goes on. Appended by the session's workflow before the executor is asked to run it; the job's JobStarted and JobEnded follow (docs/jobs.md). */
 export interface JobQueued {
   /** Event type: the record's short name, also the envelope's `type`. */
@@ -377,7 +391,7 @@ export interface JobQueued {
   readonly seeds: readonly number[];
   /** The job's wall-time limit, all seeds together; null: none. */
   readonly timeoutSeconds: number | null;
-  /** The executor that runs it: local (the host's process pool, in the session's sandbox). Limit: 256 characters. */
+  /** The executor that runs it: local (the host's process pool, in the session's sandbox) or slurm (a batch job on the host's Slurm cluster, RECUR_JOB_EXECUTOR). Limit: 256 characters. */
   readonly executor: string;
 }
 
@@ -1100,6 +1114,7 @@ export type RecurEvent =
   | HarnessEditRequested
   | HarnessEdited
   | JobEnded
+  | JobPreempted
   | JobQueued
   | JobStarted
   | KernelRestored
@@ -1133,7 +1148,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ExperimentAnnotated', 'ExperimentRecorded', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'JobEnded', 'JobQueued', 'JobStarted', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'RecordAccepted', 'RecordRejected', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ExperimentAnnotated', 'ExperimentRecorded', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'JobEnded', 'JobPreempted', 'JobQueued', 'JobStarted', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'RecordAccepted', 'RecordRejected', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -1155,6 +1170,7 @@ export type RecurEventInput =
   | HarnessEditRequested
   | WithDefaults<HarnessEdited, 'before' | 'after' | 'requestedBy' | 'error' | 'revertOf' | 'refineId'>
   | WithDefaults<JobEnded, 'exitCode'>
+  | WithDefaults<JobPreempted, 'slurmId'>
   | WithDefaults<JobQueued, 'timeoutSeconds'>
   | JobStarted
   | WithDefaults<KernelRestored, 'manifest' | 'fromSnapshotSeq' | 'interruptedCell'>

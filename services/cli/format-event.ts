@@ -105,6 +105,8 @@ export function eventFacts(e: RecurEvent): string {
       return `${e.jobId} ${e.cpus} cpu${e.seeds.length ? ` seeds ${e.seeds.join(',')}` : ''}${e.timeoutSeconds === null ? '' : ` timeout ${e.timeoutSeconds}s`}: ${quoted(e.command)}`;
     case 'JobStarted':
       return `${e.jobId} on ${e.hostId}`;
+    case 'JobPreempted':
+      return `${e.jobId}${e.slurmId === null ? '' : ` (slurm ${e.slurmId})`} ${e.requeued ? 'requeued' : 'not requeued'}: ${firstLine(e.reason)}`;
     case 'JobEnded':
       return `${e.jobId} ${e.outcome}${e.exitCode === null ? '' : ` (exit ${e.exitCode})`} ${e.seconds.toFixed(1)}s${e.reason ? `: ${firstLine(e.reason)}` : ''}`;
     case 'ExperimentRecorded':

@@ -173,10 +173,10 @@ export function ensureChromium(config: RecurConfig, log: Log): void {
   aptInstall(['chromium'], `for the viewer's browser tests (${config.chromium} is missing)`, log);
 }
 
-const canApt = () => process.getuid?.() === 0 && !run('apt-get', ['--version']).error;
+export const canApt = (): boolean => process.getuid?.() === 0 && !run('apt-get', ['--version']).error;
 
 /** Installs Debian packages, refreshing the package lists only when the first try fails (a fresh image has none). */
-function aptInstall(packages: string[], why: string, log: Log): void {
+export function aptInstall(packages: string[], why: string, log: Log): void {
   log(`installing ${packages.join(' and ')} (apt-get install ${packages.join(' ')}) ${why}…`);
   const install = () => run('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { ...process.env, DEBIAN_FRONTEND: 'noninteractive' });
   let r = install();

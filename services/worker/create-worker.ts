@@ -16,9 +16,8 @@ import { createKernelCap } from '../../activities/kernel/kernel-cap';
 import { createKernelActivities } from '../../activities/run-cell';
 import { createSnapshotActivities } from '../../activities/snapshot/index';
 import { createGateActivities } from '../../activities/run-gate';
-import { createJobActivities } from '../../activities/jobs/run-job';
+import type { JobActivities } from '../../activities/jobs/run-job';
 import { jobLauncher } from '../../activities/jobs/job-launch';
-import { jobReportSignal } from '../../workflows/jobs/job-messages';
 import { createTreeActivities } from '../../activities/tree-sessions';
 import { createPlacementActivities } from '../../activities/place-session';
 import { hostTaskQueue } from '../../workflows/hosts/host-queue';
@@ -50,6 +49,7 @@ import { registerLongRunOps } from './long-run-ops';
 import { registerJobOps } from './job-ops';
 import { registerResearchOps } from './research-ops';
 import { judgeLauncher } from '../research/judge-launch';
+import { hostJobActivities } from './job-executor';
 import { workerEgress } from './egress';
 import type { DeltaSink } from './delta-channel';
 import { startHostBeats } from './host-beats';
@@ -112,8 +112,8 @@ export async function createRecurWorker(
   });
   registerLongRunOps(ops, client, values);
   const jobLog = (sessionId: string, jobId: string) => join(stackPaths(config).jobLogs, sandboxKey(sessionId), `${jobId}.log`);
-  registerJobOps(ops, client, { logFile: jobLog, cpus: config.worker.jobCpus });
-  registerResearchOps(ops, client, { blobs, workspaceOf: (sessionId) => host.place(sessionId).workspace });
+  registerJobOps(ops, client, { logFile: jobLog, cpus: config.worker.jobCpus, executor: config.worker.jobExecutor });
+  registerResearchOps(ops, client, { blobs, workspaceOf: (sessionId) => host.place(sessionId).workspace, executor: config.worker.jobExecutor });
   const jupyterSessions = createJupyterSessions(ServerConnection.makeSettings(jupyterConnection(config)), 'python3');
   const cap = createKernelCap({
     sessions: jupyterSessions,
@@ -128,7 +128,7 @@ export async function createRecurWorker(
     kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), onAppended: (r) => transcripts.record(r),
     beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index),
   });
-  const activities: SessionActivities & HarnessActivities & ForkActivities & ReturnType<typeof createAutoRefineActivities> & ReturnType<typeof createJobActivities> = withRecurErrors({
+  const activities: SessionActivities & HarnessActivities & ForkActivities & ReturnType<typeof createAutoRefineActivities> & JobActivities = withRecurErrors({
     ...log,
     ...createForkActivities({ readLog: readOwnLog, appendEvents: log.appendEvents }),
     ...createModelActivities({
@@ -150,17 +150,13 @@ export async function createRecurWorker(
     ...createKernelActivities({ kernels, blobs, transcripts, snapshots }),
     snapshotKernel: snapshots.snapshotKernel,
     ...createGateActivities({ env: opts.env ?? process.env }),
-    ...createJobActivities({
-      cpus: config.worker.jobCpus,
+    ...hostJobActivities(config, client, {
       logFile: jobLog,
       launch: jobLauncher({
         sandbox: config.sandbox.mode, python: stackPaths(config).python, kernelDir: `${repoRoot()}/kernel`, sandboxRoot: sandboxRoot(config),
         keyOf: sandboxKey, workspaceOf: (sessionId) => host.place(sessionId).workspace, judge: judgeLauncher({ blobs, dir: stackPaths(config).judged }),
       }),
       env: opts.env ?? process.env,
-      // The executor's reports, in the order it made them: the session logs JobStarted and JobEnded as it takes them.
-      onStarted: (job) => client.workflow.getHandle(job.sessionId).signal(jobReportSignal, { jobId: job.jobId, kind: 'started', hostId: config.hostId }),
-      onEnded: (job, result) => client.workflow.getHandle(job.sessionId).signal(jobReportSignal, { jobId: job.jobId, kind: 'ended', ...result }),
     }),
     ...createTreeActivities({ client }),
     ...createPlacementActivities({ client, hostId: config.hostId }),

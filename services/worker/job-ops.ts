@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { ScopeError } from '../../errors';
 import { HARD } from '../../schemas/field-limits';
-import { jobsUpdate, type JobRequest } from '../../workflows/jobs/job-messages';
+import { jobsUpdate, type JobExecutor, type JobRequest } from '../../workflows/jobs/job-messages';
 import type { HostBridge } from '../host-bridge';
 import { withinLimit } from './bridge-values';
 import { readLogTail } from '../../activities/jobs/run-job';
@@ -38,7 +38,7 @@ export function submitRequest(args: Record<string, unknown>): Extract<JobRequest
  * `jobs.*` from a kernel: updates on the caller's own session workflow, which decides and logs,
  * and the log's tail read here, on the host that ran the job (`logFile` is this host's).
  */
-export function registerJobOps(bridge: HostBridge, client: Client, o: { logFile(sessionId: string, jobId: string): string; cpus: number }): void {
+export function registerJobOps(bridge: HostBridge, client: Client, o: { logFile(sessionId: string, jobId: string): string; cpus: number; executor: JobExecutor }): void {
   const ask = async (sessionId: string, req: JobRequest, op: string, rid: string | undefined) => {
     const reply = await client.workflow.getHandle(sessionId).executeUpdate(jobsUpdate, { args: [req], ...(rid && { updateId: `${op}-${rid}` }) });
     if (!reply.ok) throw new ScopeError(reply.reason);
@@ -46,9 +46,10 @@ export function registerJobOps(bridge: HostBridge, client: Client, o: { logFile(
   };
   bridge.handle('jobs.submit', async (sessionId, args, { rid }) => {
     const req = submitRequest(args);
-    // The kernel calls the bridge of the host its session is placed on, where its jobs run.
-    if (req.cpus > o.cpus) throw new ScopeError(`cpus=${req.cpus} is more than this host's job pool has (${o.cpus}, RECUR_JOB_CPUS)`);
-    return (await ask(sessionId, req, 'jobs.submit', rid))[0];
+    // The kernel calls the bridge of the host its session is placed on, where its jobs run. Slurm
+    // sizes its own jobs: sbatch refuses one larger than the cluster, and the job ends failed.
+    if (o.executor === 'local' && req.cpus > o.cpus) throw new ScopeError(`cpus=${req.cpus} is more than this host's job pool has (${o.cpus}, RECUR_JOB_CPUS)`);
+    return (await ask(sessionId, { ...req, executor: o.executor }, 'jobs.submit', rid))[0];
   });
   bridge.handle('jobs.status', async (sessionId, args, { rid }) => {
     const id = args.id === undefined || args.id === null ? null : jobId(args.id);

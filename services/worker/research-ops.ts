@@ -5,6 +5,7 @@ import { openInside } from '../../activities/workspace/open-inside';
 import { ScopeError } from '../../errors';
 import type { BlobRef } from '../../schemas/generated/events';
 import { HARD } from '../../schemas/field-limits';
+import type { JobExecutor } from '../../workflows/jobs/job-messages';
 import { researchUpdate, type ResearchRequest } from '../../workflows/research/research-messages';
 import type { HostBridge } from '../host-bridge';
 import { withinLimit } from './bridge-values';
@@ -50,7 +51,7 @@ async function snapshot(workspace: string, file: string, blobs: BlobStore): Prom
  * decides and logs. Nothing here carries a result: the ledger's numbers come only from the host's
  * judge runs (workflows/research).
  */
-export function registerResearchOps(bridge: HostBridge, client: Client, o: { blobs: BlobStore; workspaceOf(sessionId: string): string }): void {
+export function registerResearchOps(bridge: HostBridge, client: Client, o: { blobs: BlobStore; workspaceOf(sessionId: string): string; executor: JobExecutor }): void {
   const ask = async (sessionId: string, req: ResearchRequest, op: string, rid: string | undefined) => {
     const reply = await client.workflow.getHandle(sessionId).executeUpdate(researchUpdate, { args: [req], ...(rid && { updateId: `${op}-${rid}` }) });
     if (!reply.ok) throw new ScopeError(reply.reason);
@@ -68,11 +69,11 @@ export function registerResearchOps(bridge: HostBridge, client: Client, o: { blo
     }
   };
   bridge.handle('research.trial', async (sessionId, args, { rid }) => {
-    const req = { action: 'trial' as const, trials: integer(args.n, 'n', 1), idea: text(args.idea, 'idea'), parent: parent(args.parent), ...(await source(sessionId, args)) };
+    const req = { action: 'trial' as const, trials: integer(args.n, 'n', 1), idea: text(args.idea, 'idea'), parent: parent(args.parent), ...(await source(sessionId, args)), executor: o.executor };
     return (await ask(sessionId, req, 'research.trial', rid)).rows[0];
   });
   bridge.handle('research.submit', async (sessionId, args, { rid }) => {
-    const req = { action: 'submit' as const, idea: text(args.idea, 'idea'), parent: parent(args.parent), ...(await source(sessionId, args)) };
+    const req = { action: 'submit' as const, idea: text(args.idea, 'idea'), parent: parent(args.parent), ...(await source(sessionId, args)), executor: o.executor };
     return (await ask(sessionId, req, 'research.submit', rid)).rows[0];
   });
   bridge.handle('ledger.query', async (sessionId, args) => {

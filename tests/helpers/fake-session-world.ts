@@ -1,5 +1,6 @@
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -13,6 +14,13 @@ import type { StopReason } from '../../activities/model/types';
 import type { RunCellInput, RunCellResult } from '../../activities/session-activities';
 import { createTreeActivities } from '../../activities/tree-sessions';
 import { createPlacementActivities } from '../../activities/place-session';
+import { jobLauncher } from '../../activities/jobs/job-launch';
+import { slurmJobName } from '../../activities/jobs/slurm-script';
+import { createSlurmJobActivities } from '../../activities/jobs/slurm-executor';
+import type { RunJobInput } from '../../activities/jobs/run-job';
+import { jobReports } from '../../services/worker/job-executor';
+import { jobsUpdate } from '../../workflows/jobs/job-messages';
+import { FakeSlurm } from './fake-slurm';
 import { DEFAULT_HOST_ID, hostTaskQueue } from '../../workflows/hosts/host-queue';
 import { KERNEL_ACTIVITIES } from '../../workflows/proxies';
 import { encodeEventBatch, type StoredEvent } from '../../schemas';
@@ -41,7 +49,9 @@ export type Op =
   | { op: 'schedule'; spec: string; instruction: string }
   | { op: 'harness' }
   /** Runs until the kernel is interrupted (interruptKernel), then ends as a KeyboardInterrupt would. */
-  | { op: 'block' };
+  | { op: 'block' }
+  /** jobs.submit, from a host whose executor is Slurm (this world's FakeSlurm). */
+  | { op: 'job'; command: string };
 /** `text`: a reply as a model wrote it, without code, checked as the model activity checks it (activities/model/reply-check.ts). */
 export type Reply = { code: Op[] } | { answer: string } | { text: string; stopReason?: StopReason };
 
@@ -69,6 +79,10 @@ export class FakeSessionWorld {
   /** Sessions whose kernel was interrupted, in order. */
   readonly interrupts: string[] = [];
   private readonly blocked = new Map<string, () => void>();
+  /** The Slurm the world's host submits jobs to. */
+  readonly slurm = new FakeSlurm();
+  /** The first attempt of each job's runJob submits it and is then lost, as with a worker killed under it. */
+  loseFirstJobAttempt = false;
   private constructor(readonly env: TestWorkflowEnvironment, readonly worker: Pick<Worker, 'shutdown'>, private readonly running: Promise<void>) {}
 
   /** `maxCachedWorkflows: 0`: every workflow task replays the history from the start, as a restarted worker does. */
@@ -78,7 +92,21 @@ export class FakeSessionWorld {
       server: { executable: { type: 'existing-path', path: join(homedir(), '.recur', 'tools', 'venv', 'bin', 'temporal') } },
     });
     let world!: FakeSessionWorld;
+    const logs = mkdtempSync(join(tmpdir(), 'fake-world-jobs-'));
+    const launch = jobLauncher({ sandbox: 'off', python: 'unused', kernelDir: 'unused', sandboxRoot: 'unused', keyOf: (s) => s, workspaceOf: () => logs, judge: () => { throw new Error('no judge runs here'); } });
+    const jobs = createSlurmJobActivities({
+      slurm: { submit: (...a) => world.slurm.submit(...a), findByName: (n) => world.slurm.findByName(n), show: (id) => world.slurm.show(id), history: () => world.slurm.history(), cancel: (id) => world.slurm.cancel(id) },
+      partition: null, pollMs: 50, logFile: (s, j) => join(logs, s, `${j}.log`), launch, env: {}, ...jobReports(env.client, DEFAULT_HOST_ID),
+    });
     const activities = withRecurErrors({
+      runJob: async (i: RunJobInput) => {
+        if (world.loseFirstJobAttempt && Context.current().info.attempt === 1) {
+          await world.slurm.submit('', { name: slurmJobName(i.sessionId, i.jobId), cpus: i.cpus, minutes: null, output: '', cwd: logs, partition: null, env: {} });
+          throw ApplicationFailure.retryable('its worker was lost');
+        }
+        return jobs.runJob(i);
+      },
+      cancelJob: jobs.cancelJob,
       appendEvents: async (i: AppendEventsInput) => world.append(i),
       callModel: async (i: CallModelInput) => world.callModel(i),
       runCell: async (i: RunCellInput) => world.runCell(i),
@@ -100,7 +128,7 @@ export class FakeSessionWorld {
     // The kernel-bound activities of sessions placed on that host come on its own queue.
     const host = await Worker.create({
       connection: env.nativeConnection, taskQueue: hostTaskQueue(taskQueue, DEFAULT_HOST_ID), shutdownForceTime: '30s',
-      activities: Object.fromEntries(KERNEL_ACTIVITIES.filter((name) => name in activities).map((name) => [name, activities[name as keyof typeof activities]])),
+      activities: Object.fromEntries([...KERNEL_ACTIVITIES, 'runJob', 'cancelJob'].filter((name) => name in activities).map((name) => [name, activities[name as keyof typeof activities]])),
     });
     const running = Promise.all([worker.run(), host.run()]).then(() => undefined);
     world = new FakeSessionWorld(env, { shutdown: () => [worker, host].forEach((w) => w.shutdown()) }, running);
@@ -127,6 +155,8 @@ export class FakeSessionWorld {
     this.tokensPerCall = { in: 1, out: 1 };
     this.hold = null;
     this.conflicts.length = 0;
+    this.slurm.reset();
+    this.loseFirstJobAttempt = false;
   }
 
   input(task: string, limits: Partial<SessionLimits> = {}): SessionInput {
@@ -258,6 +288,8 @@ export class FakeSessionWorld {
         return h.executeUpdate(scheduleUpdate, { args: [{ action: 'add', spec: op.spec, instruction: op.instruction }] });
       case 'harness':
         return h.executeUpdate(recordHarnessEditsUpdate, { args: [{ op: 'edit', editIds: ['harness:x/0'] }] });
+      case 'job':
+        return h.executeUpdate(jobsUpdate, { args: [{ action: 'submit', command: op.command, cpus: 1, seeds: [], timeoutSeconds: null, executor: 'slurm' }] });
       case 'block':
         throw new Error('a block op runs alone in its cell');
     }

@@ -108,6 +108,8 @@ describe('long-run event lines', () => {
       .toBe('r1 #0 ScheduleFired  s2 run 7 (+3 missed): "check the run"');
     expect(line({ type: 'JobQueued', jobId: 'job-2', command: 'python train.py', cpus: 2, seeds: [1, 2], timeoutSeconds: 600, executor: 'local' }))
       .toBe('r1 #0 JobQueued  job-2 2 cpu seeds 1,2 timeout 600s: "python train.py"');
+    expect(line({ type: 'JobPreempted', jobId: 'job-2', requeued: true, reason: 'preempted by a higher-priority job', slurmId: '41' }))
+      .toBe('r1 #0 JobPreempted  job-2 (slurm 41) requeued: preempted by a higher-priority job');
     expect(line({ type: 'JobEnded', jobId: 'job-2', outcome: 'failed', exitCode: 3, seconds: 12.34, logTail: '', reason: 'exited 3 on seed 2' }))
       .toBe('r1 #0 JobEnded  job-2 failed (exit 3) 12.3s: exited 3 on seed 2');
     const row = {

@@ -34,7 +34,18 @@ describe('config ranges', () => {
     const { config, errors } = parseConfig({ RECUR_HOME: home(), RECUR_MAX_DEPTH: '0', RECUR_TRANSCRIPT_CACHE_MIB: '16', RECUR_WORKER_CACHED_WORKFLOWS: '40', RECUR_JOB_CPUS: '16' });
     expect(errors).toEqual([]);
     expect(config.agent.maxDepth).toBe(0);
-    expect(config.worker).toEqual({ transcriptCacheMiB: 16, workspaceMaxFileKiB: 1024, cachedWorkflows: 40, jobCpus: 16 });
+    expect(config.worker).toEqual({ transcriptCacheMiB: 16, workspaceMaxFileKiB: 1024, cachedWorkflows: 40, jobCpus: 16, jobExecutor: 'local', slurmPartition: null });
+  });
+
+  it('takes the Slurm executor and a partition, and refuses another executor or a partition list', () => {
+    const { config, errors } = parseConfig({ RECUR_HOME: home(), RECUR_JOB_EXECUTOR: 'slurm', RECUR_SLURM_PARTITION: 'gpu-long' });
+    expect(errors).toEqual([]);
+    expect(config.worker).toMatchObject({ jobExecutor: 'slurm', slurmPartition: 'gpu-long' });
+    expect(parseConfig({ RECUR_HOME: home(), RECUR_JOB_EXECUTOR: 'pbs' }).errors).toEqual(['RECUR_JOB_EXECUTOR: expected local or slurm, got "pbs"']);
+    expect(parseConfig({ RECUR_HOME: home(), RECUR_SLURM_PARTITION: 'a,b' }).errors).toEqual([expect.stringContaining('RECUR_SLURM_PARTITION (config worker.slurmPartition): "a,b" is not one Slurm partition name')]);
+    const dir = home();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ worker: { jobExecutor: 'pbs' } }));
+    expect(parseConfig({ RECUR_HOME: dir }).errors).toEqual(['RECUR_JOB_EXECUTOR (config worker.jobExecutor): expected local or slurm, got "pbs"']);
   });
 
   it('checks numbers from config.json too, naming the variable and the key', () => {

@@ -23,6 +23,15 @@ describe('a session\'s jobs', () => {
     expect(book.ended).toBe(0);
   });
 
+  it('counts a running job\'s preemptions, also on a view carried from before it counted them, and keeps it active', () => {
+    const book = new JobBook({ jobs: [{ ...view('job-1'), status: 'running' }], submitted: 1 });
+    const job = book.get('job-1')!;
+    book.preempt(job);
+    book.preempt(job);
+    expect(job).toMatchObject({ status: 'running', preemptions: 2 });
+    expect(book.active()).toEqual([job]);
+  });
+
   it('refuses submits it cannot run as asked, saying why', () => {
     expect(checkSubmit(submit(), 0)).toBeNull();
     expect(checkSubmit(submit({ command: '  ' }), 0)).toMatch(/non-empty command/);

@@ -1,18 +1,15 @@
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { loadConfig } from '../../config';
-import { stackPaths } from '../../config/home-paths';
+import { join } from 'node:path';
 import { RecurError } from '../../errors';
-import { jobLauncher, type JobLauncherOptions } from '../../activities/jobs/job-launch';
+import { jobLauncher } from '../../activities/jobs/job-launch';
 import { JOB_LOG_TAIL } from '../../schemas/field-limits';
 import { createJobActivities, type JobDeps, type RunJobInput, type RunJobResult } from '../../activities/jobs/run-job';
-import { repoRoot } from '../../services/home/repo-root';
+import { canSandbox, sandboxFor } from '../helpers/job-sandbox';
 
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `run-job-${name}-`));
 const read = (path: string) => readFileSync(path, 'utf8');
@@ -55,7 +52,7 @@ describe('runJob', () => {
   it('finishes a job that exits 0, with its output in the log and onStarted called once', async () => {
     const x = executor(2);
     const r = await x.start({ command: 'echo out; echo err >&2' }).result;
-    expect(r).toMatchObject({ outcome: 'finished', exitCode: 0, reason: '', logTail: 'out\nerr\n' });
+    expect(r).toMatchObject({ outcome: 'finished', exitCode: 0, reason: '', logTail: 'out\nerr\n', preemptions: 0 });
     expect(r.seconds).toBeGreaterThan(0);
     expect(read(x.logOf())).toBe('out\nerr\n');
     expect(x.onStarted).toHaveBeenCalledTimes(1);
@@ -129,7 +126,7 @@ describe('runJob', () => {
     const second = x.start({ jobId: 'job-2', command: 'touch ran-2' });
     await second.queued;
     second.env.cancel('CANCELLED');
-    expect(await second.result).toEqual({ outcome: 'cancelled', exitCode: null, seconds: 0, logTail: '', reason: 'cancelled before it started' });
+    expect(await second.result).toEqual({ outcome: 'cancelled', exitCode: null, seconds: 0, logTail: '', reason: 'cancelled before it started', preemptions: 0 });
     first.env.cancel('CANCELLED');
     expect(await first.result).toMatchObject({ outcome: 'cancelled' });
     // Both slots' holders are gone: the next job starts at once.
@@ -161,7 +158,7 @@ describe('runJob', () => {
     await second.queued;
     await x.cancelJob({ sessionId: 's', jobId: 'job-9' });
     await x.cancelJob({ sessionId: 's', jobId: 'job-2' });
-    expect(await second.result).toMatchObject({ outcome: 'cancelled', reason: 'cancelled before it started' });
+    expect(await second.result).toMatchObject({ outcome: 'cancelled', reason: 'cancelled before it started', preemptions: 0 });
     await x.cancelJob({ sessionId: 's', jobId: 'job-1' });
     expect(await first.result).toMatchObject({ outcome: 'cancelled', exitCode: null });
     await waitFor('the child to be gone', () => !alive(child));
@@ -212,27 +209,6 @@ describe('jobLauncher', () => {
     expect(await launch({ ...job, command: 'rm -rf /', judge })).toEqual({ argv: ['judge', 'nqm-speedrun', '1', 'a'.repeat(64)], cwd: '/tasks' });
   });
 });
-
-const onPath = (bin: string) => (process.env.PATH ?? '').split(delimiter).some((d) => existsSync(join(d, bin)));
-const canSandbox = onPath('bwrap') && process.getuid?.() === 0;
-
-/** A session's sandbox as the worker lays it out (services/sandbox/kernel-host.ts prepare): its policy and mount points. */
-function sandboxFor(ws: string): JobLauncherOptions {
-  const root = tmp('sb');
-  const key = createHash('sha256').update('s', 'utf8').digest('hex').slice(0, 32);
-  const dir = join(root, key);
-  const policy = {
-    workspace: ws, group: ws, shared: [], zmq: join(dir, 'zmq'), bridge: join(dir, 'bridge'), spool: join(dir, 'spool'),
-    restore: join(dir, 'restore'), skills: join(dir, 'skills'), kernelPackage: join(repoRoot(), 'kernel', 'recur_kernel'),
-    limits: { memoryBytes: 4 * 2 ** 30, processes: 1024, openFiles: 4096, fileBytes: 2 ** 34 }, net: 'none',
-  };
-  for (const d of [policy.bridge, policy.restore, policy.skills]) {
-    mkdirSync(d, { recursive: true });
-    chmodSync(d, 0o755);
-  }
-  writeFileSync(join(dir, 'policy.json'), JSON.stringify(policy), { mode: 0o600 });
-  return { sandbox: 'on', python: stackPaths(loadConfig()).python, kernelDir: join(repoRoot(), 'kernel'), sandboxRoot: root, keyOf: () => key, workspaceOf: () => ws, judge: () => { throw new Error('no judge runs here'); } };
-}
 
 /** Host processes whose command line is exactly `argv`. */
 const processesRunning = (argv: string[]) => readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {

@@ -24,9 +24,9 @@ const OLD_FIELDS = {
 };
 
 describe('events written with an earlier schema version (schemas/history)', () => {
-  test('decode to the current shape, with the added field at its default', () => {
+  test('decode to the current shape, with the added fields at their defaults', () => {
     const event = decodeEvent(writtenByV1(OLD_FIELDS));
-    expect(event.event).toEqual({ type: 'SessionStarted', ...OLD_FIELDS, sandbox: null });
+    expect(event.event).toEqual({ type: 'SessionStarted', ...OLD_FIELDS, sandbox: null, research: null });
   });
 
   test('still verify: their hash is recomputed from the bytes their writer produced', () => {

@@ -52,6 +52,11 @@ export class JobBook {
     job.status = 'running';
   }
 
+  /** Stopped and requeued (or not: its end follows): it stays running for the session, as Slurm's job stays live. */
+  preempt(job: JobView): void {
+    job.preemptions = (job.preemptions ?? 0) + 1;
+  }
+
   end(job: JobView, status: JobStatus, exitCode: number | null, seconds: number, reason: string): void {
     Object.assign(job, { status, exitCode, seconds, reason });
     this.ended++;

@@ -1,6 +1,6 @@
 /*
  * jobs.submit / status / cancel from the session's own kernel, and the executor's reports. Each
- * change is logged first (JobQueued, JobStarted, JobEnded) and made in that emit's commit.
+ * change is logged first (JobQueued, JobStarted, JobPreempted, JobEnded) and made in that emit's commit.
  * Deterministic workflow code: a job is a workflow of its own (job-workflow.ts), started here.
  */
 import { ParentClosePolicy, getExternalWorkflowHandle, setHandler, startChild, workflowInfo } from '@temporalio/workflow';
@@ -63,10 +63,11 @@ export type JobSpec = Omit<Extract<JobRequest, { action: 'submit' }>, 'action'> 
  */
 export async function queueJob(s: SessionState, spec: JobSpec, queued?: (job: JobView) => void): Promise<JobView> {
   const { command, cpus, seeds, timeoutSeconds, judge } = spec;
-  const job: JobView = { id: '', command, cpus, seeds, timeoutSeconds, status: 'queued', exitCode: null, seconds: null, reason: '' };
+  const executor = spec.executor ?? 'local';
+  const job: JobView = { id: '', command, cpus, seeds, timeoutSeconds, status: 'queued', exitCode: null, seconds: null, reason: '', preemptions: 0 };
   await s.emit(() => {
     job.id = s.jobs.nextId();
-    return [{ type: 'JobQueued', jobId: job.id, command, cpus, seeds, timeoutSeconds, executor: 'local' }];
+    return [{ type: 'JobQueued', jobId: job.id, command, cpus, seeds, timeoutSeconds, executor }];
   }, () => {
     s.jobs.add(job);
     queued?.(job);
@@ -75,12 +76,12 @@ export async function queueJob(s: SessionState, spec: JobSpec, queued?: (job: Jo
   try {
     await startChild(jobWorkflow, {
       workflowId: jobWorkflowId(s.id, job.id),
-      args: [{ sessionId: s.id, jobId: job.id, command, cpus, seeds, timeoutSeconds, ...(judge && { judge }), taskQueue: hostTaskQueue(workflowInfo().taskQueue, host) }],
+      args: [{ sessionId: s.id, jobId: job.id, command, cpus, seeds, timeoutSeconds, ...(judge && { judge }), taskQueue: hostTaskQueue(workflowInfo().taskQueue, host), executor }],
       // It reports by signal to whichever run of the session is current.
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });
   } catch (e) {
-    await onReport(s, { jobId: job.id, kind: 'ended', outcome: 'failed', exitCode: null, seconds: 0, logTail: '', reason: `the job could not start: ${(e as Error).message}` });
+    await onReport(s, { jobId: job.id, kind: 'ended', outcome: 'failed', exitCode: null, seconds: 0, logTail: '', reason: `the job could not start: ${(e as Error).message}`, preemptions: 0 });
   }
   return job;
 }
@@ -95,6 +96,15 @@ async function onReport(s: SessionState, r: JobReport): Promise<void> {
       fresh = job.status === 'queued';
       return fresh ? [{ type: 'JobStarted', jobId: job.id, hostId: r.hostId }] : [];
     }, () => fresh && s.jobs.start(job));
+    return;
+  }
+  if (r.kind === 'preempted') {
+    // Only a live job's: a report that comes after its end changes nothing.
+    const { requeued, reason, slurmId } = r;
+    await s.emit(() => {
+      fresh = job.status === 'queued' || job.status === 'running';
+      return fresh ? [{ type: 'JobPreempted', jobId: job.id, requeued, reason, slurmId }] : [];
+    }, () => fresh && s.jobs.preempt(job));
     return;
   }
   const { outcome, exitCode, seconds, logTail, reason } = r;

@@ -6,6 +6,9 @@ import type { RunJobInput, RunJobResult } from '../../activities/jobs/run-job';
  * executor reports by signal (a fact it already decided), which is also what wakes an idle session.
  */
 
+/** What runs a host's jobs (RECUR_JOB_EXECUTOR): its host's bridge names it in each submit. */
+export type JobExecutor = 'local' | 'slurm';
+
 export type JobStatus = 'queued' | 'running' | RunJobResult['outcome'];
 
 /** A job as the kernel sees it (jobs.status). */
@@ -19,19 +22,27 @@ export interface JobView {
   exitCode: number | null;
   seconds: number | null;
   reason: string;
+  /** Runs the executor stopped and ran again from the start (Slurm's preemption); absent in views carried from before it counted them. */
+  preemptions?: number;
 }
 
 export type JobRequest =
-  | { action: 'submit'; command: string; cpus: number; seeds: number[]; timeoutSeconds: number | null }
+  | { action: 'submit'; command: string; cpus: number; seeds: number[]; timeoutSeconds: number | null; executor?: JobExecutor }
   | { action: 'status'; id: string | null }
   | { action: 'cancel'; id: string };
 export type JobReply = { ok: true; jobs: JobView[] } | { ok: false; reason: string };
 export const jobsUpdate = defineUpdate<JobReply, [JobRequest]>('jobs');
 
-export type JobReport = { jobId: string } & ({ kind: 'started'; hostId: string } | ({ kind: 'ended' } & RunJobResult));
+export type JobReport = { jobId: string } & (
+  | { kind: 'started'; hostId: string }
+  | { kind: 'preempted'; requeued: boolean; reason: string; slurmId: string | null }
+  | ({ kind: 'ended' } & RunJobResult)
+);
 export const jobReportSignal = defineSignal<[JobReport]>('jobReport');
 
 /** What the job workflow runs, and where: the session's host's queue, where its workspace and sandbox are. */
 export interface JobWorkflowInput extends RunJobInput {
   taskQueue: string;
+  /** Absent in jobs started before the executor was named: local. */
+  executor?: JobExecutor;
 }

@@ -13,14 +13,16 @@ export const jobWorkflowId = (sessionId: string, jobId: string): string => `${se
 type JobActivities = ReturnType<typeof createJobActivities>;
 
 export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
-  const { taskQueue, ...job } = input;
+  const { taskQueue, executor, ...job } = input;
   const { runJob } = proxyActivities<JobActivities>({
     taskQueue,
     // The wait for CPU slots counts too; a lost host shows as a missed heartbeat, long before this.
     startToCloseTimeout: '30 days',
     heartbeatTimeout: '30 seconds',
-    // A job is an experiment with effects: run again, it would be a second trial, so it never is.
-    retry: { maximumAttempts: 1 },
+    // A job is an experiment with effects: run again, it would be a second trial, so a local one
+    // never is. A Slurm job outlives the worker that follows it, and a retried attempt adopts it
+    // (found by its name) instead of submitting another, so a lost worker's attempt is retried.
+    retry: executor === 'slurm' ? { maximumAttempts: 10, initialInterval: '5 seconds', maximumInterval: '1 minute' } : { maximumAttempts: 1 },
     // The end reported is the process's, after the executor has killed it.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
@@ -33,8 +35,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
   try {
     result = await running;
   } catch (e) {
-    if (isCancellation(e)) result = { outcome: 'cancelled', exitCode: null, seconds: 0, logTail: '', reason: 'cancelled' };
-    else if (e instanceof ActivityFailure) result = { outcome: 'failed', exitCode: null, seconds: 0, logTail: '', reason: `the executor could not run it: ${e.cause?.message ?? e.message}` };
+    if (isCancellation(e)) result = { outcome: 'cancelled', exitCode: null, seconds: 0, logTail: '', reason: 'cancelled', preemptions: 0 };
+    else if (e instanceof ActivityFailure) result = { outcome: 'failed', exitCode: null, seconds: 0, logTail: '', reason: `the executor could not run it: ${e.cause?.message ?? e.message}`, preemptions: 0 };
     else throw e;
   }
   // The executor reported the end itself, in order with the next job's start; this one covers the

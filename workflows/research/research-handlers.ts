@@ -56,7 +56,7 @@ async function onRequest(s: SessionState, req: ResearchRequest): Promise<Researc
   const command = kind === 'record'
     ? `research submit: the ${book.task} judge on ${req.file} (blob ${req.source.sha256.slice(0, 12)}), ${trials} seeds, against record ${record.id} (${record.steps} steps), with its scale-up stage`
     : `research trial: the ${book.task} judge on ${req.file} (blob ${req.source.sha256.slice(0, 12)}), ${trials} seed${trials === 1 ? '' : 's'}`;
-  const spec = { command, cpus: 1, seeds: [], timeoutSeconds: JUDGE_TIMEOUT_SECONDS, judge };
+  const spec = { command, cpus: 1, seeds: [], timeoutSeconds: JUDGE_TIMEOUT_SECONDS, judge, executor: req.executor };
   const busy = checkSubmit({ action: 'submit', ...spec }, s.jobs.active().length);
   if (busy) return { ok: false, reason: busy };
   const job = await queueJob(s, spec, (j) => book.add({

@@ -1,5 +1,6 @@
 import { defineUpdate } from '@temporalio/workflow';
 import type { BlobRef, ExperimentKind, ExperimentStatus } from '../../schemas/generated/events';
+import type { JobExecutor } from '../jobs/job-messages';
 
 /*
  * The research ledger (docs/research-loop.md): the kernel asks by update; rows are written by the
@@ -52,8 +53,8 @@ export interface Experiment {
 }
 
 export type ResearchRequest =
-  | { action: 'trial'; trials: number; idea: string; parent: string | null; file: string; source: BlobRef }
-  | { action: 'submit'; idea: string; parent: string | null; file: string; source: BlobRef }
+  | { action: 'trial'; trials: number; idea: string; parent: string | null; file: string; source: BlobRef; executor?: JobExecutor }
+  | { action: 'submit'; idea: string; parent: string | null; file: string; source: BlobRef; executor?: JobExecutor }
   | { action: 'query'; last: number }
   | { action: 'annotate'; id: string; note: string };
 export type ResearchReply = { ok: true; rows: Experiment[]; record: CurrentRecord } | { ok: false; reason: string };

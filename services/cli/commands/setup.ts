@@ -1,5 +1,5 @@
 import { loadConfig } from '../../../config';
-import { ensureChromium, ensureTools } from '../../devstack';
+import { ensureChromium, ensureSlurm, ensureTools } from '../../devstack';
 import type { CommandContext } from '../command-context';
 
 export async function setup(ctx: CommandContext): Promise<number> {
@@ -7,6 +7,8 @@ export async function setup(ctx: CommandContext): Promise<number> {
   ensureTools(config, ctx.err, { force: Boolean(ctx.flags.force) });
   // Only the viewer's browser tests and bench need it (`npm test` asks for it).
   if (ctx.flags.browser) ensureChromium(config, ctx.err);
+  // A one-node Slurm, running: the Slurm job executor's tests need it (`npm test` asks for it).
+  if (ctx.flags.slurm) ensureSlurm(ctx.err);
   ctx.out(`tools ready in ${config.toolsDir}`);
   return 0;
 }
