@@ -38,7 +38,6 @@ export function busyTime(window: { start: number; end: number }, intervals: read
   }
   edges.sort((a, b) => a.t - b.t);
   const open = { model: 0, job: 0 };
-  let idleRun: { start: number; end: number } | null = null;
   const account = (from: number, to: number) => {
     if (to <= from) return;
     const ms = to - from;
@@ -47,8 +46,8 @@ export function busyTime(window: { start: number; end: number }, intervals: read
     else if (open.job > 0) out.jobsOnlyMs += ms;
     else {
       out.idleMs += ms;
-      idleRun = idleRun?.end === from ? { start: idleRun.start, end: to } : { start: from, end: to };
-      if (!out.longestIdle || to - idleRun.start > out.longestIdle.ms) out.longestIdle = { ...idleRun, ms: to - idleRun.start };
+      // Every edge opens or closes an interval of some length, so idle stretches never touch: each is whole.
+      if (!out.longestIdle || ms > out.longestIdle.ms) out.longestIdle = { start: from, end: to, ms };
     }
   };
   let t = window.start;

@@ -1,4 +1,5 @@
 import type { StoredEvent } from '../../schemas';
+import { formatReport } from '../../services/cli/commands/research-report';
 import { busyTime } from '../../services/projector/busy-time';
 import { researchReport } from '../../services/projector/research-report';
 
@@ -48,7 +49,7 @@ describe('busy time: model calls and jobs over a window (services/projector/busy
     expect(t).toMatchObject({ wallMs: 100, idleMs: 0, modelOnlyMs: 30, jobsOnlyMs: 70, bothMs: 0, idleFraction: 0, longestIdle: null });
   });
 
-  it('joins idle stretches that only an empty interval separates', () => {
+  it('counts an interval of no length (a model call without latency) as no busy time', () => {
     const t = busyTime({ start: 0, end: 10 }, [{ kind: 'model', start: 4, end: 4 }]);
     expect(t).toMatchObject({ idleMs: 10, idleFraction: 1, longestIdle: { start: 0, end: 10, ms: 10 } });
   });
@@ -141,5 +142,23 @@ describe('the research report, folded from a tree\'s log (services/projector/res
 
   it('names no task for a session started without a research task', () => {
     expect(researchReport('r1', log('r1', [[0, started(false)], [5, called(1)]])).task).toBeNull();
+  });
+});
+
+describe('the report as printed (recur research report)', () => {
+  it('sums up the experiments, the record, the spend per accepted record and the idle time', () => {
+    expect(formatReport(researchReport('r1', TREE))).toEqual([
+      'report of r1: nqm-speedrun, 2 experiments (1 screen, 1 record candidate), 1 accepted record',
+      'record: job-2 900 steps now, r0-baseline 1003 at the start (10.3% fewer steps)',
+      'spent: 1,200 tokens in, 120 out, $3.0000 over 3 model calls; per accepted record: 1,200 in, 120 out, $3.0000',
+      'time: idle 53.0% of 1m40s, longest idle 40.0s from +1m00s; busy with model calls only 9.0s, jobs only 28.0s, both 10.0s',
+    ]);
+  });
+
+  it('says when no record was accepted and no time has passed', () => {
+    const lines = formatReport(researchReport('r1', log('r1', [[0, started()]])));
+    expect(lines[1]).toBe('record: r0-baseline 1003 steps now, r0-baseline 1003 at the start (unchanged)');
+    expect(lines[2]).toContain('per accepted record: none (no record accepted)');
+    expect(lines[3]).toBe('time: no wall time yet; busy with model calls only 0.0s, jobs only 0.0s, both 0.0s');
   });
 });

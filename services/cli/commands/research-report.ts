@@ -9,9 +9,12 @@ import { formatLedger, readResearchTree } from './research-ledger';
 const usd = (n: number) => `$${n.toFixed(4)}`;
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 function duration(ms: number): string {
+  // A scripted session lasts seconds: tenths keep its short stretches apart from none.
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
   const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
@@ -19,7 +22,7 @@ function duration(ms: number): string {
 /** The report's summary: what was tried and kept, what it cost, how much of the time nothing ran. */
 export function formatReport(r: ResearchReport): string[] {
   const trials = r.ledger.rows.filter((x) => x.kind === 'trial').length;
-  const lines = [`report of ${r.sessionId}: ${r.task}, ${r.experiments} experiment${r.experiments === 1 ? '' : 's'} (${trials} screens, ${r.experiments - trials} record candidates), ${r.accepted} accepted record${r.accepted === 1 ? '' : 's'}`];
+  const lines = [`report of ${r.sessionId}: ${r.task}, ${plural(r.experiments, 'experiment')} (${plural(trials, 'screen')}, ${plural(r.experiments - trials, 'record candidate')}), ${plural(r.accepted, 'accepted record')}`];
   const { recordAtStart: first, recordNow: now } = r;
   if (first && now) {
     const gain = now === first ? 'unchanged' : `${(100 * (1 - now.steps / first.steps)).toFixed(1)}% fewer steps`;
