@@ -154,5 +154,9 @@ except Exception as err:
     }, 'no research here');
     expect(run.of('CellExecuted')[0].outputs).toContain('ScopeError research.trial: this session has no research task');
     expect(run.types().filter((t) => t.startsWith('Job') || t.startsWith('Experiment'))).toEqual([]);
+    const plain = await cliInProcess(['research', 'report', run.id, '--out', '-']);
+    expect([plain.code, plain.message]).toEqual([1, `${run.id} is no research session (it was not started with --research)`]);
+    const absent = await cliInProcess(['research', 'report', 'never-logged', '--out', '-']);
+    expect([absent.code, absent.message]).toEqual([1, expect.stringContaining('no session never-logged logged on')]);
   });
 });
