@@ -228,9 +228,9 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('./commands/ui')).ui,
   },
   research: {
-    summary: 'shipped research tasks: init writes a workspace for a task; judge runs its frozen judge on one and prints the verdict (exit 0 accepted, 1 rejected); ledger prints a research session\'s ledger from its log',
-    usage: 'recur research init DIR --task NAME [--knowledge weights-only|archive|full] [--json] | recur research judge DIR [--task NAME] [--problem small|large] [--trials N] [--scale-up] [--json] | recur research ledger SESSION-ID [--json]',
-    options: { task: { type: 'string' }, knowledge: { type: 'string' }, problem: { type: 'string' }, trials: { type: 'string' }, 'scale-up': { type: 'boolean' }, json: { type: 'boolean' } },
+    summary: 'shipped research tasks: init writes a workspace for a task; judge runs its frozen judge on one and prints the verdict (exit 0 accepted, 1 rejected); ledger prints a research session\'s ledger from its log; report sums it up (records, tokens and cost per accepted record, idle fraction) and charts the record over time as record.png',
+    usage: 'recur research init DIR --task NAME [--knowledge weights-only|archive|full] [--json] | recur research judge DIR [--task NAME] [--problem small|large] [--trials N] [--scale-up] [--json] | recur research ledger SESSION-ID [--json] | recur research report SESSION-ID [--out DIR|-] [--json]',
+    options: { task: { type: 'string' }, knowledge: { type: 'string' }, problem: { type: 'string' }, trials: { type: 'string' }, 'scale-up': { type: 'boolean' }, out: { type: 'string', short: 'o' }, json: { type: 'boolean' } },
     load: async () => (await import('./commands/research')).research,
   },
   kill: {

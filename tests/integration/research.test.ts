@@ -35,6 +35,8 @@ describe('a research session: experiments judged by the host, a ledger only the 
   const h = new SessionHarness();
   beforeAll(() => h.start(), 120_000);
   afterAll(() => h.stop());
+  /** The first test's session, which the report reads again: no second session to wait for. */
+  let researchId: string | undefined;
 
   it('screens, rejects an illegal lever, a tampered harness and a sub-σ gain, accepts a real one, and keeps the rows in the log', async () => {
     const workspace = mkdtempSync(join(tmpdir(), 'recur-research-'));
@@ -79,6 +81,7 @@ for bad in (lambda: research.trial(n=9), lambda: research.trial(file="../outside
     };
     sessionWorkspaces(h.config).record(input.sessionId, { dir: ws, group: ws, shared: [], knowledge: start.knowledge });
     const run = await h.runInput(input);
+    researchId = run.id;
     expect(run.result).toEqual({ status: 'completed', answer: 'Done.' });
     expect(run.of('SessionStarted')[0].research).toEqual({ task: 'nqm-speedrun', knowledge: 'weights-only', recordId: 'r0-baseline', recordSteps: 1003, recordMean: expect.any(Number), recordN: 8 });
 
@@ -128,6 +131,19 @@ for bad in (lambda: research.trial(n=9), lambda: research.trial(file="../outside
     expect(table.records.map((r) => r.id)).toEqual(['r0-baseline', 'job-5']);
     expect(table.rows[4].notes).toEqual(['EMA scales: stack it next']);
   }, 240_000);
+
+  it('reports the session from its log: experiments, the accepted record, the idle fraction, and record.png', async () => {
+    expect(researchId).toBeDefined();
+    const out = mkdtempSync(join(tmpdir(), 'recur-report-'));
+    const cli = await cliInProcess(['research', 'report', researchId!, '--json', '--out', out]);
+    expect(cli.code).toBe(0);
+    const report = JSON.parse(cli.out[0]) as { experiments: number; accepted: number; recordNow: { id: string }; spent: { calls: number }; time: { idleFraction: number }; chart: string };
+    expect(report).toMatchObject({ experiments: 5, accepted: 1, recordNow: { id: 'job-5' }, chart: join(out, 'record.png') });
+    expect(report.spent.calls).toBeGreaterThanOrEqual(4);
+    expect(report.time.idleFraction).toBeGreaterThan(0);
+    expect(report.time.idleFraction).toBeLessThan(1);
+    expect(readFileSync(report.chart).subarray(1, 4).toString()).toBe('PNG');
+  });
 
   it('confines a tier, kernel and jobs alike: the host\'s archive read-only over papers/, or papers/ hidden on a tier without it', async () => {
     const seen: Record<string, string> = {};
@@ -181,5 +197,9 @@ except Exception as err:
     }, 'no research here');
     expect(run.of('CellExecuted')[0].outputs).toContain('ScopeError research.trial: this session has no research task');
     expect(run.types().filter((t) => t.startsWith('Job') || t.startsWith('Experiment'))).toEqual([]);
+    const plain = await cliInProcess(['research', 'report', run.id, '--out', '-']);
+    expect([plain.code, plain.message]).toEqual([1, `${run.id} is no research session (it was not started with --research)`]);
+    const absent = await cliInProcess(['research', 'report', 'never-logged', '--out', '-']);
+    expect([absent.code, absent.message]).toEqual([1, expect.stringContaining('no session never-logged logged on')]);
   });
 });

@@ -210,6 +210,11 @@ describe('recur research judge', () => {
     expect((await cliInProcess(['research', 'grade', join(root, 'plain')])).code).toBe(2);
     const misplaced = await cliInProcess(['research', 'judge', join(root, 'plain'), '--knowledge', 'archive']);
     expect([misplaced.code, misplaced.message]).toEqual([2, expect.stringContaining('--knowledge is not a flag of research judge')]);
+    // Checked before the log is read: no stack is needed to be told.
+    const out = await cliInProcess(['research', 'ledger', 'some-session', '--out', root]);
+    expect([out.code, out.message]).toEqual([2, expect.stringContaining('--out is a flag of research report only')]);
+    const bare = await cliInProcess(['research', 'report']);
+    expect([bare.code, bare.message]).toEqual([2, expect.stringContaining('recur research report SESSION-ID [--out DIR|-] [--json]')]);
   });
 });
 

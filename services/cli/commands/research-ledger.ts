@@ -1,6 +1,7 @@
 import { loadConfig } from '../../../config';
 import { kafkaClient } from '../../../config/connections';
 import { ExitError } from '../../../errors';
+import type { StoredEvent } from '../../../schemas';
 import { readLogInOrder } from '../../projector/read-log-in-order';
 import { researchLedger, type LedgerRow, type ResearchLedger } from '../../projector/research-ledger';
 import type { CommandContext } from '../command-context';
@@ -29,14 +30,18 @@ export function formatLedger(l: ResearchLedger): string[] {
   return lines;
 }
 
+/** Every event of the tree under `sessionId` (its sub-agents' too); exits 1 when the session was never logged. */
+export async function readResearchTree(sessionId: string): Promise<StoredEvent[]> {
+  const config = loadConfig();
+  const kafka = kafkaClient(config, 'reader', `${config.kafka.clientId}-research`);
+  const log = await readLogInOrder({ kafka, topic: config.kafka.topic, sessionId });
+  if (!log.sessions.get(sessionId)?.length) throw new ExitError(1, `no session ${sessionId} logged on ${config.kafka.topic}`);
+  return [...log.sessions.values()].flat();
+}
+
 /** `recur research ledger <session-id>`: the session's research ledger, from its event log alone. */
 export async function ledger(ctx: CommandContext, sessionId: string): Promise<number> {
-  const config = loadConfig();
-  const kafka = kafkaClient(config, 'reader', `${config.kafka.clientId}-ledger`);
-  const log = await readLogInOrder({ kafka, topic: config.kafka.topic, sessionId });
-  const events = log.sessions.get(sessionId);
-  if (!events?.length) throw new ExitError(1, `no session ${sessionId} logged on ${config.kafka.topic}`);
-  const l = researchLedger(sessionId, events);
+  const l = researchLedger(sessionId, await readResearchTree(sessionId));
   if (l.task === null) throw new ExitError(1, `${sessionId} is no research session (it was not started with --research)`);
   if (ctx.flags.json) ctx.out(JSON.stringify(l));
   else for (const line of formatLedger(l)) ctx.out(line);

@@ -6,8 +6,9 @@ import { runJudge, type JudgeVerdict } from '../../research/run-judge';
 import { listTasks, readTask, type ResearchTask } from '../../research/tasks';
 import type { CommandContext } from '../command-context';
 import { ledger } from './research-ledger';
+import { report } from './research-report';
 
-const USAGE = 'usage: recur research init DIR --task NAME [--knowledge weights-only|archive|full] [--json] | recur research judge DIR [--task NAME] [--problem small|large] [--trials N] [--scale-up] [--json] | recur research ledger SESSION-ID [--json]';
+const USAGE = 'usage: recur research init DIR --task NAME [--knowledge weights-only|archive|full] [--json] | recur research judge DIR [--task NAME] [--problem small|large] [--trials N] [--scale-up] [--json] | recur research ledger SESSION-ID [--json] | recur research report SESSION-ID [--out DIR|-] [--json]';
 // The judge's record is 8 seeds; fewer is a screen.
 const RECORD_TRIALS = 8;
 const DEFAULT_TASK = 'nqm-speedrun';
@@ -17,13 +18,15 @@ const EXIT = { accepted: 0, rejected: 1, usage: 2, judgeFailed: 3 } as const;
 
 /**
  * `recur research`: shipped research tasks. `init` writes a workspace for a task and `judge` runs
- * its frozen judge on one as it stands, both without the stack; `ledger` reads a research
- * session's ledger from the event log.
+ * its frozen judge on one as it stands, both without the stack; `ledger` and `report` read a
+ * research session from the event log.
  */
 export async function research(ctx: CommandContext): Promise<number> {
   const [sub, dir, ...extra] = ctx.args;
   if (!dir || extra.length > 0) throw new ExitError(EXIT.usage, USAGE);
+  if (sub !== 'report' && ctx.flags.out !== undefined) throw new ExitError(EXIT.usage, `--out is a flag of research report only\n${USAGE}`);
   if (sub === 'ledger') return ledger(ctx, dir);
+  if (sub === 'report') return report(ctx, dir);
   const foreign = (sub === 'init' ? ['problem', 'trials', 'scale-up'] : ['knowledge']).find((f) => ctx.flags[f] !== undefined);
   if (foreign) throw new ExitError(EXIT.usage, `--${foreign} is not a flag of research ${sub}\n${USAGE}`);
   if (sub === 'init') return init(ctx, resolve(dir));
