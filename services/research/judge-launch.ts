@@ -30,6 +30,7 @@ export function judgeLauncher(o: { blobs: BlobStore; dir: string; python?: strin
       renameSync(`${file}.tmp`, file);
     }
     const argv = judgeArgv(task, workspace, { problem: run.problem, trials: run.trials, against: run.against, scaleUp: run.scaleUp, exitZero: true });
-    return { argv: [o.python ?? 'python3', ...argv], cwd: task.dir };
+    // Outside the sandbox nothing else ties it to its worker: it dies with it, as a sandboxed job does (bwrap's --die-with-parent).
+    return { argv: ['setpriv', '--pdeathsig', 'KILL', '--', o.python ?? 'python3', ...argv], cwd: task.dir };
   };
 }

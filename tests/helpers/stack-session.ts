@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { kafkaClient } from '../../config/connections';
 import { followSessionLog } from '../../services/projector';
-import type { SessionLimits, SessionResult } from '../../workflows/session-types';
+import type { SessionInput, SessionLimits, SessionResult } from '../../workflows/session-types';
 import type { SessionHarness, SessionRun } from './session-harness';
 
 export interface StackRunOptions {
@@ -9,6 +9,8 @@ export interface StackRunOptions {
   limits?: Partial<SessionLimits>;
   /** Called with the tree's event count as each event reaches the log; return true to stop following. */
   onEvent?: (n: number, event: { type: string; sessionId: string; event: unknown }) => Promise<boolean | void>;
+  /** Changes the root's input before it starts (a research session's spec, its workspace record). */
+  prepare?: (input: SessionInput) => SessionInput;
 }
 
 /**
@@ -17,7 +19,8 @@ export interface StackRunOptions {
  * Temporal outages: the client asks again until the workflow answers.
  */
 export async function runOnStackWorker(h: SessionHarness, agents: Record<string, string[]>, opts: StackRunOptions = {}): Promise<SessionRun> {
-  const input = h.input(agents, opts.task ?? 'a task for the stack worker', opts.limits);
+  const made = h.input(agents, opts.task ?? 'a task for the stack worker', opts.limits);
+  const input = opts.prepare ? opts.prepare(made) : made;
   await h.client.workflow.start('agentSessionWorkflow', {
     taskQueue: h.config.temporal.taskQueue, workflowId: input.sessionId, args: [input],
   });

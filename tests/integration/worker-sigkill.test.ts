@@ -1,4 +1,6 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../config';
 import type { StoredEvent } from '../../schemas';
@@ -11,6 +13,12 @@ import { workerIdentity } from '../../services/worker/lost-attempts';
 import { until } from '../helpers/poll-tree-log';
 import { py, SessionHarness, type SessionRun } from '../helpers/session-harness';
 import { runOnStackWorker } from '../helpers/stack-session';
+import { initWorkspace } from '../../services/research/init-workspace';
+import { researchStart } from '../../services/research/research-spec';
+import { readTask } from '../../services/research/tasks';
+import { sessionWorkspaces } from '../../services/sandbox';
+
+const task = readTask('nqm-speedrun')!;
 
 /**
  * SIGKILL of the stack's worker process at seeded, random points of a three-agent session
@@ -224,6 +232,53 @@ describe('worker SIGKILL at seeded random points of a multi-agent session', () =
     // Nothing of the job runs on, untracked: its sandbox died with the worker that started it.
     expect(running).not.toEqual([]);
     expect(processesWith('sleep 4242')).toEqual([]);
+  }, 300_000);
+
+  test('a worker killed under a research experiment\'s judge: the judge dies with it, and the ledger gets one failed row, nothing counted', async () => {
+    await restartsAtOnce();
+    const ws = join(mkdtempSync(join(tmpdir(), 'recur-sigkill-research-')), 'w');
+    initWorkspace({ task, dir: ws, knowledge: 'weights-only' });
+    // A candidate whose judge runs its scale-up stage (seconds of CPU): time to kill the worker under it.
+    const train = readFileSync(join(ws, 'train.py'), 'utf8');
+    const [head, rest] = train.split('# ==== EDITABLE: optimizer config ====\n');
+    const candidate = "CONFIG = {'lr': 1.0, 'momentum': 0.8, 'schedule': 'cosine', 'cooldown_frac': 1.0, 'ema': 0.995, 'ema_start_frac': 0.5, 'train_steps': 900}\n";
+    writeFileSync(join(ws, 'train.py'), `${head}# ==== EDITABLE: optimizer config ====\n${candidate}${rest.slice(rest.indexOf('# ==== END ===='))}`);
+    spawnSync('chmod', ['-R', 'a+rwX', ws]);
+    const start = researchStart(task, 'weights-only', undefined);
+    const script = { root: [py('print(research.submit(idea="tail EMA 0.995")["id"])'), 'Waiting for the judge.', py('print(ledger.query()[-1]["status"])'), 'The judge was lost with its worker.'] };
+    const judges = () => readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+      try {
+        return /verify\.py.*--scale-up/.test(readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').join(' '));
+      } catch {
+        return false;
+      }
+    });
+    let killedPid: number | null = null;
+    let judging: string[] = [];
+    const run = await runOnStackWorker(h, script, {
+      task: 'beat the record',
+      prepare: (input) => {
+        sessionWorkspaces(h.config).record(input.sessionId, { dir: ws, group: ws, shared: [], knowledge: start.knowledge });
+        return { ...input, research: start.spec };
+      },
+      onEvent: async (_n, e) => {
+        if (killedPid !== null || e.type !== 'JobStarted') return;
+        await until('the judge to run', async () => (judging = judges()).length > 0 || undefined);
+        killedPid = await workerPid(config);
+        if (killedPid !== null) process.kill(killedPid, 'SIGKILL');
+      },
+    });
+    expect(killedPid).not.toBeNull();
+    expect(run.result).toMatchObject({ status: 'completed' });
+    // One end, one row, one verdict: the successor's report of the lost job, with nothing of the run counted.
+    expect(run.of('JobEnded')).toEqual([expect.objectContaining({ jobId: 'job-1', outcome: 'failed' })]);
+    expect(run.of('ExperimentRecorded')).toEqual([expect.objectContaining({ jobId: 'job-1', kind: 'record', status: 'failed', seeds: [], values: [], mean: null })]);
+    expect(run.of('ExperimentRecorded')[0].reason).toContain('nothing of it is counted');
+    expect(run.of('RecordRejected')).toHaveLength(1);
+    expect(run.of('RecordAccepted')).toEqual([]);
+    // The judge runs outside the sandbox; it died with the worker all the same.
+    expect(judging).not.toEqual([]);
+    expect(judges()).toEqual([]);
   }, 300_000);
 
   test.each(SEEDS)(`kills at ${KILLS} seeded points (seed %i) change nothing: answer, every cell's output, one of each effect`, async (seed) => {
