@@ -69,6 +69,8 @@ export class SessionState {
   /** Set once a sub-agent's first task has ended: it is retained (workflows/retain.ts). */
   retained: RetainState | null;
   phase: SessionStatusView['phase'] = 'starting';
+  /** Set once a limit has ended the run and its wrap-up began (wrap-up.ts): no new job starts after it. */
+  wrappingUp = false;
   /** Why the session must end, once a handler failed (an append, a bug); the loop then ends it. */
   fault: string | null = null;
   /** Set by the workflow: stops the loop so it can log the fault. */

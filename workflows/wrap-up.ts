@@ -62,6 +62,8 @@ function wrapsUp(s: SessionState, stop: BudgetStop): boolean {
  * below the root stopped by the tree's budget ends at once: the one wrap-up is the root's.
  */
 export async function wrapUp(s: SessionState, acts: Acts, stop: BudgetStop): Promise<SessionResult> {
+  // From here the kernel may still call the host (a thread of its own), but it starts no more work.
+  s.wrappingUp = true;
   if (!wrapsUp(s, stop)) return { status: 'failed', kind: stop.kind, reason: stop.reason };
   await inject(s, 'wrap_up', wrapUpText(stop.reason));
   try {

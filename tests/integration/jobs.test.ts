@@ -98,6 +98,40 @@ ${AWAIT_JOBS}`),
     expect(run.of('JobEnded').map((e) => e.outcome)).toEqual(['finished', 'finished']);
   });
 
+  it('starts no job once a limit has ended the run: a kernel thread still submitting during the wrap-up is refused', async () => {
+    const run = await h.runInput({
+      ...h.input({
+        root: [
+          py(`
+import threading, time
+def keep_submitting():
+    while True:
+        try:
+            jobs.submit("true")
+        except Exception:
+            pass
+        time.sleep(0.05)
+threading.Thread(target=keep_submitting, daemon=True).start()
+time.sleep(1)
+print("submitting")`),
+          'Still working on it.',
+          'Wrap-up: the jobs ran.',
+        ],
+      }, 'keep submitting jobs', { maxTurns: 2 }),
+      goal: { objective: 'keep going', openEnded: false, tokenBudget: null, secondsBudget: null, costBudgetUsd: null },
+    });
+    expect(run.result).toMatchObject({ status: 'failed', kind: 'max_turns' });
+    const types = run.types();
+    const wrapUp = run.sessions.get(run.id)!.findIndex((e) => e.event.type === 'ContinuationInjected' && e.event.reason === 'wrap_up');
+    expect(wrapUp).toBeGreaterThan(0);
+    const queued = types.flatMap((t, i) => (t === 'JobQueued' ? [i] : []));
+    expect(queued.length).toBeGreaterThan(1);
+    expect(Math.max(...queued)).toBeLessThan(wrapUp);
+    // Every job queued before has its end, and the session's end comes last.
+    expect(run.of('JobEnded')).toHaveLength(queued.length);
+    expect(types.at(-1)).toBe('SessionFailed');
+  });
+
   it('cancels a job still running when the session ends, logging its end before the session\'s, and stops its process', async () => {
     const input = h.input({ root: [py('print(jobs.submit("sleep 60")["id"])'), 'Waiting for the job.'] }, 'leave a job running');
     const session = await h.client.workflow.start('agentSessionWorkflow', { taskQueue: h.taskQueue, workflowId: input.sessionId, args: [input] });

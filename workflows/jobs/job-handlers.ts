@@ -22,6 +22,11 @@ export function installJobHandlers(s: SessionState): void {
   setHandler(jobReportSignal, guardSignal(s, (r: JobReport) => onReport(s, r)));
 }
 
+/** Why no job may start now whatever it asks: the session's limit has ended its run. */
+export function jobsClosed(s: SessionState): string | null {
+  return s.wrappingUp ? 'the session has reached its limit and is wrapping up: no new jobs start' : null;
+}
+
 /** Why a submit is refused, or null. */
 export function checkSubmit(req: Extract<JobRequest, { action: 'submit' }>, active: number): string | null {
   if (!req.command.trim()) return 'a job needs a non-empty command';
@@ -49,7 +54,7 @@ async function onRequest(s: SessionState, req: JobRequest): Promise<JobReply> {
     if (job.status === 'queued' || job.status === 'running') await getExternalWorkflowHandle(jobWorkflowId(s.id, job.id)).cancel().catch(() => undefined);
     return views([job]);
   }
-  const refused = checkSubmit(req, s.jobs.active().length);
+  const refused = jobsClosed(s) ?? checkSubmit(req, s.jobs.active().length);
   if (refused) return { ok: false, reason: refused };
   return views([await queueJob(s, { ...req, judge: null })]);
 }

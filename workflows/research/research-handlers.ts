@@ -7,7 +7,7 @@ import { setHandler } from '@temporalio/workflow';
 import type { JudgeRun } from '../../activities/jobs/job-launch';
 import { HARD } from '../../schemas/field-limits';
 import { guardUpdate } from '../guard-handler';
-import { checkSubmit, queueJob } from '../jobs/job-handlers';
+import { checkSubmit, jobsClosed, queueJob } from '../jobs/job-handlers';
 import type { SessionState } from '../session-state';
 import { KEPT_ENDED, type ResearchBook } from './research-book';
 import { researchUpdate, type Experiment, type ResearchReply, type ResearchRequest } from './research-messages';
@@ -44,7 +44,7 @@ async function onRequest(s: SessionState, req: ResearchRequest): Promise<Researc
     await s.emit(() => [{ type: 'ExperimentAnnotated', jobId: row.id, note: req.note }], () => row.notes.push(req.note));
     return reply([row]);
   }
-  const refused = checkExperiment(book, req, Number(s.jobs.nextId().slice(4)) - 1);
+  const refused = jobsClosed(s) ?? checkExperiment(book, req, Number(s.jobs.nextId().slice(4)) - 1);
   if (refused) return { ok: false, reason: refused };
   const kind = req.action === 'trial' ? 'trial' : 'record';
   const record = book.record;
