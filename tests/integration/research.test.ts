@@ -48,10 +48,12 @@ describe('a research session: experiments judged by the host, a ledger only the 
     const input = {
       ...h.input({
         root: [
+          // A screen takes a tenth of a second: waited for here, it ends in the cell (an answer given
+          // while it ran would idle until its end, one given after it would end the session).
           py(`${SET_CONFIG}
 t = research.trial(n=1, idea="baseline screen")
-print(t["id"], t["kind"], t["status"])`),
-          'The screen is running; I will read it when it ends.',
+print(t["id"], t["kind"], t["status"])
+${AWAIT_ROWS}`),
           py(`
 set_config(${cfg({ ...BASELINE, grad_evals_per_step: 2, train_steps: 600 })}, "variants/illegal.py")
 set_config(${cfg({ ...BASELINE, train_steps: 900 })}, "variants/tamper.py", frozen=lambda s: s.replace("SEED_BASE = 0xC0FFEE", "SEED_BASE = 0xC0FFEF"))
@@ -139,7 +141,7 @@ for bad in (lambda: research.trial(n=9), lambda: research.trial(file="../outside
     expect(cli.code).toBe(0);
     const report = JSON.parse(cli.out[0]) as { experiments: number; accepted: number; recordNow: { id: string }; spent: { calls: number }; time: { idleFraction: number }; chart: string };
     expect(report).toMatchObject({ experiments: 5, accepted: 1, recordNow: { id: 'job-5' }, chart: join(out, 'record.png') });
-    expect(report.spent.calls).toBeGreaterThanOrEqual(4);
+    expect(report.spent.calls).toBe(3);
     expect(report.time.idleFraction).toBeGreaterThan(0);
     expect(report.time.idleFraction).toBeLessThan(1);
     expect(readFileSync(report.chart).subarray(1, 4).toString()).toBe('PNG');
