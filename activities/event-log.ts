@@ -128,7 +128,10 @@ function permanentType(err: unknown): string | undefined {
 
 /**
  * Creates the event topic if it does not exist: delete policy with no time or size limit,
- * because the log is the system of record and must never be compacted or expire.
+ * because the log is the system of record and must never be compacted or expire. Records carry
+ * their events' `ts`, the workflow clock's, which a time-skipping Temporal server runs hours
+ * ahead of the broker's (the virtual executor, docs/jobs.md): with nothing expiring by time, the
+ * broker's bound on future timestamps (an hour, Kafka 4's default) guards nothing here.
  * Throws when an existing topic has fewer partitions than asked for.
  */
 export async function ensureTopic(admin: Admin, topic: string, partitions: number): Promise<void> {
@@ -143,6 +146,7 @@ export async function ensureTopic(admin: Admin, topic: string, partitions: numbe
             { name: 'cleanup.policy', value: 'delete' },
             { name: 'retention.ms', value: '-1' },
             { name: 'retention.bytes', value: '-1' },
+            { name: 'message.timestamp.after.max.ms', value: String(Number.MAX_SAFE_INTEGER) },
           ],
         },
       ],

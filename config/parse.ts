@@ -140,7 +140,7 @@ function read(kind: Kind, v: string): { value: string | number | boolean | strin
   if (kind === 'sasl-mechanism') return SASL_MECHANISMS.includes(v as SaslMechanism) ? { value: v } : { error: `expected one of ${SASL_MECHANISMS.join(', ')}, got "${v}"` };
   const n = Number(v);
   if (kind === 'refine-apply') return v === 'auto' || v === 'approve' ? { value: v } : { error: `expected auto or approve, got "${v}"` };
-  if (kind === 'job-executor') return v === 'local' || v === 'slurm' ? { value: v } : { error: `expected local or slurm, got "${v}"` };
+  if (kind === 'job-executor') return v === 'local' || v === 'slurm' || v === 'virtual' ? { value: v } : { error: `expected local, slurm or virtual, got "${v}"` };
   if (kind === 'on-off') return v === 'on' || v === 'off' ? { value: v } : { error: `expected on or off, got "${v}"` };
   if (kind === 'net') {
     const policy = parseNetPolicy(v);
@@ -215,7 +215,7 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
   errors.push(...outOfRange(config), ...externalServiceErrors(config), ...uiLinkErrors(config), ...blobStoreErrors(config));
   // It names a task queue and a directory of the home.
   if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(config.hostId)) errors.push(`RECUR_HOST_ID (config hostId): "${config.hostId}" is not 1-32 lowercase letters, digits and dashes, starting with a letter or digit`);
-  if (!['local', 'slurm'].includes(config.worker.jobExecutor)) errors.push(`RECUR_JOB_EXECUTOR (config worker.jobExecutor): expected local or slurm, got ${JSON.stringify(config.worker.jobExecutor)}`);
+  if (!['local', 'slurm', 'virtual'].includes(config.worker.jobExecutor)) errors.push(`RECUR_JOB_EXECUTOR (config worker.jobExecutor): expected local, slurm or virtual, got ${JSON.stringify(config.worker.jobExecutor)}`);
   // It goes to sbatch as one argument, and a comma there would name several partitions.
   const partition = config.worker.slurmPartition;
   if (partition !== null && !/^[A-Za-z0-9_.-]{1,64}$/.test(partition)) errors.push(`RECUR_SLURM_PARTITION (config worker.slurmPartition): "${partition}" is not one Slurm partition name (1-64 letters, digits, _ . -)`);

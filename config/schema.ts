@@ -145,8 +145,12 @@ export interface RecurConfig {
     cachedWorkflows: number;
     /** CPU slots of this host's job pool (docs/jobs.md): jobs wait, in submit order, until the slots they ask for are free. */
     jobCpus: number;
-    /** What runs this host's jobs: `local` (its own CPU pool) or `slurm` (sbatch on the cluster this host submits to). */
-    jobExecutor: 'local' | 'slurm';
+    /**
+     * What runs this host's jobs: `local` (its own CPU pool), `slurm` (sbatch on the cluster this
+     * host submits to) or `virtual` (the local pool, each job held on the workflow clock for the
+     * run time it reports: long-horizon runs on a time-skipping Temporal server, docs/jobs.md).
+     */
+    jobExecutor: 'local' | 'slurm' | 'virtual';
     /** The Slurm partition jobs go to; null: the cluster's default partition. */
     slurmPartition: string | null;
   };

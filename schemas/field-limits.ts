@@ -110,6 +110,7 @@ export const FIELD_LIMITS = {
     seeds: { items: JOB_SEEDS, of: 0 }, values: { items: JOB_SEEDS, of: 0 },
   },
   ExperimentAnnotated: { jobId: NAME, note: HARD.idea },
+  RecordReleased: { recordId: NAME, config: HARD.instruction, note: HARD.idea },
   RecordAccepted: { jobId: NAME, configHash: HASH, previousId: NAME },
   RecordRejected: { jobId: NAME, reason: 2_000, previousId: NAME },
   ReplyRejected: { note: 2_000 },

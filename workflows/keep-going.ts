@@ -22,10 +22,16 @@ export async function logInputGoal(s: SessionState): Promise<void> {
 }
 
 /**
- * Logs each schedule that came due (missed ticks coalesced into one firing) so the next prompt
- * shows it; the schedules move on to their next tick once that is logged.
+ * Logs each human record a research task's feed has released by now, then each schedule that
+ * came due (missed ticks coalesced into one firing), so the next prompt shows them; the book and
+ * the schedules move on once that is logged.
  */
 export async function fireDueSchedules(s: SessionState): Promise<void> {
+  const research = s.research;
+  if (research?.nextRelease(s.startedAt) != null) {
+    let released: ReturnType<typeof research.releaseDue> | null = null;
+    await s.emit(() => (released = research.releaseDue(s.startedAt, Date.now())).events, () => released?.commit());
+  }
   let due: DueTick[] = [];
   await s.emit(() => {
     due = takeDue(s.long.schedules.map((sch) => ({ ...sch })), Date.now());
@@ -69,9 +75,9 @@ export async function afterAnswer(s: SessionState): Promise<'continue' | 'end'> 
     return 'end';
   }
   for (;;) {
-    const wake = nextWake(s.long.schedules);
-    const jobs = s.jobs.active().length > 0;
-    if (wake === null && !jobs) return 'end';
+    // A feed release wakes a session that waits anyway; it keeps none alive on its own.
+    if (nextWake(s.long.schedules) === null && s.jobs.active().length === 0) return 'end';
+    const wake = wakeAt(s);
     if ((wake !== null && wake <= Date.now()) || s.inbox.length > 0) return 'continue';
     // A workflow timer: it fires on time even if no worker runs then; the next worker picks it up.
     // An operator's schedule or goal change wakes it early, to re-plan; a job's end (the
@@ -95,12 +101,18 @@ async function settle(s: SessionState): Promise<void> {
   await idle(s, () => s.inbox.length > 0 || !running() || s.jobs.ended !== ended);
 }
 
-/** Waits until `news` (true), or the next scheduled tick or the session's or goal's deadline (false). */
+/** The next scheduled tick or human record of a research task's feed (epoch ms); null: none. */
+function wakeAt(s: SessionState): number | null {
+  const times = [nextWake(s.long.schedules), s.research?.nextRelease(s.startedAt) ?? null].filter((t): t is number => t !== null);
+  return times.length > 0 ? Math.min(...times) : null;
+}
+
+/** Waits until `news` (true), or the next scheduled tick or feed release or the session's or goal's deadline (false). */
 async function idle(s: SessionState, news: () => boolean): Promise<boolean> {
   const { maxSeconds } = s.input.limits;
   const g = s.long.goal;
   const ends = [
-    nextWake(s.long.schedules),
+    wakeAt(s),
     maxSeconds === null ? null : s.startedAt + maxSeconds * 1000,
     g?.status === 'active' && g.secondsBudget !== null ? g.setAt + g.secondsBudget * 1000 : null,
   ].filter((t): t is number => t !== null);

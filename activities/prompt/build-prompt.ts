@@ -94,7 +94,8 @@ export function buildPrompt(
       case 'JobEnded':
       case 'ExperimentRecorded':
       case 'RecordAccepted':
-      case 'RecordRejected': {
+      case 'RecordRejected':
+      case 'RecordReleased': {
         const note = e.type === 'JobEnded' ? jobEndedNote(e) : researchNote(e);
         if (cellOpen) held.push(note);
         else push({ role: 'user', content: note });

@@ -1,4 +1,4 @@
-import type { ExperimentRecorded, JobEnded, RecordAccepted, RecordRejected } from '../../schemas/generated/events';
+import type { ExperimentRecorded, JobEnded, RecordAccepted, RecordRejected, RecordReleased } from '../../schemas/generated/events';
 
 /** A job's end as the model reads it: marked as the host's, with the output's end. */
 export function jobEndedNote(e: JobEnded): string {
@@ -8,7 +8,11 @@ export function jobEndedNote(e: JobEnded): string {
 }
 
 /** A ledger row or a record verdict as the model reads it: the host's numbers, never the agent's. */
-export function researchNote(e: ExperimentRecorded | RecordAccepted | RecordRejected): string {
+export function researchNote(e: ExperimentRecorded | RecordAccepted | RecordRejected | RecordReleased): string {
+  if (e.type === 'RecordReleased') {
+    const force = e.inForce ? 'it is the record to beat now' : 'the record in force has fewer steps';
+    return `[human record ${e.recordId} released: ${e.steps} steps, mean ${e.mean.toFixed(5)} over ${e.n} seeds; ${force}. Its CONFIG: ${e.config}. ${e.note}]`;
+  }
   if (e.type === 'RecordAccepted') return `[record ${e.jobId} ACCEPTED by the host's judge: ${e.steps} steps, mean ${e.mean.toFixed(5)} over ${e.n} seeds, beats ${e.previousId} (${e.previousSteps} steps); it is the record now]`;
   if (e.type === 'RecordRejected') return `[record candidate ${e.jobId} rejected by the host's judge: ${e.reason}]`;
   if (e.status === 'failed') return `[experiment ${e.jobId} failed: ${e.reason}]`;

@@ -667,6 +667,28 @@ export interface RecordRejected {
   readonly scaleUp: ScaleUpCheck | null;
 }
 
+/** A human record from the research task's feed (tasks/<task>/records/feed.jsonl) came out during the session, at its release time after the session's start (a durable workflow timer): what the talk's agents got as new upstream records. Appended by the session's workflow just before the turn it starts; the prompt shows it, with its config, so the next candidates can build on it. When it has fewer steps than the record in force it becomes the record candidates are judged against from here on (inForce), and a candidate judged against the old one is rejected as stale (docs/research-loop.md). Only host code writes one. */
+export interface RecordReleased {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'RecordReleased';
+  /** The record's id in the feed, e.g. r1-nesterov. Limit: 256 characters. */
+  readonly recordId: string;
+  /** When the feed releases it: seconds after the session's start. */
+  readonly releaseAfterSeconds: number;
+  /** Its train_steps. */
+  readonly steps: number;
+  /** Its mean over the seeds, as the task's judge measured it. */
+  readonly mean: number;
+  /** Seeds that mean is over. */
+  readonly n: number;
+  /** Its CONFIG (the editable block's knobs besides train_steps), as JSON. Limit: 4000 characters. */
+  readonly config: string;
+  /** What the feed says of it. Limit: 2000 characters. */
+  readonly note: string;
+  /** Whether it became the record in force (it has fewer steps than the one before); false: the session's own record was already better. */
+  readonly inForce: boolean;
+}
+
 /** What was wrong with a model reply. */
 export type ReplyProblem = 'empty' | 'unclosed_fence' | 'cut_off' | 'bad_tool_call' | 'refusal' | 'other';
 
@@ -1127,6 +1149,7 @@ export type RecurEvent =
   | NetworkConnection
   | RecordAccepted
   | RecordRejected
+  | RecordReleased
   | ReplyRejected
   | ScheduleChanged
   | ScheduleFired
@@ -1148,7 +1171,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ExperimentAnnotated', 'ExperimentRecorded', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'JobEnded', 'JobPreempted', 'JobQueued', 'JobStarted', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'RecordAccepted', 'RecordRejected', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ExperimentAnnotated', 'ExperimentRecorded', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'JobEnded', 'JobPreempted', 'JobQueued', 'JobStarted', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'RecordAccepted', 'RecordRejected', 'RecordReleased', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -1183,6 +1206,7 @@ export type RecurEventInput =
   | WithDefaults<NetworkConnection, 'address' | 'approvalId'>
   | WithDefaults<RecordAccepted, 'scaleUp'>
   | WithDefaults<RecordRejected, 'steps' | 'mean' | 'pairwiseScore' | 'scaleUp'>
+  | RecordReleased
   | ReplyRejected
   | WithDefaults<ScheduleChanged, 'nextRunAt'>
   | ScheduleFired

@@ -49,9 +49,9 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('./commands/host')).host,
   },
   setup: {
-    summary: "install Recur's tools (Python venv, Temporal CLI, Kafka jars, the local/smollm2 model) without starting anything; --browser adds Debian's Chromium for the viewer's browser tests; --slurm installs and starts a one-node Slurm (slurm-wlm, munge) for the Slurm job executor",
-    usage: 'recur setup [--force] [--browser] [--slurm]',
-    options: { force: { type: 'boolean' }, browser: { type: 'boolean' }, slurm: { type: 'boolean' } },
+    summary: "install Recur's tools (Python venv, Temporal CLI, Kafka jars, the local/smollm2 model) without starting anything; --browser adds Debian's Chromium for the viewer's browser tests; --slurm installs and starts a one-node Slurm (slurm-wlm, munge) for the Slurm job executor; --virtual-clock adds Temporal's time-skipping test server for the virtual job executor's long-horizon tests",
+    usage: 'recur setup [--force] [--browser] [--slurm] [--virtual-clock]',
+    options: { force: { type: 'boolean' }, browser: { type: 'boolean' }, slurm: { type: 'boolean' }, 'virtual-clock': { type: 'boolean' } },
     load: async () => (await import('./commands/setup')).setup,
   },
   run: {

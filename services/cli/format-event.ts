@@ -117,6 +117,8 @@ export function eventFacts(e: RecurEvent): string {
       return `${e.jobId}${e.steps === null ? '' : ` ${e.steps} steps`}${e.mean === null ? '' : ` mean ${e.mean.toFixed(5)}`} vs ${e.previousId}: ${firstLine(e.reason)}`;
     case 'ExperimentAnnotated':
       return `${e.jobId}: ${quoted(e.note)}`;
+    case 'RecordReleased':
+      return `${e.recordId} ${e.steps} steps mean ${e.mean.toFixed(5)} at +${e.releaseAfterSeconds}s${e.inForce ? ', in force' : ''}`;
     case 'HarnessEdited':
       return `${e.action} ${e.kind} ${e.name} ${e.result} by ${e.source}${e.error ? `: ${firstLine(e.error)}` : ''}`;
     default:

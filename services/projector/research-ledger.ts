@@ -53,7 +53,7 @@ export interface ResearchLedger {
   /** Its knowledge tier, from SessionStarted. */
   knowledge: string | null;
   rows: LedgerRow[];
-  /** The record at the start, then each one accepted, in log order. */
+  /** The record at the start, then each one accepted or released into force by the feed, in log order. */
   records: RecordStep[];
 }
 
@@ -83,6 +83,8 @@ export function researchLedger(sessionId: string, events: readonly StoredEvent[]
       const accepted = e.type === 'RecordAccepted';
       if (row) row.verdict = { accepted, previousId: e.previousId, previousSteps: e.previousSteps, pairwiseScore: e.pairwiseScore, scaleUp: e.scaleUp, reason: accepted ? row.reason : e.reason };
       if (e.type === 'RecordAccepted') out.records.push({ id: e.jobId, ts: Number(s.ts), steps: e.steps, mean: e.mean });
+    } else if (e.type === 'RecordReleased' && e.inForce) {
+      out.records.push({ id: e.recordId, ts: Number(s.ts), steps: e.steps, mean: e.mean });
     } else if (e.type === 'ExperimentAnnotated') {
       byId.get(e.jobId)?.notes.push(e.note);
     }

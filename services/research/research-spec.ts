@@ -21,7 +21,7 @@ export interface ResearchStart {
 
 /**
  * A research session's start on `task` at `tier` (docs/research-loop.md): the last record its
- * feed releases at the start, and what the tier allows: the paper archive read-only or not at
+ * feed releases at the start and the ones it releases later, and what the tier allows: the paper archive read-only or not at
  * all, and no network but on a tier that has it, and there only the hosts `net` lists. A `net`
  * the tier does not allow is refused rather than narrowed, so no one runs a tier they did not ask for.
  */
@@ -33,13 +33,16 @@ export function researchStart(task: ResearchTask, tier: string, net: string | un
   if (!t.network && policy && policy.kind !== 'none') throw new RecurError(`the ${tier} tier has no network: drop --net ${net}`);
   if (t.network && policy?.kind !== 'allow') throw new RecurError(`the ${tier} tier reaches only the hosts it is given: pass --net allow:HOST[:PORT],…`);
   const feedPath = join(task.dir, 'records', 'feed.jsonl');
-  const released = existsSync(feedPath) ? releasedBy(parseFeed(readFileSync(feedPath, 'utf8')), 0) : [];
-  const last = released.at(-1);
+  const feed = existsSync(feedPath) ? parseFeed(readFileSync(feedPath, 'utf8')) : [];
+  const last = releasedBy(feed, 0).at(-1);
   if (!last) throw new RecurError(`${task.manifest.name} releases no record at the start (records/feed.jsonl): there is nothing to judge a candidate against`);
   return {
     spec: {
       task: task.manifest.name, knowledge: tier, problem: task.manifest.problem ?? DEFAULT_PROBLEM,
       record: { id: last.id, steps: last.train_steps, mean: last.mean, n: last.n },
+      releases: feed.filter((r) => r.release_after_seconds > 0).sort((a, b) => a.release_after_seconds - b.release_after_seconds).map((r) => ({
+        id: r.id, steps: r.train_steps, mean: r.mean, n: r.n, afterSeconds: r.release_after_seconds, config: JSON.stringify(r.config), note: r.note,
+      })),
     },
     net: t.network ? net!.trim().toLowerCase() : 'none',
     knowledge: { tier, papers: t.papers ? join(task.dir, 'papers') : null },

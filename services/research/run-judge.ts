@@ -64,6 +64,8 @@ export interface JudgeArgs {
   scaleUp?: boolean;
   /** Exit 0 whenever a verdict was printed; the verdict's `accepted` says the rest. */
   exitZero?: boolean;
+  /** Print the run time the judged runs stand for at this many seconds a step and seed (the virtual executor's charge). */
+  simSecondsPerStep?: number;
 }
 
 export interface JudgeOptions extends JudgeArgs {
@@ -89,6 +91,7 @@ export function judgeArgv(task: ResearchTask, dir: string, o: JudgeArgs): string
   if (o.against) args.push('--against', JSON.stringify({ steps: o.against.steps, mean: o.against.mean, n: o.against.n }));
   if (o.scaleUp) args.push('--scale-up');
   if (o.exitZero) args.push('--exit-zero');
+  if (o.simSecondsPerStep !== undefined) args.push('--sim-seconds-per-step', String(o.simSecondsPerStep));
   return [...args, '--json'];
 }
 

@@ -20,6 +20,12 @@ export interface TaskManifest {
   judge: string;
   /** The problem a research session's experiments run on; `small` when absent. */
   problem?: string;
+  /**
+   * What one simulated step of one seed stands for in run time on the virtual executor
+   * (RECUR_JOB_EXECUTOR=virtual): the judge reports it with each verdict. Absent: experiments
+   * take their real time there too.
+   */
+  simSecondsPerStep?: number;
   knowledge: Record<string, KnowledgeTier>;
 }
 

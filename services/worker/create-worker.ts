@@ -154,7 +154,7 @@ export async function createRecurWorker(
       logFile: jobLog,
       launch: jobLauncher({
         sandbox: config.sandbox.mode, python: stackPaths(config).python, kernelDir: `${repoRoot()}/kernel`, sandboxRoot: sandboxRoot(config),
-        keyOf: sandboxKey, workspaceOf: (sessionId) => host.place(sessionId).workspace, judge: judgeLauncher({ blobs, dir: stackPaths(config).judged }),
+        keyOf: sandboxKey, workspaceOf: (sessionId) => host.place(sessionId).workspace, judge: judgeLauncher({ blobs, dir: stackPaths(config).judged, onTheClock: config.worker.jobExecutor === 'virtual' }),
       }),
       env: opts.env ?? process.env,
     }),

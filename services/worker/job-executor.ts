@@ -3,6 +3,7 @@ import type { RecurConfig } from '../../config';
 import { createJobActivities, type JobActivities, type JobDeps } from '../../activities/jobs/run-job';
 import { slurmCli } from '../../activities/jobs/slurm-cli';
 import { createSlurmJobActivities, type SlurmJobDeps } from '../../activities/jobs/slurm-executor';
+import { createVirtualJobActivities } from '../../activities/jobs/virtual-executor';
 import { jobReportSignal } from '../../workflows/jobs/job-messages';
 
 type Reports = Pick<SlurmJobDeps, 'onStarted' | 'onEnded' | 'onPreempted'>;
@@ -21,5 +22,6 @@ export function jobReports(client: Client, hostId: string): Reports {
 export function hostJobActivities(config: RecurConfig, client: Client, base: Pick<JobDeps, 'logFile' | 'launch' | 'env'>): JobActivities {
   const reports = jobReports(client, config.hostId);
   if (config.worker.jobExecutor === 'local') return createJobActivities({ ...base, ...reports, cpus: config.worker.jobCpus });
+  if (config.worker.jobExecutor === 'virtual') return createVirtualJobActivities({ ...base, ...reports, cpus: config.worker.jobCpus });
   return createSlurmJobActivities({ ...base, ...reports, slurm: slurmCli(), partition: config.worker.slurmPartition });
 }

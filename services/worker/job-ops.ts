@@ -48,7 +48,7 @@ export function registerJobOps(bridge: HostBridge, client: Client, o: { logFile(
     const req = submitRequest(args);
     // The kernel calls the bridge of the host its session is placed on, where its jobs run. Slurm
     // sizes its own jobs: sbatch refuses one larger than the cluster, and the job ends failed.
-    if (o.executor === 'local' && req.cpus > o.cpus) throw new ScopeError(`cpus=${req.cpus} is more than this host's job pool has (${o.cpus}, RECUR_JOB_CPUS)`);
+    if (o.executor !== 'slurm' && req.cpus > o.cpus) throw new ScopeError(`cpus=${req.cpus} is more than this host's job pool has (${o.cpus}, RECUR_JOB_CPUS)`);
     return (await ask(sessionId, { ...req, executor: o.executor }, 'jobs.submit', rid))[0];
   });
   bridge.handle('jobs.status', async (sessionId, args, { rid }) => {

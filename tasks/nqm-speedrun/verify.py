@@ -5,12 +5,16 @@
         then the bar on its final lines. The log itself is trusted: a self-check only.
     python3 verify.py --workspace DIR [--problem small|large] [--trials N]
                       [--against '{"steps": S, "mean": M, "n": K}'] [--scale-up] [--exit-zero] [--json]
+                      [--sim-seconds-per-step S]
         the judge Recur runs: it reads DIR/train.py as text, checks its frozen regions, takes
         nothing from it but the CONFIG literal, and runs the fixed seeds 0xC0FFEE+0..N-1 on its
         own copy of the model (the train.py beside this file). N below 8 is a screen: promising
         or not, never accepted. --against judges a record candidate against the current record
         (fewer steps and the pairwise rule); --scale-up adds the large-problem stage once all
-        else passed. --json prints the verdict as one line.
+        else passed. --json prints the verdict as one line. --sim-seconds-per-step S first
+        prints `sim_seconds: X`, the run time the judged runs stand for at S a step and seed
+        (the candidate's seeds, and its 8 seeds at its large T* when the scale-up stage ran),
+        which Recur's virtual executor charges the experiment.
 
 Exit 0: accepted (a log: PASS or PROMISING); 1: not; 2: bad arguments or a log of another n.
 --exit-zero: 0 whenever a verdict was printed (the verdict's accepted says the rest).
@@ -294,7 +298,7 @@ def judge_log(path):
 
 
 USAGE = ('verify.py logs/<uuid>.txt [--json] | verify.py --workspace DIR [--problem small|large] [--trials N] '
-         '[--against JSON] [--scale-up] [--exit-zero] [--json]')
+         '[--against JSON] [--scale-up] [--exit-zero] [--json] [--sim-seconds-per-step S]')
 
 
 def trials_arg(text):
@@ -318,6 +322,27 @@ def record_arg(text):
     return r
 
 
+def seconds_arg(text):
+    try:
+        s = float(text)
+    except ValueError:
+        s = -1.0
+    if not (math.isfinite(s) and s >= 0):
+        raise argparse.ArgumentTypeError(f'must be a number of seconds >= 0, not {text!r}')
+    return s
+
+
+def sim_seconds(v, per_step):
+    """The run time the judged runs stand for: every seed of the candidate, then the scale-up
+    stage's confirming 8 seeds at the candidate's large T*. The bisections that find T* are the
+    judge's own bookkeeping, not runs a cluster would be charged for."""
+    steps = (v['steps'] or 0) * v['n']
+    large = (v['scale_up'] or {}).get('large_steps')
+    if large:
+        steps += large * N_RECORD
+    return per_step * steps
+
+
 def parse(argv):
     p = argparse.ArgumentParser(prog='verify.py', usage=USAGE, allow_abbrev=False)
     p.add_argument('log', nargs='?')
@@ -328,6 +353,7 @@ def parse(argv):
     p.add_argument('--scale-up', action='store_true')
     p.add_argument('--exit-zero', action='store_true')
     p.add_argument('--json', action='store_true')
+    p.add_argument('--sim-seconds-per-step', type=seconds_arg)
     a = p.parse_args(argv)
     if (a.log is None) == (a.workspace is None):
         p.error('judge either a log or --workspace DIR')
@@ -349,6 +375,8 @@ def main(argv):
     else:
         v, code = judge_log(a.log)
     v['problem'] = a.problem
+    if a.workspace is not None and a.sim_seconds_per_step is not None:
+        print(f'sim_seconds: {sim_seconds(v, a.sim_seconds_per_step):.3f}')
     if a.json:
         # One line, so a host can take the last line of the output as the verdict.
         print(json.dumps(v, separators=(',', ':')))

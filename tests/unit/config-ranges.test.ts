@@ -41,11 +41,11 @@ describe('config ranges', () => {
     const { config, errors } = parseConfig({ RECUR_HOME: home(), RECUR_JOB_EXECUTOR: 'slurm', RECUR_SLURM_PARTITION: 'gpu-long' });
     expect(errors).toEqual([]);
     expect(config.worker).toMatchObject({ jobExecutor: 'slurm', slurmPartition: 'gpu-long' });
-    expect(parseConfig({ RECUR_HOME: home(), RECUR_JOB_EXECUTOR: 'pbs' }).errors).toEqual(['RECUR_JOB_EXECUTOR: expected local or slurm, got "pbs"']);
+    expect(parseConfig({ RECUR_HOME: home(), RECUR_JOB_EXECUTOR: 'pbs' }).errors).toEqual(['RECUR_JOB_EXECUTOR: expected local, slurm or virtual, got "pbs"']);
     expect(parseConfig({ RECUR_HOME: home(), RECUR_SLURM_PARTITION: 'a,b' }).errors).toEqual([expect.stringContaining('RECUR_SLURM_PARTITION (config worker.slurmPartition): "a,b" is not one Slurm partition name')]);
     const dir = home();
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ worker: { jobExecutor: 'pbs' } }));
-    expect(parseConfig({ RECUR_HOME: dir }).errors).toEqual(['RECUR_JOB_EXECUTOR (config worker.jobExecutor): expected local or slurm, got "pbs"']);
+    expect(parseConfig({ RECUR_HOME: dir }).errors).toEqual(['RECUR_JOB_EXECUTOR (config worker.jobExecutor): expected local, slurm or virtual, got "pbs"']);
   });
 
   it('checks numbers from config.json too, naming the variable and the key', () => {

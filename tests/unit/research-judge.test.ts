@@ -81,12 +81,25 @@ describe('verify.py screens (--trials below 8)', () => {
       [judgeArgv(task, dir, { trials: 4, scaleUp: true }), 'a screen (--trials below 8) is never a record'],
       [judgeArgv(task, dir, { problem: 'large', scaleUp: true }), '--scale-up takes a candidate judged on the small problem'],
       [judgeArgv(task, dir, { trials: 9, exitZero: true }), '--trials: must be'],
+      [judgeArgv(task, dir, { simSecondsPerStep: -1 }), '--sim-seconds-per-step: must be a number of seconds >= 0'],
     ];
     for (const [argv, message] of cases) {
       const r = run(argv);
       expect([r.code, r.lines]).toEqual([2, []]);
       expect(r.stderr).toContain(message);
     }
+  });
+});
+
+describe('verify.py --sim-seconds-per-step (the virtual executor\'s charge)', () => {
+  it('reports the run time the judged seeds stand for on a line before the verdict', () => {
+    const screen = run(judgeArgv(task, workspace(BASELINE, 1003), { trials: 1, simSecondsPerStep: 0.15 }));
+    expect(screen.lines[0]).toBe('sim_seconds: 150.450');
+    expect(JSON.parse(screen.lines[1])).toMatchObject({ n: 1, steps: 1003 });
+    // Rejected before any scale-up stage: its 8 seeds at its own steps, nothing more.
+    const candidate = run(judgeArgv(task, workspace(BASELINE, 1003), { against: RECORD, scaleUp: true, simSecondsPerStep: 1 }));
+    expect(candidate.lines[0]).toBe('sim_seconds: 8024.000');
+    expect(JSON.parse(candidate.lines[1])).toMatchObject({ accepted: false, scale_up: null });
   });
 });
 

@@ -72,6 +72,30 @@ describe('an experiment\'s end (pure)', () => {
     expect(stale.events[1]).toEqual(expect.objectContaining({ type: 'RecordRejected', previousId: 'job-1', reason: expect.stringContaining('the record changed while it was judged') }));
   });
 
+  it('the book releases the feed\'s records on the clock: once each, in force only when they have fewer steps, kept across a carry', () => {
+    const release = (id: string, afterSeconds: number, steps: number) => ({ id, afterSeconds, steps, mean: 3.275, n: 8, config: '{"lr": 1.0}', note: `note ${id}` });
+    const spec = { task: 'nqm-speedrun', knowledge: 'weights-only', problem: 'small', record: baseline, releases: [release('r1', 60, 992), release('r2', 120, 995), release('r3', 600, 600)] };
+    const book = new ResearchBook(spec);
+    const t0 = 1_000_000;
+    expect(book.nextRelease(t0)).toBe(t0 + 60_000);
+    expect(book.releaseDue(t0, t0 + 59_999).events).toEqual([]);
+    const due = book.releaseDue(t0, t0 + 130_000);
+    expect(due.events).toEqual([
+      { type: 'RecordReleased', recordId: 'r1', releaseAfterSeconds: 60, steps: 992, mean: 3.275, n: 8, config: '{"lr": 1.0}', note: 'note r1', inForce: true },
+      // 995 steps is not below r1's 992: the record in force stays.
+      expect.objectContaining({ recordId: 'r2', inForce: false }),
+    ]);
+    expect(book.record.id).toBe('r0-baseline');
+    due.commit();
+    expect(book.record).toEqual({ id: 'r1', steps: 992, mean: 3.275, n: 8 });
+    expect(book.nextRelease(t0)).toBe(t0 + 600_000);
+    const carried = new ResearchBook(spec, book.carry());
+    expect(carried.releaseDue(t0, t0 + 130_000).events).toEqual([]);
+    expect(carried.releaseDue(t0, t0 + 600_000).events).toEqual([expect.objectContaining({ recordId: 'r3', inForce: true })]);
+    // A session started before feeds were released, or on a feed with nothing later, waits for none.
+    expect(new ResearchBook({ ...spec, releases: undefined }).nextRelease(t0)).toBeNull();
+  });
+
   it('the book applies an end once: a second report of the same job adds nothing', () => {
     const book = new ResearchBook({ task: 'nqm-speedrun', knowledge: 'weights-only', problem: 'small', record: baseline });
     book.add(row({ kind: 'record', against: 'r0-baseline' }));

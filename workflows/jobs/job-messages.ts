@@ -7,7 +7,7 @@ import type { RunJobInput, RunJobResult } from '../../activities/jobs/run-job';
  */
 
 /** What runs a host's jobs (RECUR_JOB_EXECUTOR): its host's bridge names it in each submit. */
-export type JobExecutor = 'local' | 'slurm';
+export type JobExecutor = 'local' | 'slurm' | 'virtual';
 
 export type JobStatus = 'queued' | 'running' | RunJobResult['outcome'];
 

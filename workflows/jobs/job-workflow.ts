@@ -5,6 +5,7 @@
  */
 import { ActivityCancellationType, ActivityFailure, CancellationScope, getExternalWorkflowHandle, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { createJobActivities, RunJobResult } from '../../activities/jobs/run-job';
+import { onTheClock } from './job-clock';
 import { jobReportSignal, type JobWorkflowInput } from './job-messages';
 
 /** A job's workflow id: `#` is in no agent name, so it never clashes with a sub-agent's session id. */
@@ -27,6 +28,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   const { cancelJob } = proxyActivities<JobActivities>({ taskQueue, startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
+  const startedAt = Date.now();
   const running = runJob(job);
   // A cancellation reaches runJob only with its next heartbeat to the server (up to 24 s away):
   // the host is told at once as well, as an operator's interrupt reaches a cell.
@@ -39,8 +41,11 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<void> {
     else if (e instanceof ActivityFailure) result = { outcome: 'failed', exitCode: null, seconds: 0, logTail: '', reason: `the executor could not run it: ${e.cause?.message ?? e.message}`, preemptions: 0 };
     else throw e;
   }
-  // The executor reported the end itself, in order with the next job's start; this one covers the
-  // ends it could not report (a lost worker, a job it refused), and the session ignores a second.
+  // A judge's timeout stops a judge stuck, in real time (runJob); the runs it stands for are the task's to size.
+  if (executor === 'virtual' && result.outcome !== 'cancelled') result = await onTheClock(result, startedAt, job.judge ? null : job.timeoutSeconds);
+  // The executor reported the end itself, in order with the next job's start (the virtual one
+  // leaves it to this, after its hold); this one covers the ends it could not report (a lost
+  // worker, a job it refused), and the session ignores a second.
   // A session that has ended takes no more signals; it logged this job's end when it ended.
   await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(job.sessionId).signal(jobReportSignal, { jobId: job.jobId, kind: 'ended', ...result }))
     .catch(() => undefined);

@@ -1,12 +1,14 @@
 import type { RecurEventInput } from '../../schemas/generated/events';
 import type { RunJobResult } from '../../activities/jobs/run-job';
 import { experimentEnd } from './experiment-end';
-import type { CurrentRecord, Experiment, ResearchSpec } from './research-messages';
+import type { CurrentRecord, Experiment, FeedRelease, ResearchSpec } from './research-messages';
 
 /** What a continued run keeps of its ledger. */
 export interface ResearchCarry {
   rows: Experiment[];
   record: CurrentRecord;
+  /** Feed releases logged so far; absent in carries from before there were any. */
+  released?: number;
 }
 
 /** Ended rows kept for ledger.query; older ones are in the log (recur research ledger). */
@@ -20,12 +22,37 @@ export class ResearchBook {
   readonly task: string;
   readonly problem: string;
   private readonly rows: Experiment[];
+  private readonly releases: FeedRelease[];
+  private released: number;
   record: CurrentRecord;
   constructor(spec: ResearchSpec, c?: ResearchCarry) {
     this.task = spec.task;
     this.problem = spec.problem;
     this.rows = c?.rows ?? [];
     this.record = c?.record ?? spec.record;
+    this.releases = spec.releases ?? [];
+    this.released = c?.released ?? 0;
+  }
+
+  /** When the feed's next record comes out (epoch ms, for a session started at `startedAt`); null when none is left. */
+  nextRelease(startedAt: number): number | null {
+    const next = this.releases[this.released];
+    return next ? startedAt + next.afterSeconds * 1000 : null;
+  }
+
+  /**
+   * The feed's records out by `now`, as events, and the change to make once they are logged: a
+   * record with fewer steps than the one in force becomes the one candidates must beat.
+   */
+  releaseDue(startedAt: number, now: number): { events: RecurEventInput[]; commit: () => void } {
+    const due = this.releases.slice(this.released).filter((r) => startedAt + r.afterSeconds * 1000 <= now);
+    let record = this.record;
+    const events: RecurEventInput[] = due.map((r) => {
+      const inForce = r.steps < record.steps;
+      if (inForce) record = { id: r.id, steps: r.steps, mean: r.mean, n: r.n };
+      return { type: 'RecordReleased', recordId: r.id, releaseAfterSeconds: r.afterSeconds, steps: r.steps, mean: r.mean, n: r.n, config: r.config, note: r.note, inForce };
+    });
+    return { events, commit: () => { this.released += due.length; this.record = record; } };
   }
 
   get(id: string): Experiment | undefined {
@@ -60,6 +87,6 @@ export class ResearchBook {
   }
 
   carry(): ResearchCarry {
-    return { rows: this.rows, record: this.record };
+    return { rows: this.rows, record: this.record, released: this.released };
   }
 }

@@ -24,6 +24,17 @@ export interface ResearchSpec {
   /** The task's problem experiments run on. */
   problem: string;
   record: CurrentRecord;
+  /** The human records the task's feed releases after the start, in release order; absent in sessions started before there were any. */
+  releases?: FeedRelease[];
+}
+
+/** A human record the feed releases during the session (logged as RecordReleased when it does). */
+export interface FeedRelease extends CurrentRecord {
+  /** Seconds after the session's start. */
+  afterSeconds: number;
+  /** Its CONFIG's knobs, as JSON. */
+  config: string;
+  note: string;
 }
 
 /** One row of the ledger as the kernel sees it (ledger.query); its trials are (seeds[i], values[i]). */

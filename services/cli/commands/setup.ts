@@ -1,5 +1,5 @@
 import { loadConfig } from '../../../config';
-import { ensureChromium, ensureSlurm, ensureTools } from '../../devstack';
+import { ensureChromium, ensureSlurm, ensureTimeSkippingServer, ensureTools } from '../../devstack';
 import type { CommandContext } from '../command-context';
 
 export async function setup(ctx: CommandContext): Promise<number> {
@@ -9,6 +9,8 @@ export async function setup(ctx: CommandContext): Promise<number> {
   if (ctx.flags.browser) ensureChromium(config, ctx.err);
   // A one-node Slurm, running: the Slurm job executor's tests need it (`npm test` asks for it).
   if (ctx.flags.slurm) ensureSlurm(ctx.err);
+  // Temporal's time-skipping server: the virtual executor's long-horizon tests run on it (`npm test` asks for it).
+  if (ctx.flags['virtual-clock']) ensureTimeSkippingServer(config, ctx.err);
   ctx.out(`tools ready in ${config.toolsDir}`);
   return 0;
 }
