@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import type { Context } from '@temporalio/activity';
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import { RecurError } from '../../errors';
 import { gateEnv } from '../run-gate';
 import { createCpuPool } from './cpu-pool';
+import { createLiveJobs } from './live-jobs';
 import type { JobLaunch, JudgeRun } from './job-launch';
 import { byWorkerShutdown } from '../worker-shutdown';
 import { JOB_LOG_TAIL } from '../../schemas/field-limits';
@@ -74,9 +75,6 @@ export interface JobActivities {
   cancelJob(job: JobRef): Promise<void>;
 }
 
-/** Also while queued: cancellation reaches an activity only through its heartbeats. */
-const HEARTBEAT_MS = 3_000;
-
 /** How one run of the command ended. */
 interface RunEnd {
   seed: number | null;
@@ -143,10 +141,7 @@ function verdict(stop: Stop | null, last: RunEnd | null, input: RunJobInput): Pi
 export function createJobActivities(deps: JobDeps): JobActivities {
   const pool = createCpuPool(deps.cpus);
   const env = gateEnv(deps.env);
-
-  /** The jobs this process holds, queued or running, by session and id: what cancelJob stops. */
-  const live = new Map<string, AbortController>();
-  const keyOf = (j: JobRef) => `${j.sessionId}\n${j.jobId}`;
+  const live = createLiveJobs();
 
   async function execute(ctx: Context, input: RunJobInput, cancelled: AbortSignal): Promise<RunJobResult> {
     const launch = await deps.launch(input);
@@ -199,34 +194,22 @@ export function createJobActivities(deps: JobDeps): JobActivities {
       if (!Number.isInteger(input.cpus) || input.cpus < 1 || input.cpus > deps.cpus) {
         throw new RecurError(`${input.jobId} asks for ${input.cpus} CPU slot(s); this host's job pool has ${deps.cpus}`, { retryable: false });
       }
-      const ctx = Context.current();
-      ctx.heartbeat();
-      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
-      const stop = new AbortController();
-      const fromTemporal = () => stop.abort();
-      ctx.cancellationSignal.addEventListener('abort', fromTemporal);
-      if (ctx.cancellationSignal.aborted) fromTemporal();
-      live.set(keyOf(input), stop);
-      try {
-        const release = await pool.acquire(input.cpus, stop.signal);
+      return live.run(input, async (ctx, cancelled) => {
+        const release = await pool.acquire(input.cpus, cancelled);
         try {
           const result: RunJobResult = release === null
             ? { outcome: 'cancelled', exitCode: null, seconds: 0, logTail: '', reason: 'cancelled before it started', preemptions: 0 }
-            : await execute(ctx, input, stop.signal);
+            : await execute(ctx, input, cancelled);
           if (result.outcome === 'cancelled' && byWorkerShutdown(ctx)) throw ctx.cancellationSignal.reason;
           await deps.onEnded(input, result).catch((error: unknown) => ctx.log.warn('onEnded failed', { jobId: input.jobId, error }));
           return result;
         } finally {
           release?.();
         }
-      } finally {
-        live.delete(keyOf(input));
-        ctx.cancellationSignal.removeEventListener('abort', fromTemporal);
-        clearInterval(beat);
-      }
+      });
     },
     async cancelJob(job) {
-      live.get(keyOf(job))?.abort();
+      live.cancel(job);
     },
   };
 }

@@ -1,10 +1,11 @@
-import { Context } from '@temporalio/activity';
+import type { Context } from '@temporalio/activity';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { JOB_LOG_TAIL } from '../../schemas/field-limits';
 import { gateEnv } from '../run-gate';
 import { byWorkerShutdown } from '../worker-shutdown';
-import { readLogTail, type JobActivities, type JobDeps, type JobRef, type RunJobInput, type RunJobResult } from './run-job';
+import { createLiveJobs } from './live-jobs';
+import { readLogTail, type JobActivities, type JobDeps, type RunJobInput, type RunJobResult } from './run-job';
 import type { SlurmClient, SlurmJobState } from './slurm-cli';
 import { batchScript, seedFile, slurmJobName } from './slurm-script';
 
@@ -26,7 +27,6 @@ export interface SlurmJobDeps extends Omit<JobDeps, 'cpus'> {
   pollMs?: number;
 }
 
-const HEARTBEAT_MS = 3_000;
 /** How long Slurm may not answer before the attempt following a job gives up (and is retried). */
 const UNANSWERED_MS = 60_000;
 
@@ -72,8 +72,7 @@ function verdict(s: SlurmJobState, stop: Stop | null, input: RunJobInput, failed
 export function createSlurmJobActivities(deps: SlurmJobDeps): JobActivities {
   const env = gateEnv(deps.env);
   const pollMs = deps.pollMs ?? 1_000;
-  const live = new Map<string, AbortController>();
-  const keyOf = (j: JobRef) => `${j.sessionId}\n${j.jobId}`;
+  const live = createLiveJobs();
 
   /** Submits the job, or finds the one an earlier attempt submitted. */
   async function submitOrAdopt(input: RunJobInput, log: string): Promise<string> {
@@ -158,15 +157,7 @@ export function createSlurmJobActivities(deps: SlurmJobDeps): JobActivities {
 
   return {
     async runJob(input) {
-      const ctx = Context.current();
-      ctx.heartbeat();
-      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
-      const stop = new AbortController();
-      const fromTemporal = () => stop.abort();
-      ctx.cancellationSignal.addEventListener('abort', fromTemporal);
-      if (ctx.cancellationSignal.aborted) fromTemporal();
-      live.set(keyOf(input), stop);
-      try {
+      return live.run(input, async (ctx, cancelled) => {
         const log = deps.logFile(input.sessionId, input.jobId);
         const submitted = await submitOrAdopt(input, log).catch((e: Error) => {
           if (byWorkerShutdown(ctx)) throw e;
@@ -176,18 +167,13 @@ export function createSlurmJobActivities(deps: SlurmJobDeps): JobActivities {
         // Errors while following it fail this attempt instead: the workflow retries a Slurm job's runJob, and the retry adopts it.
         const result: RunJobResult = submitted instanceof Error
           ? { outcome: 'failed', exitCode: null, seconds: 0, logTail: '', reason: `Slurm could not run it: ${submitted.message}`, preemptions: 0 }
-          : await follow(ctx, input, submitted, log, stop.signal);
+          : await follow(ctx, input, submitted, log, cancelled);
         await deps.onEnded(input, result).catch((error: unknown) => ctx.log.warn('onEnded failed', { jobId: input.jobId, error }));
         return result;
-      } finally {
-        live.delete(keyOf(input));
-        ctx.cancellationSignal.removeEventListener('abort', fromTemporal);
-        clearInterval(beat);
-      }
+      });
     },
     async cancelJob(job) {
-      const held = live.get(keyOf(job));
-      if (held) return held.abort();
+      if (live.cancel(job)) return;
       // Followed by another process of this host (or none, its worker gone): Slurm stops it all the same.
       for (const id of await deps.slurm.findByName(slurmJobName(job.sessionId, job.jobId))) await deps.slurm.cancel(id);
     },

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { RecurError } from '../../errors';
+import type { JudgeOutput } from '../../workflows/research/judge-output';
 import type { ResearchTask } from './tasks';
 
 /** The current record a candidate is judged against: its steps, and its mean over n seeds. */
@@ -8,50 +9,6 @@ export interface JudgedRecord {
   steps: number;
   mean: number;
   n: number;
-}
-
-/** research-loop §5.3's pairwise rule against the record (verify.py --against). */
-export interface PairwiseVerdict {
-  previous_steps: number;
-  previous_mean: number;
-  previous_n: number;
-  score: number;
-  threshold: number;
-  passed: boolean;
-}
-
-/** The scale-up stage (verify.py --scale-up): T* on the large problem against the baseline's. */
-export interface ScaleUpVerdict {
-  /** null when no doubling up to the judge's cap cleared the bar on the large problem. */
-  large_steps: number | null;
-  baseline_large_steps: number;
-  baseline_small_steps: number;
-  ratio_large: number | null;
-  ratio_small: number;
-  passed: boolean;
-}
-
-/** What the frozen judge decides about a workspace as it stands (its verify.py --json). */
-export interface JudgeVerdict {
-  accepted: boolean;
-  clears_bar: boolean;
-  /** A screen (n < 8) that clears its bar with legal levers; never true at n = 8. */
-  promising: boolean;
-  steps: number | null;
-  /** null when the run diverged or was never run (a rejected harness or CONFIG). */
-  mean: number | null;
-  reason: string;
-  n: number;
-  seeds: number[];
-  values: (number | null)[];
-  bar: number;
-  config_hash: string | null;
-  frozen_hash: string | null;
-  /** null without a record to judge against, or without a mean to compare. */
-  pairwise: PairwiseVerdict | null;
-  /** null unless asked for and everything else passed. */
-  scale_up: ScaleUpVerdict | null;
-  problem: string;
 }
 
 /** What to judge a workspace for: a screen of `trials` seeds, or a record candidate. */
@@ -99,7 +56,7 @@ export function judgeArgv(task: ResearchTask, dir: string, o: JudgeArgs): string
  * Runs the task's shipped judge on a workspace. Exit 0 and 1 are verdicts; anything else
  * (2 is the judge refusing its arguments) is a judge failure.
  */
-export function runJudge(o: JudgeOptions): Promise<JudgeVerdict> {
+export function runJudge(o: JudgeOptions): Promise<JudgeOutput> {
   return new Promise((resolve, reject) => {
     execFile(o.python ?? 'python3', judgeArgv(o.task, o.dir, o), { cwd: o.task.dir, timeout: JUDGE_TIMEOUT_MS }, (err, stdout, stderr) => {
       const code: unknown = err ? (err as { code?: unknown }).code : 0;
@@ -108,7 +65,7 @@ export function runJudge(o: JudgeOptions): Promise<JudgeVerdict> {
         return;
       }
       try {
-        resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '') as JudgeVerdict);
+        resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '') as JudgeOutput);
       } catch {
         reject(new RecurError(`the ${o.task.manifest.name} judge printed no verdict: ${stdout.slice(0, 200)}${stderr.trim()}`));
       }

@@ -1,13 +1,11 @@
 import type { Client } from '@temporalio/client';
 import { ScopeError } from '../../errors';
 import { HARD } from '../../schemas/field-limits';
-import { jobsUpdate, type JobExecutor, type JobRequest } from '../../workflows/jobs/job-messages';
+import { JOB_ID, jobsUpdate, type JobExecutor, type JobRequest } from '../../workflows/jobs/job-messages';
 import type { HostBridge } from '../host-bridge';
 import { withinLimit } from './bridge-values';
 import { readLogTail } from '../../activities/jobs/run-job';
 
-/** Job ids as the session numbers them; anything else never names a file. */
-const JOB_ID = /^job-[1-9][0-9]{0,8}$/;
 /** The most of a job's output one jobs.logs call returns. */
 const MAX_LOG_TAIL = 200_000;
 

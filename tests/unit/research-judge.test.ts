@@ -2,8 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { judgeArgv, runJudge, type JudgeArgs, type JudgeVerdict } from '../../services/research/run-judge';
+import { judgeArgv, runJudge, type JudgeArgs } from '../../services/research/run-judge';
 import { readTask } from '../../services/research/tasks';
+import type { JudgeOutput } from '../../workflows/research/judge-output';
 
 // verify.py's screens, records, pairwise rule and scale-up stage, run as the host runs them (the
 // argv judgeArgv builds, from the task dir). Every verdict checked here is at least 1e-4 from the
@@ -39,10 +40,10 @@ function run(argv: string[]): { code: number | null; lines: string[]; stderr: st
   return { code: r.status, lines: r.stdout.split('\n').filter((l) => l !== ''), stderr: r.stderr };
 }
 
-function judge(dir: string, o: JudgeArgs = {}): { code: number | null; v: JudgeVerdict } {
+function judge(dir: string, o: JudgeArgs = {}): { code: number | null; v: JudgeOutput } {
   const r = run(judgeArgv(task, dir, o));
   expect(r.lines).toHaveLength(1);
-  return { code: r.code, v: JSON.parse(r.lines[0]) as JudgeVerdict };
+  return { code: r.code, v: JSON.parse(r.lines[0]) as JudgeOutput };
 }
 
 const clearOf = (below: number, above: number): void => expect(above - below).toBeGreaterThanOrEqual(MARGIN);
@@ -163,7 +164,7 @@ describe('verify.py --scale-up (T* on the large problem against the baseline)', 
     writeFileSync(join(dir, 'verify.py'), readFileSync(join(task.dir, 'verify.py')));
     const r = spawnSync('python3', ['-I', '-B', 'verify.py', '--workspace', '.', '--scale-up', '--json'], { cwd: dir, encoding: 'utf8' });
     expect([r.status, r.stderr]).toEqual([1, '']);
-    const v = JSON.parse(r.stdout) as JudgeVerdict;
+    const v = JSON.parse(r.stdout) as JudgeOutput;
     expect([v.accepted, v.clears_bar]).toEqual([false, true]);
     clearOf(v.mean!, v.bar);
     expect(v.scale_up).toEqual(expect.objectContaining({ large_steps: null, ratio_large: null, passed: false }));

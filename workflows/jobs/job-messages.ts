@@ -9,6 +9,9 @@ import type { RunJobInput, RunJobResult } from '../../activities/jobs/run-job';
 /** What runs a host's jobs (RECUR_JOB_EXECUTOR): its host's bridge names it in each submit. */
 export type JobExecutor = 'local' | 'slurm' | 'virtual';
 
+/** A job id as job-book.ts numbers them; anything else names no log file on the host and no experiment's parent. */
+export const JOB_ID = /^job-[1-9][0-9]{0,8}$/;
+
 export type JobStatus = 'queued' | 'running' | RunJobResult['outcome'];
 
 /** A job as the kernel sees it (jobs.status). */

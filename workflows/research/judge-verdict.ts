@@ -1,6 +1,7 @@
 import type { ScaleUpCheck } from '../../schemas/generated/events';
+import type { JudgeOutput, PairwiseOutput, ScaleUpOutput } from './judge-output';
 
-/** What the task's frozen judge prints (docs/research-task.md), as far as the host relies on it. */
+/** The judge's output (judge-output.ts) as far as the host relies on it, checked, in the log's camelCase. */
 export interface JudgeVerdict {
   accepted: boolean;
   clearsBar: boolean;
@@ -17,8 +18,9 @@ export interface JudgeVerdict {
   scaleUp: ScaleUpCheck | null;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A JSON object read for T's fields, none of them checked yet: a misspelt field name does not compile. */
+type Unchecked<T> = { [K in keyof T]?: unknown };
+const isObject = <T>(v: unknown): v is Unchecked<T> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const int = (v: unknown): v is number => Number.isSafeInteger(v);
 const orNull = <T>(v: unknown, ok: (x: unknown) => x is T): T | null | undefined => (v === null ? null : ok(v) ? v : undefined);
@@ -26,7 +28,7 @@ const str = (v: unknown): v is string => typeof v === 'string';
 
 function scaleUp(v: unknown): ScaleUpCheck | null | undefined {
   if (v === null || v === undefined) return null;
-  if (!isObject(v)) return undefined;
+  if (!isObject<ScaleUpOutput>(v)) return undefined;
   const largeSteps = orNull(v.large_steps, int);
   const ratioLarge = orNull(v.ratio_large, num);
   if (largeSteps === undefined || ratioLarge === undefined || !int(v.baseline_large_steps) || !int(v.baseline_small_steps) || !num(v.ratio_small) || typeof v.passed !== 'boolean') return undefined;
@@ -46,14 +48,14 @@ export function parseVerdict(output: string): JudgeVerdict | null {
   } catch {
     return null;
   }
-  if (!isObject(v)) return null;
+  if (!isObject<JudgeOutput>(v)) return null;
   const steps = orNull(v.steps, int);
   const mean = orNull(v.mean, num);
   const configHash = orNull(v.config_hash, str);
   const frozenHash = orNull(v.frozen_hash, str);
   const seeds = Array.isArray(v.seeds) && v.seeds.every(int) ? v.seeds : undefined;
   const values = Array.isArray(v.values) && v.values.every((x) => x === null || num(x)) ? (v.values as (number | null)[]) : undefined;
-  const pairwise = v.pairwise === null || v.pairwise === undefined ? null : isObject(v.pairwise) && num(v.pairwise.score) ? v.pairwise.score : undefined;
+  const pairwise = v.pairwise === null || v.pairwise === undefined ? null : isObject<PairwiseOutput>(v.pairwise) && num(v.pairwise.score) ? v.pairwise.score : undefined;
   const up = scaleUp(v.scale_up);
   if (typeof v.accepted !== 'boolean' || typeof v.clears_bar !== 'boolean' || !str(v.reason) || !int(v.n)) return null;
   if (steps === undefined || mean === undefined || configHash === undefined || frozenHash === undefined || !seeds || !values || seeds.length !== values.length) return null;

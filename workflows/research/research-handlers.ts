@@ -8,12 +8,12 @@ import type { JudgeRun } from '../../activities/jobs/job-launch';
 import { HARD } from '../../schemas/field-limits';
 import { guardUpdate } from '../guard-handler';
 import { checkSubmit, jobsClosed, queueJob } from '../jobs/job-handlers';
+import { JOB_ID } from '../jobs/job-messages';
 import type { SessionState } from '../session-state';
 import { KEPT_ENDED, type ResearchBook } from './research-book';
 import { researchUpdate, type Experiment, type ResearchReply, type ResearchRequest } from './research-messages';
 
 const NO_RESEARCH = 'this session has no research task: start it with recur run --research TASK (docs/research-loop.md)';
-const JOB_ID = /^job-[1-9][0-9]{0,8}$/;
 /** Far above a judge run (a scale-up stage bisects on the large problem: seconds); what it stops is a judge stuck. */
 const JUDGE_TIMEOUT_SECONDS = 900;
 

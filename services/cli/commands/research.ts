@@ -2,7 +2,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ExitError, RecurError } from '../../../errors';
 import { initWorkspace } from '../../research/init-workspace';
-import { runJudge, type JudgeVerdict } from '../../research/run-judge';
+import type { JudgeOutput } from '../../../workflows/research/judge-output';
+import { runJudge } from '../../research/run-judge';
 import { listTasks, readTask, type ResearchTask } from '../../research/tasks';
 import type { CommandContext } from '../command-context';
 import { ledger } from './research-ledger';
@@ -72,7 +73,7 @@ async function judge(ctx: CommandContext, dir: string): Promise<number> {
     throw new ExitError(EXIT.usage, `--scale-up judges a record candidate: ${RECORD_TRIALS} trials on the small problem\n${USAGE}`);
   }
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ExitError(EXIT.usage, `${dir} is not a directory`);
-  let verdict: JudgeVerdict;
+  let verdict: JudgeOutput;
   try {
     verdict = await runJudge({ task, dir, problem, trials, scaleUp });
   } catch (e) {
@@ -84,7 +85,7 @@ async function judge(ctx: CommandContext, dir: string): Promise<number> {
   return verdict.accepted ? EXIT.accepted : EXIT.rejected;
 }
 
-function humanVerdict(v: JudgeVerdict, trials: number): string[] {
+function humanVerdict(v: JudgeOutput, trials: number): string[] {
   const word = trials < RECORD_TRIALS ? (v.promising ? 'promising' : 'not promising') : v.accepted ? 'accepted' : 'rejected';
   const mean = v.mean === null ? 'none' : v.mean.toFixed(5);
   const lines = [`${word}: ${v.reason}`, `steps ${v.steps ?? 'none'}, mean ${mean} over ${v.n} seeds, bar ${v.bar.toFixed(5)} (${v.problem} problem)`];
