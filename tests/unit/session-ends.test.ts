@@ -69,6 +69,9 @@ describe('an append that fails at any site ends the session with SessionFailed',
     'HarnessEditRequested', 'CellExecuted', 'SubagentCompleted',
   ])('the root append of %s fails: SessionFailed names it, the kernel is freed, the child is ended', async (site) => {
     family();
+    // The child's answer is the message the root takes: waited for, or a loaded machine has the
+    // root take an empty inbox and answer first, and the site is never reached.
+    if (site === 'MessageDelivered') world.script.root[1] = { code: [{ op: 'take', waitMs: 20_000 }, { op: 'harness' }, { op: 'final', answer: 'all done' }] };
     const input = world.input('t');
     let failedOnce = false;
     world.failAppend = (e, sid) => {
