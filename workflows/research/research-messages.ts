@@ -24,6 +24,8 @@ export interface ResearchSpec {
   /** The task's problem experiments run on. */
   problem: string;
   record: CurrentRecord;
+  /** The models of the generator specs put into the tree's harness at the start, one spec each; none: one generator spec on the parent's model. */
+  generators?: string[];
 }
 
 /** One row of the ledger as the kernel sees it (ledger.query); its trials are (seeds[i], values[i]). */
