@@ -106,10 +106,10 @@ export const FIELD_LIMITS = {
   JobPreempted: { jobId: NAME, reason: 2_000, slurmId: NAME },
   JobStarted: { jobId: NAME, hostId: NAME },
   ExperimentRecorded: {
-    jobId: NAME, idea: HARD.idea, file: HARD.idea, source: BLOB, parent: NAME, problem: NAME, configHash: HASH, frozenHash: HASH, reason: 2_000,
+    jobId: NAME, idea: HARD.idea, file: HARD.idea, source: BLOB, parent: NAME, problem: NAME, configHash: HASH, frozenHash: HASH, reason: 2_000, by: ID,
     seeds: { items: JOB_SEEDS, of: 0 }, values: { items: JOB_SEEDS, of: 0 },
   },
-  ExperimentAnnotated: { jobId: NAME, note: HARD.idea },
+  ExperimentAnnotated: { jobId: NAME, note: HARD.idea, by: ID },
   RecordReleased: { recordId: NAME, config: HARD.instruction, note: HARD.idea },
   RecordAccepted: { jobId: NAME, configHash: HASH, previousId: NAME },
   RecordRejected: { jobId: NAME, reason: 2_000, previousId: NAME },

@@ -16,6 +16,7 @@ import { afterAnswer, fireDueSchedules, logInputGoal } from './keep-going';
 import { installLongRunHandlers } from './long-run-handlers';
 import { installJobHandlers } from './jobs/job-handlers';
 import { installResearchHandlers } from './research/research-handlers';
+import { seedRoles } from './research/seed-roles';
 import { failureKind } from './plan-next-step';
 import { placedActivities } from './placement';
 import { sessionActivities } from './proxies';
@@ -73,7 +74,8 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
 async function loop(s: SessionState, acts: Acts): Promise<Ended> {
   const { input } = s;
   if (!input.carry) {
-    await (input.fork ? startFork(s, input.fork) : s.emit(() => [started(input), ...budgetEvents(s)]));
+    if (input.fork) await startFork(s, input.fork);
+    else await seedRoles(s, await s.emit(() => [started(input), ...budgetEvents(s)]));
     await logWorkspace(s, acts, 'start');
   }
   await logInputGoal(s);

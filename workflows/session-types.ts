@@ -88,7 +88,7 @@ export interface SessionInput {
   fork?: ForkSpec | null;
   /** A root stays addressable after its answer, as a retained child (retain.ts); set by the daemon but in CI mode or with --once. */
   retain?: boolean;
-  /** A research session's task and starting record (`recur run --research`); its sub-agents have none. */
+  /** A research session's task and starting record (`recur run --research`); its sub-agents have none: their research calls go to the root's ledger. */
   research?: ResearchSpec | null;
   /** Present when this run continues an earlier run of the same session (continue-as-new). */
   carry?: SessionCarry;

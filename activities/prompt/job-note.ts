@@ -17,5 +17,5 @@ export function researchNote(e: ExperimentRecorded | RecordAccepted | RecordReje
   if (e.type === 'RecordRejected') return `[record candidate ${e.jobId} rejected by the host's judge: ${e.reason}]`;
   if (e.status === 'failed') return `[experiment ${e.jobId} failed: ${e.reason}]`;
   const mean = e.mean === null ? 'diverged' : `mean ${e.mean.toFixed(5)}`;
-  return `[experiment ${e.jobId} (${e.kind}) ${e.status}: steps ${e.steps ?? '-'}, ${mean} over ${e.values.length} seed${e.values.length === 1 ? '' : 's'}${e.promising ? ', promising' : ''}: ${e.reason}; ledger.query() has the row]`;
+  return `[experiment ${e.jobId} (${e.kind}${e.by?.includes('/') ? `, asked by ${e.by}` : ''}) ${e.status}: steps ${e.steps ?? '-'}, ${mean} over ${e.values.length} seed${e.values.length === 1 ? '' : 's'}${e.promising ? ', promising' : ''}: ${e.reason}; ledger.query() has the row]`;
 }

@@ -2,7 +2,9 @@
 
 ``research.trial`` and ``research.submit`` ask the host to run the task's frozen judge on the
 workspace as it stands; its numbers go into the ledger, which only the host writes. The run is a
-job: its end wakes a session that finished its turn. Never wait for one in a cell.
+job: its end wakes a session that finished its turn. Never wait for one in a cell at the root. The
+ledger and the job are the tree's root's: a sub-agent's experiment is a row of it (``by`` names the
+sub-agent), whose end wakes the root, not the sub-agent, which reads it with ``ledger.query()``.
 """
 
 from . import _session

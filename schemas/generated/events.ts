@@ -168,7 +168,7 @@ export interface ContinuationInjected {
   readonly text: string;
 }
 
-/** The agent annotated a row of its research ledger (ledger.annotate): the only thing it may add to the ledger. The row's numbers are unchanged. */
+/** An agent of the research tree annotated a row of the root's ledger (ledger.annotate): the only thing an agent may add to the ledger. The row's numbers are unchanged. Appended to the root's log by its workflow. */
 export interface ExperimentAnnotated {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'ExperimentAnnotated';
@@ -176,6 +176,8 @@ export interface ExperimentAnnotated {
   readonly jobId: string;
   /** The note, as the agent wrote it. Limit: 2000 characters. */
   readonly note: string;
+  /** The session that wrote the note: the root or one of its sub-agents (a judge role, say). Null in a note logged before sub-agents could annotate. Limit: 1024 characters. */
+  readonly by: string | null;
 }
 
 /** What the agent asked for. */
@@ -220,6 +222,8 @@ export interface ExperimentRecorded {
   readonly frozenHash: string | null;
   /** The judge's reason, or why there is no verdict. Limit: 2000 characters. */
   readonly reason: string;
+  /** The session that asked for the experiment: the root or one of its sub-agents (their research calls go into the root's ledger; the source is read from the asker's workspace). Null in a row logged before sub-agents could ask. Limit: 1024 characters. */
+  readonly by: string | null;
 }
 
 /** This session is a fork of another (`recur fork <origin> --at <originSeq>`): its events 0..originSeq are copies of the origin's events 0..originSeq (same types, payloads and timestamps, event ids rewritten to this session's, chained and signed anew), and this event follows them directly. Appended by the fork's own workflow once the copy is logged, before its first model call; the origin's log is never written. Sub-agents of the origin are not forked: the copied SubagentSpawned and SubagentCompleted events describe sessions of the origin's tree. */
@@ -328,7 +332,7 @@ export interface HarnessEdited {
   readonly after: string | null;
   /** What prompted the edit. */
   readonly trigger: HarnessTrigger;
-  /** Who asked: kernel (agent code), refine (a refiner proposal), cli (a person). Limit: 256 characters. */
+  /** Who asked: kernel (agent code), refine (a refiner proposal), cli (a person), or task:<name> (the sub-agent specs a research task ships, put into its session tree's harness when the root starts). Limit: 256 characters. */
   readonly source: string;
   /** Session id of the requesting session; null for a person. Limit: 1024 characters. */
   readonly requestedBy: string | null;
@@ -1185,8 +1189,8 @@ export type RecurEventInput =
   | WithDefaults<CellRequested, 'codeBlob' | 'toolCallId'>
   | WithDefaults<Compacted, 'manual'>
   | ContinuationInjected
-  | ExperimentAnnotated
-  | WithDefaults<ExperimentRecorded, 'parent' | 'steps' | 'mean' | 'configHash' | 'frozenHash'>
+  | WithDefaults<ExperimentAnnotated, 'by'>
+  | WithDefaults<ExperimentRecorded, 'parent' | 'steps' | 'mean' | 'configHash' | 'frozenHash' | 'by'>
   | WithDefaults<ForkedFrom, 'snapshotSeq' | 'instructionMessageId'>
   | WithDefaults<GateChecked, 'exitCode'>
   | WithDefaults<GoalChanged, 'tokenBudget' | 'secondsBudget' | 'costBudgetUsd' | 'reason'>

@@ -56,9 +56,9 @@ const COMMANDS: Record<string, Command> = {
   },
   run: {
     summary: 'start a root agent session and stream its events (and its sub-agents\') until it answers; it then stays open for `recur send` (not with --once or in CI mode)',
-    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--research TASK [--knowledge weights-only|archive|full]] [--once] [--detach] [--json] ${LONG_RUN_USAGE} ${BUDGET_USAGE} ${CI_USAGE}`,
+    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--research TASK [--knowledge weights-only|archive|full] [--generators MODEL[,MODEL…]]] [--once] [--detach] [--json] ${LONG_RUN_USAGE} ${BUDGET_USAGE} ${CI_USAGE}`,
     options: {
-      model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, cwd: { type: 'string' }, research: { type: 'string' }, knowledge: { type: 'string' }, once: { type: 'boolean' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' },
+      model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, cwd: { type: 'string' }, research: { type: 'string' }, knowledge: { type: 'string' }, generators: { type: 'string' }, once: { type: 'boolean' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' },
       ...LONG_RUN_OPTIONS, ...BUDGET_OPTIONS, ...CI_OPTIONS,
     },
     ci: true,

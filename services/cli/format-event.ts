@@ -22,6 +22,8 @@ export function firstLine(text: string, max = MAX_FACT): string {
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 const quoted = (text: string): string => JSON.stringify(firstLine(text));
+/** A research call a sub-agent made on the root's ledger names it; the root's own need no name. */
+const asker = (by: string | null): string => (by?.includes('/') ? ` by ${by}` : '');
 
 /** The key facts of one event, without the session, seq and type a line puts before them. */
 export function eventFacts(e: RecurEvent): string {
@@ -110,13 +112,13 @@ export function eventFacts(e: RecurEvent): string {
     case 'JobEnded':
       return `${e.jobId} ${e.outcome}${e.exitCode === null ? '' : ` (exit ${e.exitCode})`} ${e.seconds.toFixed(1)}s${e.reason ? `: ${firstLine(e.reason)}` : ''}`;
     case 'ExperimentRecorded':
-      return `${e.jobId} ${e.kind} ${e.status}${e.steps === null ? '' : ` steps ${e.steps}`}${e.mean === null ? '' : ` mean ${e.mean.toFixed(5)} over ${e.values.length}`}${e.promising ? ' promising' : ''}: ${quoted(e.idea || e.reason)}`;
+      return `${e.jobId} ${e.kind} ${e.status}${e.steps === null ? '' : ` steps ${e.steps}`}${e.mean === null ? '' : ` mean ${e.mean.toFixed(5)} over ${e.values.length}`}${e.promising ? ' promising' : ''}${asker(e.by)}: ${quoted(e.idea || e.reason)}`;
     case 'RecordAccepted':
       return `${e.jobId} ${e.steps} steps mean ${e.mean.toFixed(5)} beats ${e.previousId} (${e.previousSteps} steps), pairwise ${e.pairwiseScore.toFixed(4)}${e.scaleUp ? `, scale-up ${e.scaleUp.ratioLarge?.toFixed(3)} ≤ ${e.scaleUp.ratioSmall.toFixed(3)}+0.05` : ''}`;
     case 'RecordRejected':
       return `${e.jobId}${e.steps === null ? '' : ` ${e.steps} steps`}${e.mean === null ? '' : ` mean ${e.mean.toFixed(5)}`} vs ${e.previousId}: ${firstLine(e.reason)}`;
     case 'ExperimentAnnotated':
-      return `${e.jobId}: ${quoted(e.note)}`;
+      return `${e.jobId}${asker(e.by)}: ${quoted(e.note)}`;
     case 'RecordReleased':
       return `${e.recordId} ${e.steps} steps mean ${e.mean.toFixed(5)} at +${e.releaseAfterSeconds}s${e.inForce ? ', in force' : ''}`;
     case 'HarnessEdited':

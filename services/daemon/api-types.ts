@@ -42,6 +42,8 @@ export interface StartSessionRequest {
   research?: string;
   /** The research session's knowledge tier (weights-only, archive, full; weights-only without it): its papers and network. */
   knowledge?: string;
+  /** A research session's generator models: one generator spec on each in the tree's harness (generator_1, …); without it, one on the spawner's model. */
+  generators?: string[];
   /**
    * The tree's workspace: an existing directory (absolute; symlinks are resolved), the kernel's
    * working directory and its one read-write mount. Without it the session gets a directory of its own under the home.

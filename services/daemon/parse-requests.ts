@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { MAX_GENERATORS } from '../research/roles';
 import { listTasks, readTask } from '../research/tasks';
 import { isAbsolute } from 'node:path';
 import { parseModelSpec } from '../../activities/model/registry';
@@ -92,10 +93,19 @@ function checkLimits(value: unknown): Partial<SessionLimits> {
   return out;
 }
 
+/** A research session's generator models: 1 to MAX_GENERATORS, each a model the worker can make (as `model` is checked). */
+function parseGenerators(value: unknown, research: string | undefined, scriptedDirs: readonly string[]): string[] {
+  if (research === undefined) throw badRequest('generators are a research session\'s: pass them with research');
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_GENERATORS || !value.every((m) => typeof m === 'string' && m.trim() !== '')) {
+    throw badRequest(`generators must be 1 to ${MAX_GENERATORS} model specs, got ${JSON.stringify(value).slice(0, 200)}`);
+  }
+  return value.map((m: string) => checkModel(m.trim(), scriptedDirs));
+}
+
 /** Validates `POST /v1/sessions`; throws a 400 HttpError naming the first problem. */
-export function parseStartSession(body: unknown, scriptedDirs: readonly string[], home: string): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits' | 'retain'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net' | 'cwd' | 'research' | 'knowledge'> {
+export function parseStartSession(body: unknown, scriptedDirs: readonly string[], home: string): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits' | 'retain'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net' | 'cwd' | 'research' | 'knowledge' | 'generators'> {
   const b = objectBody(body);
-  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net', 'cwd', 'retain', 'research', 'knowledge'].includes(k));
+  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net', 'cwd', 'retain', 'research', 'knowledge', 'generators'].includes(k));
   if (unknown.length) throw badRequest(`unknown field(s): ${unknown.join(', ')}`);
   const task = text(b, 'task');
   const model = checkModel(text(b, 'model'), scriptedDirs);
@@ -119,7 +129,8 @@ export function parseStartSession(body: unknown, scriptedDirs: readonly string[]
   const research = b.research as string | undefined;
   if (b.knowledge !== undefined && (typeof b.knowledge !== 'string' || research === undefined)) throw badRequest('knowledge is a research session\'s tier: a string, with research');
   const knowledge = b.knowledge as string | undefined;
-  return { task, model, name, net, cwd, retain, research, knowledge, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
+  const generators = b.generators === undefined ? undefined : parseGenerators(b.generators, research, scriptedDirs);
+  return { task, model, name, net, cwd, retain, research, knowledge, generators, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
 }
 
 /** Validates `POST /v1/sessions/:id/model`: a spec the worker can make a model of (checkModel's reasons as a 400). */

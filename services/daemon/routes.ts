@@ -23,10 +23,10 @@ import { viewerRoute } from './viewer-routes';
 const DEFAULT_LIST = 200;
 const MAX_LIST = 5000;
 
-/** A research session's start, its refusals (an unknown tier, a network the tier does not allow) as 400s. */
-function startResearch(task: string, tier: string | undefined, net: string | undefined): ResearchStart {
+/** A research session's start, its refusals (an unknown tier, a network the tier does not allow, generators with no role to run) as 400s. */
+function startResearch(task: string, tier: string | undefined, net: string | undefined, generators: string[] | undefined): ResearchStart {
   try {
-    return researchStart(readTask(task)!, tier ?? DEFAULT_TIER, net);
+    return researchStart(readTask(task)!, tier ?? DEFAULT_TIER, net, generators);
   } catch (e) {
     if (e instanceof RecurError) throw badRequest(e.message);
     throw e;
@@ -41,7 +41,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
   async function startSession(body: unknown): Promise<ApiReply> {
     const req = parseStartSession(body, deps.config.agent.scriptedDirs, deps.config.home);
     const sessionId = newRootSessionId(req.name);
-    const research = req.research ? startResearch(req.research, req.knowledge, req.net) : null;
+    const research = req.research ? startResearch(req.research, req.knowledge, req.net, req.generators) : null;
     // Recorded before the workflow starts, so the host finds it whenever it first asks.
     if (req.cwd) workspaces.record(sessionId, { dir: req.cwd, group: req.cwd, shared: [] });
     // The tier's mounts are the tree's, read from its root's record wherever its kernels run.

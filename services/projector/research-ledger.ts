@@ -1,6 +1,6 @@
 /*
  * A research session's ledger as a table, folded from its log alone: one row per experiment
- * (ExperimentRecorded), its trials (seed, value), the agent's notes and a candidate's verdict,
+ * (ExperimentRecorded), its trials (seed, value), who asked, the agents' notes and a candidate's verdict,
  * and the record over time. Pure, no Node modules: `recur research ledger` and the viewer read
  * it the same way.
  */
@@ -34,9 +34,17 @@ export interface LedgerRow {
   frozenHash: string | null;
   reason: string;
   trials: { seed: number; value: number | null }[];
-  notes: string[];
+  /** The session of the tree that asked (the root or a sub-agent); null in a row logged before sub-agents could ask. */
+  by: string | null;
+  /** Notes in the order written, each with the session that wrote it. */
+  notes: LedgerNote[];
   /** A record candidate's RecordAccepted or RecordRejected; null for a trial. */
   verdict: LedgerVerdict | null;
+}
+
+export interface LedgerNote {
+  note: string;
+  by: string | null;
 }
 
 export interface RecordStep {
@@ -74,7 +82,7 @@ export function researchLedger(sessionId: string, events: readonly StoredEvent[]
       const row: LedgerRow = {
         id: e.jobId, ts: Number(s.ts), kind: e.kind, idea: e.idea, parent: e.parent, problem: e.problem, file: e.file, source: e.source, status: e.status, steps: e.steps, mean: e.mean,
         promising: e.promising, configHash: e.configHash, frozenHash: e.frozenHash, reason: e.reason,
-        trials: e.seeds.map((seed, i) => ({ seed: Number(seed), value: e.values[i] ?? null })), notes: [], verdict: null,
+        trials: e.seeds.map((seed, i) => ({ seed: Number(seed), value: e.values[i] ?? null })), by: e.by, notes: [], verdict: null,
       };
       byId.set(row.id, row);
       out.rows.push(row);
@@ -86,7 +94,7 @@ export function researchLedger(sessionId: string, events: readonly StoredEvent[]
     } else if (e.type === 'RecordReleased' && e.inForce) {
       out.records.push({ id: e.recordId, ts: Number(s.ts), steps: e.steps, mean: e.mean });
     } else if (e.type === 'ExperimentAnnotated') {
-      byId.get(e.jobId)?.notes.push(e.note);
+      byId.get(e.jobId)?.notes.push({ note: e.note, by: e.by });
     }
   }
   return out;

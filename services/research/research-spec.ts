@@ -5,6 +5,7 @@ import { parseNetPolicy } from '../../config';
 import { RecurError } from '../../errors';
 import type { ResearchSpec } from '../../workflows/research/research-messages';
 import { parseFeed, releasedBy } from './records-feed';
+import { researchRoles } from './roles';
 import type { ResearchTask } from './tasks';
 
 /** The problem a task's experiments run on unless its task.json names another. */
@@ -24,8 +25,10 @@ export interface ResearchStart {
  * feed releases at the start and the ones it releases later, and what the tier allows: the paper archive read-only or not at
  * all, and no network but on a tier that has it, and there only the hosts `net` lists. A `net`
  * the tier does not allow is refused rather than narrowed, so no one runs a tier they did not ask for.
+ * `generators` (models) are checked against the roles the task ships, which the root's start puts
+ * into its tree's harness (researchRoles).
  */
-export function researchStart(task: ResearchTask, tier: string, net: string | undefined): ResearchStart {
+export function researchStart(task: ResearchTask, tier: string, net: string | undefined, generators: readonly string[] = []): ResearchStart {
   const t = task.manifest.knowledge[tier];
   if (!t) throw new RecurError(`unknown knowledge tier "${tier}"; ${task.manifest.name} has ${Object.keys(task.manifest.knowledge).join(', ')}`);
   const policy = net === undefined ? null : parseNetPolicy(net);
@@ -36,6 +39,7 @@ export function researchStart(task: ResearchTask, tier: string, net: string | un
   const feed = existsSync(feedPath) ? parseFeed(readFileSync(feedPath, 'utf8')) : [];
   const last = releasedBy(feed, 0).at(-1);
   if (!last) throw new RecurError(`${task.manifest.name} releases no record at the start (records/feed.jsonl): there is nothing to judge a candidate against`);
+  researchRoles(task, generators);
   return {
     spec: {
       task: task.manifest.name, knowledge: tier, problem: task.manifest.problem ?? DEFAULT_PROBLEM,
@@ -43,6 +47,7 @@ export function researchStart(task: ResearchTask, tier: string, net: string | un
       releases: feed.filter((r) => r.release_after_seconds > 0).sort((a, b) => a.release_after_seconds - b.release_after_seconds).map((r) => ({
         id: r.id, steps: r.train_steps, mean: r.mean, n: r.n, afterSeconds: r.release_after_seconds, config: JSON.stringify(r.config), note: r.note,
       })),
+      ...(generators.length > 0 && { generators: [...generators] }),
     },
     net: t.network ? net!.trim().toLowerCase() : 'none',
     knowledge: { tier, papers: t.papers ? join(task.dir, 'papers') : null },

@@ -10,6 +10,12 @@ export interface KnowledgeTier {
   text: string;
 }
 
+/** A sub-agent spec a task ships (docs/research-loop.md, roles): its instructions' file in the task dir, and its turn limit. */
+export interface TaskRole {
+  instructions: string;
+  maxTurns?: number | null;
+}
+
 /** A shipped research task's `task.json`. */
 export interface TaskManifest {
   name: string;
@@ -27,6 +33,8 @@ export interface TaskManifest {
    */
   simSecondsPerStep?: number;
   knowledge: Record<string, KnowledgeTier>;
+  /** Sub-agent specs put into a research session tree's harness when its root starts, by name. */
+  roles?: Record<string, TaskRole>;
 }
 
 export interface ResearchTask {

@@ -36,6 +36,7 @@ import { startHostBridge } from '../host-bridge';
 import { createKernelHost, sandboxKey, sandboxRoot } from '../sandbox';
 import { fileOffsetIndex, readSessionLog, treeStartMarker } from '../projector';
 import { createAutoRefineActivities } from '../../activities/harness/auto-refine-activity';
+import { createRoleActivities } from '../../activities/harness/seed-roles';
 import { createRefineActivities } from '../../activities/harness/harness-activities';
 import { pythonModuleNames } from '../../activities/harness/module-names';
 import { createApprovalGate } from './approval-gate';
@@ -49,6 +50,7 @@ import { registerLongRunOps } from './long-run-ops';
 import { registerJobOps } from './job-ops';
 import { registerResearchOps } from './research-ops';
 import { judgeLauncher } from '../research/judge-launch';
+import { shippedRoles } from '../research/roles';
 import { hostJobActivities } from './job-executor';
 import { workerEgress } from './egress';
 import type { DeltaSink } from './delta-channel';
@@ -128,7 +130,7 @@ export async function createRecurWorker(
     kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), onAppended: (r) => transcripts.record(r),
     beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index),
   });
-  const activities: SessionActivities & HarnessActivities & ForkActivities & ReturnType<typeof createAutoRefineActivities> & JobActivities = withRecurErrors({
+  const activities: SessionActivities & HarnessActivities & ForkActivities & ReturnType<typeof createAutoRefineActivities> & ReturnType<typeof createRoleActivities> & JobActivities = withRecurErrors({
     ...log,
     ...createForkActivities({ readLog: readOwnLog, appendEvents: log.appendEvents }),
     ...createModelActivities({
@@ -147,6 +149,7 @@ export async function createRecurWorker(
       moduleNames,
     }),
     ...createAutoRefineActivities({ harness, apply: config.harness.refineApply }),
+    ...createRoleActivities({ harness, roles: shippedRoles }),
     ...createKernelActivities({ kernels, blobs, transcripts, snapshots }),
     snapshotKernel: snapshots.snapshotKernel,
     ...createGateActivities({ env: opts.env ?? process.env }),

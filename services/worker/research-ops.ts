@@ -5,8 +5,9 @@ import { openInside } from '../../activities/workspace/open-inside';
 import { ScopeError } from '../../errors';
 import type { BlobRef } from '../../schemas/generated/events';
 import { HARD } from '../../schemas/field-limits';
+import { sessionRoot } from '../../schemas/session-ids';
 import type { JobExecutor } from '../../workflows/jobs/job-messages';
-import { researchUpdate, type ResearchRequest } from '../../workflows/research/research-messages';
+import { researchUpdate, type ResearchAsk } from '../../workflows/research/research-messages';
 import type { HostBridge } from '../host-bridge';
 import { withinLimit } from './bridge-values';
 
@@ -47,13 +48,19 @@ async function snapshot(workspace: string, file: string, blobs: BlobStore): Prom
 }
 
 /**
- * `research.*` and `ledger.*` from a kernel: updates on the caller's own session workflow, which
- * decides and logs. Nothing here carries a result: the ledger's numbers come only from the host's
- * judge runs (workflows/research).
+ * `research.*` and `ledger.*` from a kernel: updates on the root of the caller's tree, whose ledger
+ * it is (a sub-agent's experiment is the tree's, as its tokens are), naming the caller; the root's
+ * workflow decides and logs. The source is read from the caller's workspace (its worktree, for a
+ * sub-agent that has one). Nothing here carries a result: the ledger's numbers come only from the
+ * host's judge runs (workflows/research).
  */
 export function registerResearchOps(bridge: HostBridge, client: Client, o: { blobs: BlobStore; workspaceOf(sessionId: string): string; executor: JobExecutor }): void {
-  const ask = async (sessionId: string, req: ResearchRequest, op: string, rid: string | undefined) => {
-    const reply = await client.workflow.getHandle(sessionId).executeUpdate(researchUpdate, { args: [req], ...(rid && { updateId: `${op}-${rid}` }) });
+  const ask = async (sessionId: string, req: ResearchAsk, op: string, rid: string | undefined) => {
+    const reply = await client.workflow.getHandle(sessionRoot(sessionId)).executeUpdate(researchUpdate, {
+      args: [{ ...req, by: sessionId }],
+      // The root hears every kernel of its tree: naming the caller keeps one kernel's rid from answering another's.
+      ...(rid && { updateId: `${op}-${sessionId}-${rid}` }),
+    });
     if (!reply.ok) throw new ScopeError(reply.reason);
     return reply;
   };
@@ -63,7 +70,7 @@ export function registerResearchOps(bridge: HostBridge, client: Client, o: { blo
     try {
       return { file: withinLimit('file', file, HARD.idea), source: await snapshot(o.workspaceOf(sessionId), file, o.blobs) };
     } catch (e) {
-      // In a session with no research task that is the error worth reading, not the missing file.
+      // In a tree with no research task that is the error worth reading, not the missing file.
       await ask(sessionId, { action: 'query', last: 1 }, 'ledger.query', undefined);
       throw e;
     }

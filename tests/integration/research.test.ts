@@ -102,7 +102,7 @@ for bad in (lambda: research.trial(n=9), lambda: research.trial(file="../outside
     const [accepted] = run.of('RecordAccepted');
     expect(accepted).toMatchObject({ jobId: 'job-5', steps: 900, n: 8, previousId: 'r0-baseline', previousSteps: 1003, scaleUp: expect.objectContaining({ passed: true, baselineLargeSteps: 4503 }) });
     expect(accepted.pairwiseScore).toBeGreaterThan(0.01236);
-    expect(run.of('ExperimentAnnotated')).toEqual([expect.objectContaining({ jobId: 'job-5', note: 'EMA scales: stack it next' })]);
+    expect(run.of('ExperimentAnnotated')).toEqual([expect.objectContaining({ jobId: 'job-5', note: 'EMA scales: stack it next', by: run.id })]);
 
     // Each row is logged in the same append as its job's end: one row per job, right after it.
     const log = run.sessions.get(run.id)!;
@@ -128,10 +128,11 @@ for bad in (lambda: research.trial(n=9), lambda: research.trial(file="../outside
     // The table, from the log alone.
     const cli = await cliInProcess(['research', 'ledger', run.id, '--json']);
     expect(cli.code).toBe(0);
-    const table = JSON.parse(cli.out[0]) as { rows: { id: string; status: string; trials: unknown[]; notes: string[] }[]; records: { id: string }[] };
+    const table = JSON.parse(cli.out[0]) as { rows: { id: string; status: string; trials: unknown[]; by: string; notes: { note: string; by: string }[] }[]; records: { id: string }[] };
     expect(table.rows.map((r) => [r.id, r.status, r.trials.length])).toEqual([['job-1', 'measured', 1], ['job-2', 'rejected', 8], ['job-3', 'rejected', 0], ['job-4', 'rejected', 8], ['job-5', 'accepted', 8]]);
     expect(table.records.map((r) => r.id)).toEqual(['r0-baseline', 'job-5']);
-    expect(table.rows[4].notes).toEqual(['EMA scales: stack it next']);
+    expect(table.rows[4].notes).toEqual([{ note: 'EMA scales: stack it next', by: run.id }]);
+    expect(table.rows.map((r) => r.by)).toEqual(Array(5).fill(run.id));
   }, 240_000);
 
   it('reports the session from its log: experiments, the accepted record, the idle fraction, and record.png', async () => {

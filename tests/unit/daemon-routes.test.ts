@@ -58,6 +58,14 @@ describe('daemon routes', () => {
     expect(fake.calls.started[1].limits.sandbox?.net).toBe('allow:papers.example.org');
   });
 
+  it('starts a research root with one generator spec per model it names, in order', async () => {
+    const res = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', research: 'nqm-speedrun', generators: ['openai/gpt-4o', ' anthropic/claude-sonnet-4-5 ', 'openai/gpt-4o'] });
+    expect(res.status).toBe(201);
+    expect(fake.calls.started[0].research?.generators).toEqual(['openai/gpt-4o', 'anthropic/claude-sonnet-4-5', 'openai/gpt-4o']);
+    await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', research: 'nqm-speedrun' });
+    expect(fake.calls.started[1].research).not.toHaveProperty('generators');
+  });
+
   it('starts a root that stays addressable after its answer unless the request says retain: false (CI, --once)', async () => {
     const once = await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', retain: false });
     expect(once.status).toBe(201);
@@ -161,6 +169,13 @@ describe('daemon routes', () => {
     ['a tier without research', { task: 't', model: 'openai/gpt-4o', knowledge: 'archive' }, /knowledge is a research session's tier/],
     ['an unknown tier', { task: 't', model: 'openai/gpt-4o', research: 'nqm-speedrun', knowledge: 'all' }, /unknown knowledge tier "all"/],
     ['a network the tier has not', { task: 't', model: 'openai/gpt-4o', research: 'nqm-speedrun', net: 'full' }, /the weights-only tier has no network: drop --net full/],
+    ['generators without research', { task: 't', model: 'openai/gpt-4o', generators: ['openai/gpt-4o'] }, /generators are a research session's: pass them with research/],
+    ['generators that are no list', { task: 't', model: 'openai/gpt-4o', research: 'nqm-speedrun', generators: 'openai/gpt-4o' }, /generators must be 1 to 8 model specs, got "openai\/gpt-4o"/],
+    ['an empty generator list', { task: 't', model: 'openai/gpt-4o', research: 'nqm-speedrun', generators: [] }, /generators must be 1 to 8 model specs, got \[\]/],
+    ['nine generators', { task: 't', model: 'openai/gpt-4o', research: 'nqm-speedrun', generators: Array(9).fill('openai/gpt-4o') }, /generators must be 1 to 8 model specs/],
+    ['a blank generator', { task: 't', model: 'openai/gpt-4o', research: 'nqm-speedrun', generators: ['openai/gpt-4o', ' '] }, /generators must be 1 to 8 model specs/],
+    ['a generator model that does not parse', { task: 't', model: 'openai/gpt-4o', research: 'nqm-speedrun', generators: ['openai/gpt-4o', 'nope/x'] }, /unknown provider "nope"/],
+    ['a generator script outside the allowed directories', { task: 't', model: 'openai/gpt-4o', research: 'nqm-speedrun', generators: ['scripted:/etc/passwd'] }, /scripted:\/etc\/passwd: .*not under a directory scripted models may read from/],
   ])('answers 400 to POST /v1/sessions with %s', async (_, body, message) => {
     const res = await call('POST', '/v1/sessions', body);
     expect(res.status).toBe(400);

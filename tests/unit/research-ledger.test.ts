@@ -42,7 +42,9 @@ describe('an experiment\'s end (pure)', () => {
   it('logs a trial as measured with the judge\'s numbers; the record stays', () => {
     const end = experimentEnd(row(), baseline, { outcome: 'finished', reason: '', logTail: verdict() });
     expect(end.record).toBeNull();
-    expect(end.events).toEqual([expect.objectContaining({ type: 'ExperimentRecorded', jobId: 'job-2', kind: 'trial', status: 'measured', steps: 700, seeds, values: [3.2740, 3.2742], promising: true, parent: 'job-1', frozenHash: 'f'.repeat(64) })]);
+    expect(end.events).toEqual([expect.objectContaining({ type: 'ExperimentRecorded', jobId: 'job-2', kind: 'trial', status: 'measured', steps: 700, seeds, values: [3.2740, 3.2742], promising: true, parent: 'job-1', frozenHash: 'f'.repeat(64), by: null })]);
+    // The row names the session that asked, a sub-agent's included.
+    expect(experimentEnd(row({ by: 's1/gen1' }), baseline, { outcome: 'finished', reason: '', logTail: verdict() }).events[0]).toMatchObject({ by: 's1/gen1' });
   });
 
   it('counts nothing of a job that did not finish, or whose judge printed no verdict', () => {
@@ -111,18 +113,20 @@ describe('an experiment\'s end (pure)', () => {
 describe('the ledger table, folded from the log', () => {
   const stored = (seq: number, event: unknown, sessionId = 's1'): StoredEvent => ({ sessionId, seq, ts: 1000 + seq, event, type: (event as { type: string }).type } as unknown as StoredEvent);
   it('has a row per experiment with its trials, notes and verdict, and the record over time; other sessions and copies are not counted', () => {
-    const trial = experimentEnd(row(), baseline, { outcome: 'finished', reason: '', logTail: verdict() }).events[0];
+    // The screen is a generator sub-agent's (its research calls go into the root's ledger), the note a judge sub-agent's.
+    const trial = experimentEnd(row({ by: 's1/gen1' }), baseline, { outcome: 'finished', reason: '', logTail: verdict() }).events[0];
     const [rec, acc] = experimentEnd(row({ id: 'job-3', kind: 'record', against: 'r0-baseline' }), baseline, { outcome: 'finished', reason: '', logTail: candidate() }).events;
     const log = [
       stored(0, { type: 'SessionStarted', research: { task: 'nqm-speedrun', knowledge: 'archive', recordId: 'r0-baseline', recordSteps: 1003, recordMean: 3.27519, recordN: 8 } }),
-      stored(1, trial), stored(1, trial), stored(2, { type: 'ExperimentAnnotated', jobId: 'job-2', note: 'EMA helps; stack it' }),
+      stored(1, trial), stored(1, trial), stored(2, { type: 'ExperimentAnnotated', jobId: 'job-2', note: 'EMA helps; stack it', by: 's1/judge' }),
       stored(3, rec), stored(4, acc), stored(0, trial, 's1/child'),
     ];
     const l = researchLedger('s1', log);
     expect(l).toMatchObject({ task: 'nqm-speedrun', knowledge: 'archive' });
     expect(l.rows.map((r) => [r.id, r.kind, r.status, r.trials.length])).toEqual([['job-2', 'trial', 'measured', 2], ['job-3', 'record', 'accepted', 8]]);
     expect(l.rows[0].trials[1]).toEqual({ seed: 0xc0ffef, value: 3.2742 });
-    expect(l.rows[0].notes).toEqual(['EMA helps; stack it']);
+    expect(l.rows.map((r) => r.by)).toEqual(['s1/gen1', null]);
+    expect(l.rows[0].notes).toEqual([{ note: 'EMA helps; stack it', by: 's1/judge' }]);
     expect(l.rows[1].verdict).toMatchObject({ accepted: true, previousId: 'r0-baseline', pairwiseScore: 0.05 });
     expect(l.records.map((r) => [r.id, r.steps])).toEqual([['r0-baseline', 1003], ['job-3', 700]]);
   });

@@ -92,3 +92,21 @@ describe('Compacted written before manual', () => {
     expect(() => new SchemaSet(Object.values(EVENT_SCHEMA)).decode(bytes)).toThrow(/unknown writer schema/);
   });
 });
+
+/** The ledger's events as written before a research tree's sub-agents could ask the root's ledger. */
+const history = (type: string) => soeSchema(JSON.parse(readFileSync(join(__dirname, '..', '..', 'schemas', 'history', `${type}.1.json`), 'utf8')));
+
+describe('ExperimentRecorded and ExperimentAnnotated written before by', () => {
+  test('decode with no session named as the one that asked', () => {
+    const row = {
+      jobId: 'job-1', kind: 'trial', idea: 'ema', parent: null, file: 'train.py', source: { sha256: 'a'.repeat(64), size: 9 }, problem: 'small', status: 'measured',
+      steps: 900, seeds: [12648430], values: [3.27], mean: 3.27, promising: false, configHash: null, frozenHash: null, reason: 'screen',
+    };
+    const note = { jobId: 'job-1', note: 'stack it' };
+    for (const [type, fields] of [['ExperimentRecorded', row], ['ExperimentAnnotated', note]] as const) {
+      const bytes = encodeSingleObject(history(type), fields);
+      expect(EVENT_SCHEMAS_BY_FINGERPRINT.decode(bytes).value).toEqual({ ...fields, by: null });
+      expect(() => new SchemaSet(Object.values(EVENT_SCHEMA)).decode(bytes)).toThrow(/unknown writer schema/);
+    }
+  });
+});

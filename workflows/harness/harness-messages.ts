@@ -9,7 +9,8 @@ import type { EditResult, HarnessEditRecord, HarnessEditSummary, HarnessEntry, H
 export interface EditRequest {
   edits: ProposedEdit[];
   trigger: HarnessTrigger;
-  source: 'kernel' | 'refine' | 'cli';
+  /** `task:<name>`: the roles a research task ships, put into its tree's harness when the root starts. */
+  source: 'kernel' | 'refine' | 'cli' | `task:${string}`;
   requestedBy: string | null;
 }
 

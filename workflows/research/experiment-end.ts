@@ -24,10 +24,10 @@ export function experimentEnd(row: Experiment, current: CurrentRecord, end: Ende
     status: 'failed' as const, steps: null, seeds: [], values: [], mean: null, promising: false, configHash: null,
     reason: end.outcome === 'finished' ? 'the judge printed no verdict: nothing of it is counted' : `the job ${end.outcome.replace('_', ' ')}${end.reason ? ` (${end.reason})` : ''}: nothing of it is counted`,
   };
-  const recorded = (fields: Omit<Experiment, 'id' | 'kind' | 'idea' | 'parent' | 'problem' | 'file' | 'source' | 'trials' | 'against' | 'notes'>, frozenHash: string | null): RecurEventInput => ({
+  const recorded = (fields: Omit<Experiment, 'id' | 'kind' | 'idea' | 'parent' | 'problem' | 'file' | 'source' | 'trials' | 'against' | 'notes' | 'by'>, frozenHash: string | null): RecurEventInput => ({
     type: 'ExperimentRecorded', jobId: row.id, kind: row.kind, idea: row.idea, parent: row.parent, problem: row.problem, file: row.file, source: row.source,
     status: fields.status === 'queued' ? 'failed' : fields.status, steps: fields.steps, seeds: fields.seeds, values: fields.values,
-    mean: fields.mean, promising: fields.promising, configHash: fields.configHash, frozenHash, reason: fields.reason,
+    mean: fields.mean, promising: fields.promising, configHash: fields.configHash, frozenHash, reason: fields.reason, by: row.by ?? null,
   });
   if (!v) {
     const events: RecurEventInput[] = [recorded(none, null)];

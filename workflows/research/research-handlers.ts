@@ -1,11 +1,13 @@
 /*
- * research.trial / research.submit / ledger.query / ledger.annotate from the session's own kernel.
- * An experiment is a job whose command is the task's frozen judge, run by the host; its row is
- * written when the job ends (job-handlers.ts), never from anything the agent sends. Deterministic.
+ * research.trial / research.submit / ledger.query / ledger.annotate from any kernel of the tree, on
+ * the root, whose ledger it is. An experiment is a job of the root whose command is the task's
+ * frozen judge, run by the host; its row is written when the job ends (job-handlers.ts), never
+ * from anything an agent sends. Deterministic.
  */
 import { setHandler } from '@temporalio/workflow';
 import type { JudgeRun } from '../../activities/jobs/job-launch';
 import { HARD } from '../../schemas/field-limits';
+import { isInSessionTree } from '../../schemas/session-ids';
 import { guardUpdate } from '../guard-handler';
 import { checkSubmit, jobsClosed, queueJob } from '../jobs/job-handlers';
 import { JOB_ID } from '../jobs/job-messages';
@@ -26,7 +28,7 @@ const copy = (r: Experiment): Experiment => ({ ...r, seeds: [...r.seeds], values
 /** Why an experiment request is refused, or null. */
 export function checkExperiment(book: ResearchBook, req: Extract<ResearchRequest, { action: 'trial' | 'submit' }>, submitted: number): string | null {
   if (req.idea.length > HARD.idea) return `idea is over ${HARD.idea} characters`;
-  if (req.parent !== null && (!JOB_ID.test(req.parent) || Number(req.parent.slice(4)) > submitted)) return `parent must be an experiment of this session (a job id), got ${JSON.stringify(req.parent)}`;
+  if (req.parent !== null && (!JOB_ID.test(req.parent) || Number(req.parent.slice(4)) > submitted)) return `parent must be an experiment of this ledger (a job id), got ${JSON.stringify(req.parent)}`;
   const n = book.record.n;
   if (req.action === 'trial' && (!Number.isInteger(req.trials) || req.trials < 1 || req.trials > n)) return `n must be an integer from 1 to ${n} (the task's seeds), got ${req.trials}`;
   return null;
@@ -35,13 +37,14 @@ export function checkExperiment(book: ResearchBook, req: Extract<ResearchRequest
 async function onRequest(s: SessionState, req: ResearchRequest): Promise<ResearchReply> {
   const book = s.research;
   if (!book) return { ok: false, reason: NO_RESEARCH };
+  if (!isInSessionTree(req.by, s.id)) return { ok: false, reason: `${req.by} is no session of ${s.id}'s tree` };
   const reply = (rows: Experiment[]): ResearchReply => ({ ok: true, rows: rows.map(copy), record: { ...book.record } });
   if (req.action === 'query') return reply(book.last(Math.max(1, Math.min(KEPT_ENDED, Math.floor(req.last) || 1))));
   if (req.action === 'annotate') {
     const row = book.get(req.id);
     if (!row) return { ok: false, reason: `no experiment ${JSON.stringify(req.id)} among this ledger's last ${KEPT_ENDED} rows` };
     if (!req.note.trim() || req.note.length > HARD.idea) return { ok: false, reason: `a note must be 1 to ${HARD.idea} characters` };
-    await s.emit(() => [{ type: 'ExperimentAnnotated', jobId: row.id, note: req.note }], () => row.notes.push(req.note));
+    await s.emit(() => [{ type: 'ExperimentAnnotated', jobId: row.id, note: req.note, by: req.by }], () => row.notes.push(req.note));
     return reply([row]);
   }
   const refused = jobsClosed(s) ?? checkExperiment(book, req, Number(s.jobs.nextId().slice(4)) - 1);
@@ -61,7 +64,7 @@ async function onRequest(s: SessionState, req: ResearchRequest): Promise<Researc
   if (busy) return { ok: false, reason: busy };
   const job = await queueJob(s, spec, (j) => book.add({
     id: j.id, kind, idea: req.idea, parent: req.parent, problem: book.problem, file: req.file, source: req.source, trials, status: 'queued', steps: null, seeds: [], values: [],
-    mean: null, promising: false, configHash: null, reason: '', against: kind === 'record' ? record.id : null, notes: [],
+    mean: null, promising: false, configHash: null, reason: '', against: kind === 'record' ? record.id : null, notes: [], by: req.by,
   }));
   return reply([book.get(job.id)!]);
 }

@@ -3,8 +3,8 @@ import type { BlobRef, ExperimentKind, ExperimentStatus } from '../../schemas/ge
 import type { JobExecutor } from '../jobs/job-messages';
 
 /*
- * The research ledger (docs/research-loop.md): the kernel asks by update; rows are written by the
- * session when the executor reports an experiment's end, never by the agent.
+ * The research ledger (docs/research-loop.md): a kernel of the tree asks the root by update; rows
+ * are written by the root when the executor reports an experiment's end, never by an agent.
  */
 
 /** The record a candidate must beat: a human record from the task's feed, or an accepted job. */
@@ -24,6 +24,8 @@ export interface ResearchSpec {
   /** The task's problem experiments run on. */
   problem: string;
   record: CurrentRecord;
+  /** The models of the generator specs put into the tree's harness at the start, one spec each; none: one generator spec on the parent's model. */
+  generators?: string[];
   /** The human records the task's feed releases after the start, in release order; absent in sessions started before there were any. */
   releases?: FeedRelease[];
 }
@@ -61,12 +63,20 @@ export interface Experiment {
   /** The record a candidate was judged against (its id); null for a trial. */
   against: string | null;
   notes: string[];
+  /** The session of the tree that asked: the root or a sub-agent (a row carried from before sub-agents could ask has none). */
+  by?: string;
 }
 
-export type ResearchRequest =
+/** What a kernel asks. */
+export type ResearchAsk =
   | { action: 'trial'; trials: number; idea: string; parent: string | null; file: string; source: BlobRef; executor?: JobExecutor }
   | { action: 'submit'; idea: string; parent: string | null; file: string; source: BlobRef; executor?: JobExecutor }
   | { action: 'query'; last: number }
   | { action: 'annotate'; id: string; note: string };
+/**
+ * As the root hears it: every kernel of the tree asks the root, whose ledger it is, and the
+ * bridge names which session asked (`by`; the kernel cannot).
+ */
+export type ResearchRequest = ResearchAsk & { by: string };
 export type ResearchReply = { ok: true; rows: Experiment[]; record: CurrentRecord } | { ok: false; reason: string };
 export const researchUpdate = defineUpdate<ResearchReply, [ResearchRequest]>('research');

@@ -18,14 +18,16 @@ export function formatLedger(l: ResearchLedger): string[] {
   const record = l.records.at(-1);
   const lines = [`ledger of ${l.sessionId}: ${l.task} (${l.knowledge}), ${l.rows.length} experiment${l.rows.length === 1 ? '' : 's'}`];
   if (record) lines.push(`record: ${record.id} ${record.steps} steps mean ${mean(record.mean)}${l.records.length > 1 ? ` (from ${l.records.map((r) => `${r.id} ${r.steps}`).join(' → ')})` : ''}`);
-  const table = [['id', 'kind', 'status', 'steps', 'mean', 'n', 'parent', 'idea', 'verdict']];
+  // A sub-agent is named by its path under the root; the root itself by "root".
+  const who = (by: string | null) => (by === null || by === l.sessionId ? 'root' : by.slice(l.sessionId.length + 1));
+  const table = [['id', 'kind', 'status', 'steps', 'mean', 'n', 'parent', 'by', 'idea', 'verdict']];
   for (const r of l.rows) {
-    table.push([r.id, r.kind, r.status, String(r.steps ?? '-'), mean(r.mean), String(r.trials.length), r.parent ?? '-', r.idea.split('\n')[0].slice(0, 40), verdictText(r) || r.reason.slice(0, 60)]);
+    table.push([r.id, r.kind, r.status, String(r.steps ?? '-'), mean(r.mean), String(r.trials.length), r.parent ?? '-', who(r.by), r.idea.split('\n')[0].slice(0, 40), verdictText(r) || r.reason.slice(0, 60)]);
   }
   const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
   for (const [i, row] of table.entries()) {
     lines.push(row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ').trimEnd());
-    for (const note of i > 0 ? l.rows[i - 1].notes : []) lines.push(`  note: ${note.split('\n')[0]}`);
+    for (const n of i > 0 ? l.rows[i - 1].notes : []) lines.push(`  note (${who(n.by)}): ${n.note.split('\n')[0]}`);
   }
   return lines;
 }

@@ -21,12 +21,16 @@ export function resolveModel(flag: string | undefined, envModel: string | undefi
   return model.startsWith('scripted:') ? `scripted:${resolve(cwd, model.slice('scripted:'.length))}` : model;
 }
 
+/** `--generators a,b`: the models, a scripted file made absolute as --model's is; the daemon checks each. */
+export const generatorModels = (flag: string, cwd: string): string[] =>
+  flag.split(',').map((m) => m.trim()).map((m) => (m.startsWith('scripted:') ? resolveModel(m, undefined, cwd) : m));
+
 /** In CI mode (--ci, or CI=true) every way the run could not happen or be followed exits 3 (docs/ci.md). */
 export const run = (ctx: CommandContext): Promise<number> => withCiExit(ciEnabled(ctx.flags), () => startAndFollow(ctx));
 
 async function startAndFollow(ctx: CommandContext): Promise<number> {
   const [task, ...extra] = ctx.args;
-  if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--research TASK [--knowledge TIER]] [--once] [--detach] [--json]');
+  if (!task || extra.length > 0) throw new ExitError(2, 'usage: recur run "<task>" [--model <provider/model|scripted:file>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--research TASK [--knowledge TIER] [--generators MODEL[,MODEL…]]] [--once] [--detach] [--json]');
   const json = ctx.flags.json === true;
   const config = loadConfig();
   const ci = ciOptions(ctx.flags, config);
@@ -60,6 +64,7 @@ export async function startRootSession(ctx: CommandContext, task: string, config
     cwd,
     ...(typeof ctx.flags.research === 'string' ? { research: ctx.flags.research } : {}),
     ...(typeof ctx.flags.knowledge === 'string' ? { knowledge: ctx.flags.knowledge } : {}),
+    ...(typeof ctx.flags.generators === 'string' ? { generators: generatorModels(ctx.flags.generators, process.cwd()) } : {}),
     ...longRunRequest(ctx.flags, cwd),
     ...(!retainsRoot(ctx.flags) && { retain: false }),
   };
