@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -49,7 +49,9 @@ describe('the virtual executor on a time-skipping Temporal server: hours of expe
   let env: TestWorkflowEnvironment;
   let h: SessionHarness;
   beforeAll(async () => {
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: timeSkippingServer(loadConfig()) } } });
+    const server = timeSkippingServer(loadConfig());
+    if (!existsSync(server)) throw new Error(`no time-skipping Temporal server at ${server}: run \`recur setup --virtual-clock\` (npm test does)`);
+    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: server } } });
     h = new SessionHarness({ RECUR_TEMPORAL_ADDRESS: env.address, RECUR_JOB_EXECUTOR: 'virtual' });
     await h.start();
   }, 120_000);

@@ -34,9 +34,11 @@ export function checkExperiment(book: ResearchBook, req: Extract<ResearchRequest
   return null;
 }
 
-async function onRequest(s: SessionState, req: ResearchRequest): Promise<ResearchReply> {
+async function onRequest(s: SessionState, asked: ResearchRequest): Promise<ResearchReply> {
   const book = s.research;
   if (!book) return { ok: false, reason: NO_RESEARCH };
+  // A history from before sub-agents could ask replays its requests as the root's own.
+  const req = { ...asked, by: asked.by ?? s.id };
   if (!isInSessionTree(req.by, s.id)) return { ok: false, reason: `${req.by} is no session of ${s.id}'s tree` };
   const reply = (rows: Experiment[]): ResearchReply => ({ ok: true, rows: rows.map(copy), record: { ...book.record } });
   if (req.action === 'query') return reply(book.last(Math.max(1, Math.min(KEPT_ENDED, Math.floor(req.last) || 1))));

@@ -75,8 +75,9 @@ export type ResearchAsk =
   | { action: 'annotate'; id: string; note: string };
 /**
  * As the root hears it: every kernel of the tree asks the root, whose ledger it is, and the
- * bridge names which session asked (`by`; the kernel cannot).
+ * bridge names which session asked (`by`; the kernel cannot). Absent in a request from before
+ * sub-agents could ask, which only the root's own kernel could make.
  */
-export type ResearchRequest = ResearchAsk & { by: string };
+export type ResearchRequest = ResearchAsk & { by?: string };
 export type ResearchReply = { ok: true; rows: Experiment[]; record: CurrentRecord } | { ok: false; reason: string };
 export const researchUpdate = defineUpdate<ResearchReply, [ResearchRequest]>('research');
