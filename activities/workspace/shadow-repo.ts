@@ -6,7 +6,7 @@
  * cache that makes a rescan cost a walk, and diffs between any two scans.
  */
 import { createHash } from 'node:crypto';
-import { copyFile, lstat, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { git, zList } from './git';
@@ -63,7 +63,11 @@ export async function openShadow(root: string, workspace: string): Promise<Shado
     if (repo) await writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${join(repo.commonDir, 'objects')}\n`);
     if (atTop) {
       // The user's index: its stat data is valid for the same files, so the first scan hashes only what is dirty.
-      if (existsSync(join(repo.gitDir, 'index'))) await copyFile(join(repo.gitDir, 'index'), env.GIT_INDEX_FILE);
+      // A copy keeps its source's mode, and the user's may be open to all: the home's copy is the owner's.
+      if (existsSync(join(repo.gitDir, 'index'))) {
+        await copyFile(join(repo.gitDir, 'index'), env.GIT_INDEX_FILE);
+        await chmod(env.GIT_INDEX_FILE, 0o600);
+      }
     }
   }
   const exclude = atTop ? join(repo.gitDir, 'info', 'exclude') : null;

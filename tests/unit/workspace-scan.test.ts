@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalBlobStore } from '../../activities/blob-store';
@@ -150,6 +150,16 @@ describe('workspace scan', () => {
     expect(net).toContain('+newer\n');
     expect(net).not.toContain('+new\n');
     expect(net).not.toContain('node_modules');
+  });
+
+  test('the user\'s index, copied as the shadow\'s warm start, is the owner\'s alone in the home however open the user\'s is', async () => {
+    put('README.md', 'hi\n');
+    gitIn(ws, 'init', '-q', '-b', 'main');
+    gitIn(ws, 'add', '-A');
+    gitIn(ws, 'commit', '-qm', 'init');
+    chmodSync(join(ws, '.git', 'index'), 0o666);
+    await scan('start');
+    expect(statSync(join(shadowDir(join(tmp, 'state'), ws), 'index')).mode & 0o777).toBe(0o600);
   });
 
   test("commands the workspace's .git/config names (fsmonitor, a clean filter) never run on the host; a subdirectory workspace is measured against HEAD's subtree", async () => {
