@@ -1,5 +1,10 @@
 import { Context } from '@temporalio/activity';
-import type { JobRef } from './run-job';
+
+/** A job by its session and id: unique within a host's executor. */
+export interface JobRef {
+  sessionId: string;
+  jobId: string;
+}
 
 /** Also while queued: cancellation reaches an activity only through its heartbeats. */
 const HEARTBEAT_MS = 3_000;

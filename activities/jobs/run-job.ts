@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { RecurError } from '../../errors';
 import { gateEnv } from '../run-gate';
 import { createCpuPool } from './cpu-pool';
-import { createLiveJobs } from './live-jobs';
+import { createLiveJobs, type JobRef } from './live-jobs';
 import type { JobLaunch, JudgeRun } from './job-launch';
 import { byWorkerShutdown } from '../worker-shutdown';
 import { JOB_LOG_TAIL } from '../../schemas/field-limits';
@@ -58,11 +58,6 @@ export interface JobDeps {
    * reported after it; awaited, errors logged and ignored. Not called when the worker is shutting down.
    */
   onEnded(input: RunJobInput, result: RunJobResult): Promise<void>;
-}
-
-export interface JobRef {
-  sessionId: string;
-  jobId: string;
 }
 
 export interface JobActivities {
