@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, hostname } from 'node:os';
 import { StackError } from '../../errors';
 import { aptInstall, canApt } from './install';
@@ -96,6 +96,9 @@ function startMunge(log: Log): void {
   if (run('munge', ['-n']).status === 0) return;
   if (!existsSync('/etc/munge/munge.key')) run('mungekey', ['--create']);
   mkdirSync('/run/munge', { recursive: true });
+  // munged refuses a socket directory others cannot traverse, and a package installed where no
+  // systemd-tmpfiles runs may leave it 0700 (Debian's tmpfiles entry says 0755).
+  chmodSync('/run/munge', 0o755);
   run('chown', ['-R', 'munge:munge', '/run/munge', '/etc/munge']);
   log('starting munged…');
   if (daemon('runuser', ['-u', 'munge', '--', '/usr/sbin/munged']).status !== 0 || run('munge', ['-n']).status !== 0) {
