@@ -53,7 +53,8 @@ export async function fireDueSchedules(s: SessionState): Promise<void> {
 /**
  * A turn ended with an answer: whether the session goes on. An open goal or autonomous mode
  * injects a continuation (gates decide in autonomous mode); an active schedule idles the session
- * on a durable timer until its tick or a message, and a queued or running job until its end.
+ * on a durable timer until its tick or a message, and a queued or running job (or an experiment it
+ * asked the root for) until its end.
  * Otherwise the answer ends the session.
  */
 export async function afterAnswer(s: SessionState): Promise<'continue' | 'end'> {
@@ -76,7 +77,7 @@ export async function afterAnswer(s: SessionState): Promise<'continue' | 'end'> 
   }
   for (;;) {
     // A feed release wakes a session that waits anyway; it keeps none alive on its own.
-    if (nextWake(s.long.schedules) === null && s.jobs.active().length === 0) return 'end';
+    if (nextWake(s.long.schedules) === null && !waitsOnWork(s)) return 'end';
     const wake = wakeAt(s);
     if ((wake !== null && wake <= Date.now()) || s.inbox.length > 0) return 'continue';
     // A workflow timer: it fires on time even if no worker runs then; the next worker picks it up.
@@ -95,10 +96,15 @@ export async function afterAnswer(s: SessionState): Promise<'continue' | 'end'> 
  * for their news or the next scheduled tick instead of spinning the model on an unchanged prompt.
  */
 async function settle(s: SessionState): Promise<void> {
-  const running = () => [...s.children.values()].some((c) => c.status === 'running') || s.jobs.active().length > 0;
+  const running = () => [...s.children.values()].some((c) => c.status === 'running') || waitsOnWork(s);
   if (!running() || s.inbox.length > 0) return;
   const ended = s.jobs.ended;
   await idle(s, () => s.inbox.length > 0 || !running() || s.jobs.ended !== ended);
+}
+
+/** Jobs of its own queued or running, or experiments it asked its research tree's root for: their ends wake it. */
+function waitsOnWork(s: SessionState): boolean {
+  return s.jobs.active().length > 0 || s.awaited.size > 0;
 }
 
 /** The next scheduled tick or human record of a research task's feed (epoch ms); null: none. */

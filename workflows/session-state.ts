@@ -54,6 +54,8 @@ export class SessionState {
   readonly long: LongRun;
   /** Jobs submitted from the kernel (workflows/jobs). */
   readonly jobs: JobBook;
+  /** A research tree's sub-agent: the experiments it asked the root for that have not ended (job ids of the root's). */
+  readonly awaited: Set<string>;
   /** A research session's ledger and current record (workflows/research); null in any other session. */
   readonly research: ResearchBook | null;
   readonly approvals: ApprovalBook;
@@ -102,6 +104,7 @@ export class SessionState {
     this.host = c === undefined ? null : c.host === undefined ? DEFAULT_HOST_ID : c.host;
     this.long = new LongRun(input, c?.longRun, this.startedAt);
     this.jobs = new JobBook(c?.jobs);
+    this.awaited = new Set(c?.awaited);
     this.research = input.research ? new ResearchBook(input.research, c?.research) : null;
     this.approvals = new ApprovalBook(c?.approvals);
     this.ops = new OperatorControls(input, c?.operator);
@@ -170,7 +173,7 @@ export class SessionState {
     return {
       nextSeq, headHash, turn, tokens, startedAt, children: [...this.children.values()], inbox, seen: this.seen.carry(), messagesSent, rate,
       treeSessions, cellsSinceSnapshot, lastSnapshot, retained, longRun: this.long.carry(), approvals: this.approvals.carry(),
-      workspaceStart: this.workspaceStart, operator: this.ops.carry(), host: this.host, jobs: this.jobs.carry(), ...(this.research && { research: this.research.carry() }), ...(this.ledger && { ledger: this.ledger.carry() }),
+      workspaceStart: this.workspaceStart, operator: this.ops.carry(), host: this.host, jobs: this.jobs.carry(), ...(this.awaited.size > 0 && { awaited: [...this.awaited] }), ...(this.research && { research: this.research.carry() }), ...(this.ledger && { ledger: this.ledger.carry() }),
     };
   }
 }

@@ -140,6 +140,8 @@ export interface SessionCarry {
   /** Where its kernel is (null: not placed yet); absent in runs carried over from before placement existed. */
   host?: string | null;
   jobs?: JobCarry;
+  /** Experiments a sub-agent asked its root for that had not ended (SessionState.awaited). */
+  awaited?: string[];
   research?: ResearchCarry;
 }
 

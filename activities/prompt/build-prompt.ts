@@ -6,7 +6,8 @@ import { BASE_SYSTEM_PROMPT } from './system-prompt';
 import type { GoalChanged } from '../../schemas/generated/events';
 import { compactedNote, forkedNote, injectedMessage, lastCompaction, withGoal, type CompactedFields } from './long-run-notes';
 import { contextSection, type ShownContextFile } from './context-section';
-import { jobEndedNote, researchNote } from './job-note';
+import { jobEndedNote } from './job-note';
+import { researchNote } from '../../workflows/research/research-note';
 import { ledgerHead } from './ledger-head';
 
 export interface Prompt {

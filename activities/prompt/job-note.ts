@@ -1,21 +1,8 @@
-import type { ExperimentRecorded, JobEnded, RecordAccepted, RecordRejected, RecordReleased } from '../../schemas/generated/events';
+import type { JobEnded } from '../../schemas/generated/events';
 
 /** A job's end as the model reads it: marked as the host's, with the output's end. */
 export function jobEndedNote(e: JobEnded): string {
   const how = e.outcome === 'finished' ? `finished in ${e.seconds.toFixed(1)} s` : `${e.outcome.replace('_', ' ')}: ${e.reason}`;
   const tail = e.logTail ? `\nlast output:\n${e.logTail}` : '';
   return `[job ${e.jobId} ${how}; jobs.logs("${e.jobId}") has its whole output]${tail}`;
-}
-
-/** A ledger row or a record verdict as the model reads it: the host's numbers, never the agent's. */
-export function researchNote(e: ExperimentRecorded | RecordAccepted | RecordRejected | RecordReleased): string {
-  if (e.type === 'RecordReleased') {
-    const force = e.inForce ? 'it is the record to beat now' : 'the record in force has fewer steps';
-    return `[human record ${e.recordId} released: ${e.steps} steps, mean ${e.mean.toFixed(5)} over ${e.n} seeds; ${force}. Its CONFIG: ${e.config}. ${e.note}]`;
-  }
-  if (e.type === 'RecordAccepted') return `[record ${e.jobId} ACCEPTED by the host's judge: ${e.steps} steps, mean ${e.mean.toFixed(5)} over ${e.n} seeds, beats ${e.previousId} (${e.previousSteps} steps); it is the record now]`;
-  if (e.type === 'RecordRejected') return `[record candidate ${e.jobId} rejected by the host's judge: ${e.reason}]`;
-  if (e.status === 'failed') return `[experiment ${e.jobId} failed: ${e.reason}]`;
-  const mean = e.mean === null ? 'diverged' : `mean ${e.mean.toFixed(5)}`;
-  return `[experiment ${e.jobId} (${e.kind}${e.by?.includes('/') ? `, asked by ${e.by}` : ''}) ${e.status}: steps ${e.steps ?? '-'}, ${mean} over ${e.values.length} seed${e.values.length === 1 ? '' : 's'}${e.promising ? ', promising' : ''}: ${e.reason}; ledger.query() has the row]`;
 }

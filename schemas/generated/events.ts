@@ -485,7 +485,7 @@ export type DeliveryChannel = 'prompt' | 'kernel';
 export interface MessageDelivered {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'MessageDelivered';
-  /** Id of the delivered message, as in its MessageSent (or `user#…` for a message from the user, `<child>#outcome` for a child's end). Limit: 1024 characters. */
+  /** Id of the delivered message, as in its MessageSent (or `user#…` for a message from the user, `<child>#outcome` for a child's end, `<root>#<job id>` for the end of an experiment a sub-agent asked its research root for). Limit: 1024 characters. */
   readonly messageId: string;
   /** Session id of the sender, or `user`. Limit: 1024 characters. */
   readonly from: string;

@@ -46,12 +46,15 @@ start = src.index("# ==== EDITABLE: optimizer config ====")
 end = src.index("# ==== END ====")
 config = {"lr": 1.0, "momentum": 0.8, "schedule": "cosine", "cooldown_frac": 1.0, "ema": 0.995, "ema_start_frac": 0.5, "train_steps": 900}
 open("train.py", "w").write(src[:start] + "# ==== EDITABLE: optimizer config ====\\nCONFIG = " + repr(config) + "\\n" + src[end:])
-import os, time
+import os
 row = research.trial(n=1, idea="tail EMA from half way")
-while ledger.query()[-1]["status"] == "queued":
-    time.sleep(0.2)
-row = [r for r in ledger.query() if r["id"] == row["id"]][0]
-print("GEN", os.getcwd(), row["id"], row["status"], row["steps"], row["by"])`), 'job-1: tail EMA screened at 900 steps'],
+print("QUEUED", os.getcwd(), row["id"], row["status"])`),
+      // It answers while the screen runs: the root's message with the verdict wakes it.
+      'screening job-1',
+      py(`
+row = [r for r in ledger.query() if r["id"] == "job-1"][0]
+print("GEN", row["id"], row["status"], row["steps"], row["by"])`),
+      'job-1: tail EMA screened at 900 steps'],
     }, 'the generator\'s model');
     const start = researchStart(task, 'weights-only', undefined, [generator.model]);
     const root = h.input({
@@ -96,9 +99,13 @@ final(f"{row['id']} notes {row['notes']}")`)],
     expect(run.of('SubagentSpawned').map((s) => [s.name, s.spec, s.model])).toEqual([['gen1', 'generator_1', generator.model], ['judge', 'judge', root.model]]);
 
     // The generator's screen is a row of the root's ledger, asked by the generator, judged on its worktree's train.py.
-    const screened = run.of('CellExecuted', gen)[0].outputs;
-    expect(screened).toContain(`GEN ${join(h.config.home, 'worktrees')}/`);
-    expect(screened).toContain(` job-1 measured 900 ${gen}`);
+    const [queued, screened] = run.of('CellExecuted', gen).map((c) => c.outputs);
+    expect(queued).toContain(`QUEUED ${join(h.config.home, 'worktrees')}/`);
+    expect(queued).toContain(' job-1 queued');
+    // Woken by the root's message, not by polling: the verdict is the host's, as the root's prompt shows it.
+    const told = run.of('MessageDelivered', gen).filter((m) => m.from === id);
+    expect(told).toEqual([expect.objectContaining({ messageId: `${id}#job-1`, via: 'prompt', text: expect.stringContaining(`[experiment job-1 (trial, asked by ${gen}) measured: steps 900`) })]);
+    expect(screened).toContain(`GEN job-1 measured 900 ${gen}`);
     expect(out[0]).toContain('ANSWER job-1: tail EMA screened at 900 steps');
     const [row] = run.of('ExperimentRecorded');
     expect(row).toMatchObject({ jobId: 'job-1', kind: 'trial', status: 'measured', steps: 900, by: gen, idea: 'tail EMA from half way' });
@@ -129,7 +136,7 @@ final(f"{row['id']} notes {row['notes']}")`)],
     const report = JSON.parse(cli.out[0]) as { experiments: number; spent: { tokensIn: number; tokensOut: number; costUsd: number; calls: number } };
     const sessions = [id, gen, `${id}/judge`];
     const all = sessions.flatMap((s) => run.of('ModelCalled', s));
-    expect(run.of('ModelCalled', gen)).toHaveLength(2);
+    expect(run.of('ModelCalled', gen)).toHaveLength(4);
     expect(run.of('ModelCalled', `${id}/judge`)).toHaveLength(1);
     expect(report.experiments).toBe(1);
     expect(report.spent).toMatchObject({

@@ -3,6 +3,7 @@ import { researchLedger } from '../../services/projector/research-ledger';
 import { experimentEnd } from '../../workflows/research/experiment-end';
 import { parseVerdict } from '../../workflows/research/judge-verdict';
 import { ResearchBook } from '../../workflows/research/research-book';
+import { experimentEndMessage } from '../../workflows/research/tell-asker';
 import type { CurrentRecord, Experiment } from '../../workflows/research/research-messages';
 
 const baseline: CurrentRecord = { id: 'r0-baseline', steps: 1003, mean: 3.27519, n: 8 };
@@ -107,6 +108,18 @@ describe('an experiment\'s end (pure)', () => {
     expect(book.experimentEnded('job-2', { outcome: 'finished', reason: '', logTail: candidate() })).toBeNull();
     expect(book.experimentEnded('job-9', { outcome: 'finished', reason: '', logTail: candidate() })).toBeNull();
     expect(new ResearchBook({ task: 'nqm-speedrun', knowledge: 'weights-only', problem: 'small', record: baseline }, book.carry()).record.id).toBe('job-2');
+  });
+});
+
+describe('the end of a sub-agent\'s experiment, as the root tells it', () => {
+  it('is one message per job holding the host\'s notes on every event logged for it', () => {
+    const trial = experimentEnd(row({ by: 's1/gen1' }), baseline, { outcome: 'finished', reason: '', logTail: verdict() });
+    const told = experimentEndMessage('s1', 'job-2', trial.events);
+    expect(told).toMatchObject({ messageId: 's1#job-2', from: 's1' });
+    expect(told.text).toBe('[experiment job-2 (trial, asked by s1/gen1) measured: steps 700, mean 3.27410 over 2 seeds, promising: screen: mean 3.27410 < bar; ledger.query() has the row]');
+    const record = experimentEnd(row({ kind: 'record', against: 'r0-baseline', by: 's1/exec' }), baseline, { outcome: 'finished', reason: '', logTail: candidate() });
+    const lines = experimentEndMessage('s1', 'job-2', [{ type: 'JobEnded', jobId: 'job-2', outcome: 'finished', exitCode: 0, seconds: 1, logTail: '', reason: '' }, ...record.events]).text.split('\n');
+    expect(lines).toEqual([expect.stringMatching(/^\[experiment job-2 \(record, asked by s1\/exec\) /), expect.stringMatching(/^\[record job-2 ACCEPTED by the host's judge: 700 steps/)]);
   });
 });
 

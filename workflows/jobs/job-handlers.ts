@@ -12,6 +12,8 @@ import { MAX_ACTIVE_JOBS } from './job-book';
 import { jobReportSignal, jobsUpdate, type JobReply, type JobReport, type JobRequest, type JobView } from './job-messages';
 import { jobWorkflow, jobWorkflowId } from './job-workflow';
 import type { JudgeRun } from '../../activities/jobs/job-launch';
+import type { RecurEventInput } from '../../schemas/generated/events';
+import { experimentEndMessage, tellAsker } from '../research/tell-asker';
 
 /** The longest timeout a job may ask for; the job workflow's own bound is above it. */
 const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;
@@ -113,18 +115,20 @@ async function onReport(s: SessionState, r: JobReport): Promise<void> {
     return;
   }
   const { outcome, exitCode, seconds, logTail, reason } = r;
-  let experiment: (() => void) | null = null;
+  let experiment = null as { by: string | undefined; events: RecurEventInput[]; commit: () => void } | null;
   await s.emit(() => {
     // A job that already ended (reported, or cancelled by the session's end) changes nothing.
     fresh = job.status === 'queued' || job.status === 'running';
     if (!fresh) return [];
     // An experiment's ledger row goes in the same append as its job's end: never one without the other, never two.
+    const by = s.research?.get(job.id)?.by;
     const row = s.research?.experimentEnded(job.id, r);
-    experiment = row?.commit ?? null;
+    experiment = row ? { by, ...row } : null;
     return [{ type: 'JobEnded', jobId: job.id, outcome, exitCode, seconds, logTail, reason }, ...(row?.events ?? [])];
   }, () => {
     if (!fresh) return;
     s.jobs.end(job, outcome, exitCode, seconds, reason);
-    experiment?.();
+    experiment?.commit();
   });
+  if (experiment) await tellAsker(s, experiment.by, { kind: 'ended', jobId: job.id, message: experimentEndMessage(s.id, job.id, experiment.events) });
 }

@@ -13,7 +13,8 @@ import { checkSubmit, jobsClosed, queueJob } from '../jobs/job-handlers';
 import { JOB_ID } from '../jobs/job-messages';
 import type { SessionState } from '../session-state';
 import { KEPT_ENDED, type ResearchBook } from './research-book';
-import { researchUpdate, type Experiment, type ResearchReply, type ResearchRequest } from './research-messages';
+import { experimentNoticeSignal, researchUpdate, type Experiment, type ExperimentNotice, type ResearchReply, type ResearchRequest } from './research-messages';
+import { tellAsker } from './tell-asker';
 
 const NO_RESEARCH = 'this session has no research task: start it with recur run --research TASK (docs/research-loop.md)';
 /** Far above a judge run (a scale-up stage bisects on the large problem: seconds); what it stops is a judge stuck. */
@@ -21,6 +22,7 @@ const JUDGE_TIMEOUT_SECONDS = 900;
 
 export function installResearchHandlers(s: SessionState): void {
   setHandler(researchUpdate, guardUpdate(s, (req: ResearchRequest) => onRequest(s, req)));
+  setHandler(experimentNoticeSignal, (n) => onNotice(s, n));
 }
 
 const copy = (r: Experiment): Experiment => ({ ...r, seeds: [...r.seeds], values: [...r.values], notes: [...r.notes] });
@@ -68,5 +70,16 @@ async function onRequest(s: SessionState, asked: ResearchRequest): Promise<Resea
     id: j.id, kind, idea: req.idea, parent: req.parent, problem: book.problem, file: req.file, source: req.source, trials, status: 'queued', steps: null, seeds: [], values: [],
     mean: null, promising: false, configHash: null, reason: '', against: kind === 'record' ? record.id : null, notes: [], by: req.by,
   }));
+  await tellAsker(s, req.by, { kind: 'queued', jobId: job.id });
   return reply([book.get(job.id)!]);
+}
+
+/** A sub-agent's side: it waits on an experiment it asked for as on a job of its own, and reads its end as the root's message. */
+function onNotice(s: SessionState, n: ExperimentNotice): void {
+  if (n.kind === 'queued') {
+    s.awaited.add(n.jobId);
+    return;
+  }
+  s.awaited.delete(n.jobId);
+  s.accept(n.message);
 }

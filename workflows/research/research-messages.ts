@@ -1,4 +1,4 @@
-import { defineUpdate } from '@temporalio/workflow';
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BlobRef, ExperimentKind, ExperimentStatus } from '../../schemas/generated/events';
 import type { JobExecutor } from '../jobs/job-messages';
 
@@ -81,3 +81,11 @@ export type ResearchAsk =
 export type ResearchRequest = ResearchAsk & { by?: string };
 export type ResearchReply = { ok: true; rows: Experiment[]; record: CurrentRecord } | { ok: false; reason: string };
 export const researchUpdate = defineUpdate<ResearchReply, [ResearchRequest]>('research');
+
+/**
+ * From a research tree's root to the sub-agent that asked for an experiment: the job it was queued
+ * as (the asker then waits on it as on a job of its own), and at its end the host's verdict as a
+ * message, which wakes the asker as a job's end wakes its session.
+ */
+export type ExperimentNotice = { kind: 'queued'; jobId: string } | { kind: 'ended'; jobId: string; message: { messageId: string; from: string; text: string } };
+export const experimentNoticeSignal = defineSignal<[ExperimentNotice]>('experimentNotice');
