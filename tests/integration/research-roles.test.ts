@@ -11,6 +11,8 @@ import { readTask } from '../../services/research/tasks';
 import { sessionWorkspaces } from '../../services/sandbox';
 import { cliInProcess } from '../helpers/cli-in-process';
 import { SessionHarness, py, type SessionRun } from '../helpers/session-harness';
+import { until } from '../helpers/poll-tree-log';
+import { getStatusQuery } from '../../workflows/messages';
 
 const task = readTask('nqm-speedrun')!;
 /** A tree budget no run here comes near: there to be counted against, not to stop anything. */
@@ -50,39 +52,51 @@ import os
 row = research.trial(n=1, idea="tail EMA from half way")
 print("QUEUED", os.getcwd(), row["id"], row["status"])`),
       // It answers while the screen runs: the root's message with the verdict wakes it.
-      'screening job-1',
+      'screening job-2',
       py(`
-row = [r for r in ledger.query() if r["id"] == "job-1"][0]
+row = [r for r in ledger.query() if r["id"] == "job-2"][0]
 print("GEN", row["id"], row["status"], row["steps"], row["by"])`),
-      'job-1: tail EMA screened at 900 steps'],
+      'job-2: tail EMA screened at 900 steps'],
     }, 'the generator\'s model');
     const start = researchStart(task, 'weights-only', undefined, [generator.model]);
     const root = h.input({
       root: [
         py(`
+blocker = jobs.submit("while [ ! -e release ]; do sleep 0.05; done", cpus=2)
 for s in sorted(harness.subagents.list(), key=lambda s: s["name"]):
     print("SPEC", s["name"], s["value"]["model"], s["value"]["maxTurns"])
 g = rlm("screen one idea of your own", spec="generator_1", name="gen1", workspace="worktree")
 print("ANSWER", g.result())`),
         py(`
-j = rlm("check job-1 against goal.md", spec="judge", name="judge", budget_tokens=${TREE_TOKENS})
+j = rlm("check job-2 against goal.md", spec="judge", name="judge", budget_tokens=${TREE_TOKENS})
 print("JUDGE", j.result())
 for r in ledger.query():
     print("ROW", r["id"], r["kind"], r["status"], r["by"], r["notes"])`),
         'Done.',
       ],
       judge: [py(`
-row = ledger.annotate("job-1", "rule check: pass, only CONFIG changed")
+row = ledger.annotate("job-2", "rule check: pass, only CONFIG changed")
 final(f"{row['id']} notes {row['notes']}")`)],
     }, 'beat the nqm-speedrun record with your roles', { maxTokens: TREE_TOKENS });
     // The roles are in the root's very first prompt: its first call fails unless they are.
     const script = root.model.slice('scripted:'.length);
     writeFileSync(script, JSON.stringify({ ...JSON.parse(readFileSync(script, 'utf8')), expectSystem: { root: [['Sub-agent specs', '- generator_1', '- executor', '- judge']] } }));
     sessionWorkspaces(h.config).record(root.sessionId, { dir: ws, group: ws, shared: [], knowledge: start.knowledge });
+    // The root's job-1 holds the whole pool (RECUR_JOB_CPUS=2) until the generator has answered
+    // and waits: its screen, queued behind it, ends only then, so its verdict must wake it.
+    const gen = `${root.sessionId}/gen1`;
+    const released = (async () => {
+      try {
+        await until('the generator idling after its answer', () => h.client.workflow.getHandle(gen).query(getStatusQuery)
+          .then((st) => (st.phase === 'idle' ? true : undefined), () => undefined));
+      } finally {
+        writeFileSync(join(ws, 'release'), '');
+      }
+    })();
     const run = await h.runInput({ ...root, workspace: ws, research: start.spec });
+    await released;
     expect(run.result).toEqual({ status: 'completed', answer: 'Done.' });
     const id = run.id;
-    const gen = `${id}/gen1`;
 
     // The roles, logged as the harness logs every edit: the task is their source, the root's start their trigger.
     const scope = await readSessionLog({ kafka: kafkaClient(h.config, 'reader', 'test-roles'), topic: h.config.kafka.topic, sessionId: `harness:${id}`, descendants: false });
@@ -101,24 +115,25 @@ final(f"{row['id']} notes {row['notes']}")`)],
     // The generator's screen is a row of the root's ledger, asked by the generator, judged on its worktree's train.py.
     const [queued, screened] = run.of('CellExecuted', gen).map((c) => c.outputs);
     expect(queued).toContain(`QUEUED ${join(h.config.home, 'worktrees')}/`);
-    expect(queued).toContain(' job-1 queued');
+    expect(queued).toContain(' job-2 queued');
     // Woken by the root's message, not by polling: the verdict is the host's, as the root's prompt shows it.
     const told = run.of('MessageDelivered', gen).filter((m) => m.from === id);
-    expect(told).toEqual([expect.objectContaining({ messageId: `${id}#job-1`, via: 'prompt', text: expect.stringContaining(`[experiment job-1 (trial, asked by ${gen}) measured: steps 900`) })]);
-    expect(screened).toContain(`GEN job-1 measured 900 ${gen}`);
-    expect(out[0]).toContain('ANSWER job-1: tail EMA screened at 900 steps');
+    expect(told).toEqual([expect.objectContaining({ messageId: `${id}#job-2`, via: 'prompt', text: expect.stringContaining(`[experiment job-2 (trial, asked by ${gen}) measured: steps 900`) })]);
+    expect(screened).toContain(`GEN job-2 measured 900 ${gen}`);
+    expect(out[0]).toContain('ANSWER job-2: tail EMA screened at 900 steps');
     const [row] = run.of('ExperimentRecorded');
-    expect(row).toMatchObject({ jobId: 'job-1', kind: 'trial', status: 'measured', steps: 900, by: gen, idea: 'tail EMA from half way' });
+    expect(row).toMatchObject({ jobId: 'job-2', kind: 'trial', status: 'measured', steps: 900, by: gen, idea: 'tail EMA from half way' });
     expect((await openBlobStore(h.config).get(row.source.sha256)).toString('utf8')).toContain("'ema': 0.995");
     expect(readFileSync(join(ws, 'train.py'), 'utf8')).not.toContain("'ema': 0.995");
     // The job and its end are the root's: the generator's log has none.
-    expect(run.types().filter((t) => t.startsWith('Job'))).toEqual(['JobQueued', 'JobStarted', 'JobEnded']);
+    expect(run.of('JobQueued').map((j) => [j.jobId, j.command.split(':')[0]])).toEqual([['job-1', 'while [ ! -e release ]; do sleep 0.05; done'], ['job-2', 'research trial']]);
+    expect(run.of('JobEnded').map((j) => [j.jobId, j.outcome])).toEqual([['job-1', 'finished'], ['job-2', 'finished']]);
     expect(run.types(gen).filter((t) => t.startsWith('Job') || t.startsWith('Experiment'))).toEqual([]);
 
     // The judge writes a note on the row and decides nothing.
-    expect(run.of('ExperimentAnnotated')).toEqual([{ type: 'ExperimentAnnotated', jobId: 'job-1', note: 'rule check: pass, only CONFIG changed', by: `${id}/judge` }]);
+    expect(run.of('ExperimentAnnotated')).toEqual([{ type: 'ExperimentAnnotated', jobId: 'job-2', note: 'rule check: pass, only CONFIG changed', by: `${id}/judge` }]);
     expect(run.types().filter((t) => t.startsWith('Record'))).toEqual([]);
-    expect(out[1]).toContain(`ROW job-1 trial measured ${gen} ['rule check: pass, only CONFIG changed']`);
+    expect(out[1]).toContain(`ROW job-2 trial measured ${gen} ['rule check: pass, only CONFIG changed']`);
 
     // The tree budget counted the generator: what remained for the judge's slice is less than the
     // root's own spend leaves. The generator asked the root before its answer, so its first call is in.
@@ -144,7 +159,7 @@ final(f"{row['id']} notes {row['notes']}")`)],
     });
     expect(report.spent.tokensIn + report.spent.tokensOut).toBeGreaterThan(tokens(run, id));
     const table = await cliInProcess(['research', 'ledger', id]);
-    expect(table.out.join('\n')).toMatch(/job-1 +trial +measured +900 .* gen1 +tail EMA from half way/);
+    expect(table.out.join('\n')).toMatch(/job-2 +trial +measured +900 .* gen1 +tail EMA from half way/);
     expect(table.out.join('\n')).toContain('  note (judge): rule check: pass, only CONFIG changed');
   }, 240_000);
 
