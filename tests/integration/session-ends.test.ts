@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { ConfigResourceTypes, type Admin } from 'kafkajs';
+import { ConfigResourceTypes, ConfigSource, type Admin } from 'kafkajs';
 import { loadConfig } from '../../config';
 import { kafkaClient, temporalAddress } from '../../config/connections';
 import { recur } from '../helpers/run-cli';
@@ -25,13 +25,21 @@ function script(name: string, agents: Record<string, string[]>): string {
   return `scripted:${file}`;
 }
 
-/** Sets the topic's max.message.bytes and waits until the broker reports it. */
+/**
+ * Sets the topic's max.message.bytes and waits until the broker reports it. kafkajs speaks only
+ * the legacy AlterConfigs, which replaces every setting made on the topic: the others (no expiry,
+ * no bound on future timestamps: ensureTopic) go with it, or the tests after this one would write
+ * to a topic that expires its records and refuses a virtual clock's.
+ */
 async function setTopicMaxBytes(value: string): Promise<void> {
   const resource = { type: ConfigResourceTypes.TOPIC, name: config.kafka.topic };
-  await admin.alterConfigs({ validateOnly: false, resources: [{ ...resource, configEntries: [{ name: 'max.message.bytes', value }] }] });
+  const ownSettings = async () => Object.fromEntries((await admin.describeConfigs({ includeSynonyms: false, resources: [resource] }))
+    .resources[0].configEntries.filter((c) => c.configSource === ConfigSource.TOPIC_CONFIG).map((c) => [c.configName, c.configValue]));
+  const settings = { ...(await ownSettings()), 'max.message.bytes': value };
+  await admin.alterConfigs({ validateOnly: false, resources: [{ ...resource, configEntries: Object.entries(settings).map(([name, v]) => ({ name, value: v })) }] });
   for (;;) {
-    const d = await admin.describeConfigs({ includeSynonyms: false, resources: [{ ...resource, configNames: ['max.message.bytes'] }] });
-    if (d.resources[0].configEntries[0]?.configValue === value) return;
+    const now = await ownSettings();
+    if (now['max.message.bytes'] === value) return void expect(now).toEqual(settings);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
