@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
+import * as workflows from '../../workflows';
 
 /**
  * Histories recorded from real runs of every workflow shape the integration tier makes
@@ -16,8 +17,8 @@ describe('workflow code replays the recorded histories (tests/fixtures/histories
   // The drifted replays' nondeterminism is expected: Core's warnings about it would only be noise.
   beforeAll(() => Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } } }));
 
-  it('has histories of both workflow types', () => {
-    expect(new Set(files.map((f) => f.split('-')[0]))).toEqual(new Set(['agentSessionWorkflow', 'harnessWorkflow']));
+  it('has histories of every workflow type', () => {
+    expect(new Set(files.map((f) => f.split('-')[0]))).toEqual(new Set(Object.keys(workflows)));
   });
 
   const histories = () => files.map((f) => ({ workflowId: f, history: temporal.api.history.v1.History.decode(readFileSync(join(DIR, f))) }));

@@ -1,9 +1,9 @@
 import { sleep } from '@temporalio/workflow';
 
 /**
- * Recur's two workflows as a careless change could leave them: a timer first, where the
- * recorded histories start with an activity. Replaying them through this must fail
- * (tests/unit/workflow-replay.test.ts).
+ * Recur's workflows as a careless change could leave them: a timer first where the recorded
+ * histories start with an activity, and a registry that ends where it started a timer. Replaying
+ * them through this must fail (tests/unit/workflow-replay.test.ts).
  */
 export async function agentSessionWorkflow(): Promise<void> {
   await sleep(1000);
@@ -11,4 +11,12 @@ export async function agentSessionWorkflow(): Promise<void> {
 
 export async function harnessWorkflow(): Promise<void> {
   await sleep(1000);
+}
+
+export async function jobWorkflow(): Promise<void> {
+  await sleep(1000);
+}
+
+export async function hostRegistryWorkflow(): Promise<void> {
+  return undefined;
 }
