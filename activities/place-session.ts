@@ -22,15 +22,21 @@ interface Ask {
  */
 export function createPlacementActivities(deps: { client: Client; hostId: string }) {
   const waiting = new Map<string, Ask[]>();
-  const send = (taskQueue: string, requests: PlaceRequest[]): Promise<PlaceReply[]> =>
-    deps.client.workflow.executeUpdateWithStart(placeSessionsUpdate, {
-      args: [requests],
-      // Retried asks are told apart by their keys, inside the registry.
-      updateId: `place:${deps.hostId}:${randomUUID()}`,
-      startWorkflowOperation: new WithStartWorkflowOperation(HOST_REGISTRY_WORKFLOW, {
-        workflowId: hostRegistryId(taskQueue), taskQueue, args: [[]], workflowIdConflictPolicy: 'USE_EXISTING',
-      }),
-    });
+  const send = async (taskQueue: string, requests: PlaceRequest[]): Promise<PlaceReply[]> => {
+    try {
+      return await deps.client.workflow.executeUpdateWithStart(placeSessionsUpdate, {
+        args: [requests],
+        // Retried asks are told apart by their keys, inside the registry.
+        updateId: `place:${deps.hostId}:${randomUUID()}`,
+        startWorkflowOperation: new WithStartWorkflowOperation(HOST_REGISTRY_WORKFLOW, {
+          workflowId: hostRegistryId(taskQueue), taskQueue, args: [[]], workflowIdConflictPolicy: 'USE_EXISTING',
+        }),
+      });
+    } catch (e) {
+      await endIfStuck(deps.client, hostRegistryId(taskQueue));
+      throw e;
+    }
+  };
   const drain = async (taskQueue: string, queue: Ask[]): Promise<void> => {
     while (queue.length > 0) {
       const batch = queue.splice(0, MAX_BATCH);
@@ -56,4 +62,19 @@ export function createPlacementActivities(deps: { client: Client; hostId: string
       });
     },
   };
+}
+
+/**
+ * Ends the registry's run when its workflow task keeps failing, so that the retried ask starts a
+ * new one: a run today's worker cannot replay would otherwise refuse every ask until it ended.
+ * The SDK cannot replay a registry whose update arrived with beats in the task after a timed-out
+ * one (docs/hosts.md), nor would it a run of older code after a careless deploy. Its state is
+ * soft, rebuilt by the next beats. The SDK's own way, failing the run on a nondeterminism error
+ * (the worker's workflowFailureErrorTypes), is refused by the server for a history with updates.
+ */
+async function endIfStuck(client: Client, workflowId: string): Promise<void> {
+  const run = await client.workflow.getHandle(workflowId).describe().catch(() => null);
+  if (run?.status.name !== 'RUNNING' || (run.raw.pendingWorkflowTask?.attempt ?? 0) < 2) return;
+  // By run id: a run another worker has started meanwhile is left alone.
+  await client.workflow.getHandle(workflowId, run.runId).terminate('its workflow task keeps failing; a new registry takes the asks').catch(() => undefined);
 }

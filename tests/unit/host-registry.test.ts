@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { MockActivityEnvironment, TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { createPlacementActivities } from '../../activities/place-session';
-import { type PlaceReply, getHostsQuery, hostBeatSignal, hostLeftSignal } from '../../workflows/hosts/host-messages';
+import { type PlaceReply, getHostsQuery, hostBeatSignal, hostLeftSignal, placeSessionsUpdate } from '../../workflows/hosts/host-messages';
 import { hostRegistryId } from '../../workflows/hosts/host-queue';
 
 /** The registry workflow on a real Temporal dev server, asked as the placement activity asks it. */
@@ -96,4 +96,25 @@ describe('the host registry', () => {
     await env.client.workflow.getHandle(hostRegistryId(taskQueue)).signal(hostLeftSignal, { hostId: 'b' });
     expect(await place('local', 's4')).toMatchObject({ hostId: 'c', liveHosts: 2 });
   });
+
+  // Last: its failed ask waits out the server's wait for the update (20 s), which ages the beats the tests above share.
+  test('a registry its worker cannot replay is ended at the next ask that fails, and the ask after it starts a new one', async () => {
+    const q = 'registry-replaced';
+    const id = hostRegistryId(q);
+    const before = await Worker.create({ connection: env.nativeConnection, taskQueue: q, workflowsPath: require.resolve('../helpers/workflows/registry-before') });
+    await before.runUntil(env.client.workflow.signalWithStart('hostRegistryWorkflow', {
+      workflowId: id, taskQueue: q, args: [[]], signal: hostBeatSignal, signalArgs: [{ hostId: 'b', loadedKernels: 0 }],
+    }).then(() => env.client.workflow.getHandle(id).executeUpdate(placeSessionsUpdate, { args: [[{ key: 'r0/3', asker: 'b' }]] })));
+    const { runId: first } = await env.client.workflow.getHandle(id).describe();
+    const today = await Worker.create({ connection: env.nativeConnection, taskQueue: q, workflowsPath: require.resolve('../../workflows') });
+    await today.runUntil(async () => {
+      const ask = () => new MockActivityEnvironment({ taskQueue: q })
+        .run(createPlacementActivities({ client: env.client, hostId: 'local' }).placeSession, { sessionId: 'r1', key: 'r1/3' });
+      // The replay fails as nondeterministic, and with it the update.
+      await expect(ask()).rejects.toThrow(/workflow task/i);
+      expect((await env.client.workflow.getHandle(id, first).describe()).status.name).toBe('TERMINATED');
+      expect(await ask()).toEqual({ hostId: 'local', loadedKernels: 0, liveHosts: 1 });
+      expect((await env.client.workflow.getHandle(id).describe()).runId).not.toBe(first);
+    });
+  }, 60_000);
 });
