@@ -1,4 +1,4 @@
-import { Partitioners, type Admin, type Kafka, type Message, type Producer } from 'kafkajs';
+import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
 import { EventLogError } from '../errors';
 import { encodeEventBatch, type EventBatchInput, type EventSigner, type StoredEvent } from '../schemas';
 import { clipEvent } from '../schemas/field-limits';
@@ -124,60 +124,4 @@ function permanentType(err: unknown): string | undefined {
     e = (e.originalError ?? e.cause) as typeof e;
   }
   return undefined;
-}
-
-/**
- * Creates the event topic if it does not exist: delete policy with no time or size limit,
- * because the log is the system of record and must never be compacted or expire. Records carry
- * their events' `ts`, the workflow clock's, which a time-skipping Temporal server runs hours
- * ahead of the broker's (the virtual executor, docs/jobs.md): with nothing expiring by time, the
- * broker's bound on future timestamps (an hour, Kafka 4's default) guards nothing here.
- * Throws when an existing topic has fewer partitions than asked for.
- */
-export async function ensureTopic(admin: Admin, topic: string, partitions: number): Promise<void> {
-  // Look first: kafkajs logs TOPIC_ALREADY_EXISTS as an error even though it only returns false.
-  if (!(await admin.listTopics()).includes(topic)) {
-    await admin.createTopics({
-      topics: [
-        {
-          topic,
-          numPartitions: partitions,
-          configEntries: [
-            { name: 'cleanup.policy', value: 'delete' },
-            { name: 'retention.ms', value: '-1' },
-            { name: 'retention.bytes', value: '-1' },
-            { name: 'message.timestamp.after.max.ms', value: String(Number.MAX_SAFE_INTEGER) },
-          ],
-        },
-      ],
-    });
-  }
-  const have = await partitionsWithLeaders(admin, topic);
-  if (have < partitions) {
-    throw new EventLogError(`topic ${topic} has ${have} partitions, expected at least ${partitions}`);
-  }
-}
-
-/** How long a new topic's partitions may take to have leaders everywhere. */
-const LEADERS_WITHIN_MS = 30_000;
-/** What a broker answers about a topic the controller created but it has not heard of yet. */
-const NOT_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
-
-/**
- * The topic's partition count once every partition has a leader. A cluster's brokers learn of a
- * new topic from the controller one by one, so one of them may answer that it does not host the
- * topic after createTopics returned; kafkajs's own wait for leaders gives up on that answer
- * instead of asking again, which failed cluster starts here.
- */
-async function partitionsWithLeaders(admin: Admin, topic: string): Promise<number> {
-  for (const deadline = Date.now() + LEADERS_WITHIN_MS; ; await new Promise((r) => setTimeout(r, 100))) {
-    try {
-      const partitions = (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]?.partitions ?? [];
-      if (partitions.length > 0 && partitions.every((p) => p.leader >= 0)) return partitions.length;
-      if (Date.now() > deadline) return partitions.length;
-    } catch (e) {
-      const type = (e as { type?: string }).type;
-      if (type === undefined || !NOT_YET.has(type) || Date.now() > deadline) throw e;
-    }
-  }
 }

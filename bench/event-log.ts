@@ -1,5 +1,6 @@
 import type { Kafka, Producer } from 'kafkajs';
-import { createEventLogActivities, createEventLogProducer, ensureTopic, type EventLogActivities } from '../activities/event-log';
+import { createEventLogActivities, createEventLogProducer, type EventLogActivities } from '../activities/event-log';
+import { ensureTopic } from '../activities/event-topic';
 import { encodeEventBatch, verifyChain, ZERO_HASH } from '../schemas';
 import { readSessionLog } from '../services/projector';
 import { kafkaClient } from '../config/connections';

@@ -1,6 +1,6 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type AclEntry } from 'kafkajs';
 import type { RecurConfig } from '../../config';
-import { ensureTopic } from '../../activities/event-log';
+import { ensureTopic, ensureTopicSettings } from '../../activities/event-topic';
 import { kafkaClient } from '../../config/connections';
 import { CONSUMER_GROUP_PREFIX, EMBEDDED_USERS, type KafkaRole } from '../../config/kafka-credentials';
 
@@ -25,20 +25,23 @@ export function eventTopicGrants(topic: string): Record<Exclude<KafkaRole, 'admi
 }
 
 /**
- * As the admin: creates the event topic if missing and grants the writer and reader their rights
- * on it (again on every `recur up`: granting an existing ACL is a no-op). Embedded broker only;
- * an external cluster's operator grants these (docs/external-services.md).
+ * As the admin: creates the event topic if missing, puts back its settings where they were lost,
+ * and grants the writer and reader their rights on it (again on every `recur up`: granting an
+ * existing ACL is a no-op). Embedded broker only; an external cluster's operator does these
+ * (docs/external-services.md). Returns the names of the settings it put back.
  */
-export async function ensureEventTopicAccess(config: RecurConfig, topic = config.kafka.topic): Promise<void> {
+export async function ensureEventTopicAccess(config: RecurConfig, topic = config.kafka.topic): Promise<string[]> {
   const admin = kafkaClient(config, 'admin', `${config.kafka.clientId}-up`).admin();
   await admin.connect();
   try {
     await ensureTopic(admin, topic, config.kafka.partitions);
+    const restored = await ensureTopicSettings(admin, topic);
     const grants = eventTopicGrants(topic);
     const acl = (Object.keys(grants) as Array<keyof typeof grants>).flatMap((role) => grants[role].map((g) => ({
       ...g, principal: `User:${EMBEDDED_USERS[role]}`, host: '*', permissionType: AclPermissionTypes.ALLOW,
     })));
     await admin.createAcls({ acl });
+    return restored;
   } finally {
     await admin.disconnect();
   }

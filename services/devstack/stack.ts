@@ -56,7 +56,10 @@ export async function up(config: RecurConfig, log: Log = () => undefined): Promi
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
   // The event topic and its ACLs exist before anything that reads or writes it starts.
-  if (embeddedKafka(config)) await ensureEventTopicAccess(config);
+  if (embeddedKafka(config)) {
+    const restored = await ensureEventTopicAccess(config);
+    if (restored.length > 0) log(`kafka: the event topic ${config.kafka.topic} had lost ${restored.join(', ')}; put back`);
+  }
   if (todo.includes(daemonService)) await startOne(config, daemonService, log);
   return status(config);
 }

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { createEventLogActivities, createEventLogProducer, ensureTopic } from '../../activities/event-log';
+import { createEventLogActivities, createEventLogProducer } from '../../activities/event-log';
+import { ensureTopic } from '../../activities/event-topic';
 import { loadConfig, parseConfig, type RecurConfig } from '../../config';
 import { ZERO_HASH, verifyChain } from '../../schemas';
 import { kafkaBrokers, kafkaClient } from '../../config/connections';
