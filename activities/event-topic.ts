@@ -39,15 +39,22 @@ export async function ensureTopic(admin: Admin, topic: string, partitions: numbe
  * of the settings it put back.
  */
 export async function ensureTopicSettings(admin: Admin, topic: string): Promise<string[]> {
-  const resource = { type: ConfigResourceTypes.TOPIC, name: topic };
-  const described = await admin.describeConfigs({ includeSynonyms: false, resources: [resource] });
-  const own = Object.fromEntries(described.resources[0].configEntries
-    .filter((c) => c.configSource === ConfigSource.TOPIC_CONFIG).map((c) => [c.configName, c.configValue]));
+  const own = await topicSettings(admin, topic);
   const wrong = Object.keys(EVENT_TOPIC_SETTINGS).filter((name) => own[name] !== EVENT_TOPIC_SETTINGS[name]);
-  if (wrong.length > 0) {
-    await admin.alterConfigs({ validateOnly: false, resources: [{ ...resource, configEntries: settingEntries({ ...own, ...EVENT_TOPIC_SETTINGS }) }] });
-  }
+  if (wrong.length > 0) await alterTopicSettings(admin, topic, { ...own, ...EVENT_TOPIC_SETTINGS });
   return wrong;
+}
+
+/** The settings made on the topic itself (not the broker's defaults), by name. */
+export async function topicSettings(admin: Admin, topic: string): Promise<Record<string, string>> {
+  const described = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] });
+  return Object.fromEntries(described.resources[0].configEntries
+    .filter((c) => c.configSource === ConfigSource.TOPIC_CONFIG).map((c) => [c.configName, c.configValue]));
+}
+
+/** Makes `settings` the topic's whole set of its own: the legacy AlterConfigs drops any it does not name. */
+export async function alterTopicSettings(admin: Admin, topic: string, settings: Record<string, string>): Promise<void> {
+  await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: settingEntries(settings) }] });
 }
 
 const settingEntries = (settings: Record<string, string>) => Object.entries(settings).map(([name, value]) => ({ name, value }));

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { ConfigResourceTypes, ConfigSource, type Admin } from 'kafkajs';
+import type { Admin } from 'kafkajs';
+import { alterTopicSettings, topicSettings } from '../../activities/event-topic';
 import { loadConfig } from '../../config';
 import { kafkaClient, temporalAddress } from '../../config/connections';
 import { recur } from '../helpers/run-cli';
@@ -32,13 +33,10 @@ function script(name: string, agents: Record<string, string[]>): string {
  * to a topic that expires its records and refuses a virtual clock's.
  */
 async function setTopicMaxBytes(value: string): Promise<void> {
-  const resource = { type: ConfigResourceTypes.TOPIC, name: config.kafka.topic };
-  const ownSettings = async () => Object.fromEntries((await admin.describeConfigs({ includeSynonyms: false, resources: [resource] }))
-    .resources[0].configEntries.filter((c) => c.configSource === ConfigSource.TOPIC_CONFIG).map((c) => [c.configName, c.configValue]));
-  const settings = { ...(await ownSettings()), 'max.message.bytes': value };
-  await admin.alterConfigs({ validateOnly: false, resources: [{ ...resource, configEntries: Object.entries(settings).map(([name, v]) => ({ name, value: v })) }] });
+  const settings = { ...(await topicSettings(admin, config.kafka.topic)), 'max.message.bytes': value };
+  await alterTopicSettings(admin, config.kafka.topic, settings);
   for (;;) {
-    const now = await ownSettings();
+    const now = await topicSettings(admin, config.kafka.topic);
     if (now['max.message.bytes'] === value) return void expect(now).toEqual(settings);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
