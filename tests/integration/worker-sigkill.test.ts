@@ -7,7 +7,7 @@ import type { StoredEvent } from '../../schemas';
 import { status } from '../../services/devstack';
 import { temporal } from '@temporalio/proto';
 import { daemonPaths } from '../../services/daemon/paths';
-import { WORKER_RESTART_POLICY } from '../../services/daemon/restart-delay';
+import { nextRestartDelay, WORKER_RESTART_POLICY } from '../../services/daemon/restart-delay';
 import { readPid } from '../../services/home/process';
 import { workerIdentity } from '../../services/worker/lost-attempts';
 import { until } from '../helpers/poll-tree-log';
@@ -86,14 +86,20 @@ function killPoints(seed: number, count: number, from: number, to: number): numb
 }
 
 /**
- * Waits until the stack's worker has run a minute (the daemon's restart delay then is back to its
- * first 0.5 s): its successor must start well within the 10 s heartbeat timeout for the test to
- * see which of the two ended the lost attempt.
+ * Waits, where needed, until a kill of the stack's worker now would be followed by its successor
+ * within `withinMs`: the daemon doubles its restart delay for each worker that dies within a
+ * minute of starting (its log says by how much it last waited) and starts again from 0.5 s once one
+ * has run a minute. A test that tells the successor's work from a heartbeat timeout's (10 s) needs
+ * the successor well within it; waiting out the minute each time would cost a minute a test.
  */
-async function restartsAtOnce(): Promise<void> {
+async function restartsWithin(withinMs: number): Promise<void> {
   const rec = readPid(daemonPaths(loadConfig()).workerPid);
   if (!rec) throw new Error('the stack has no worker running');
-  const left = Date.parse(rec.startedAt) + WORKER_RESTART_POLICY.resetAfterMs - Date.now();
+  const uptimeMs = Date.now() - Date.parse(rec.startedAt);
+  const delays = [...readFileSync(join(loadConfig().home, 'logs', 'daemon.log'), 'utf8').matchAll(/restart #\d+ in ([\d.]+)s/g)];
+  const lastMs = delays.length === 0 ? null : Number(delays[delays.length - 1][1]) * 1000;
+  if (nextRestartDelay(lastMs, uptimeMs) <= withinMs) return;
+  const left = WORKER_RESTART_POLICY.resetAfterMs - uptimeMs;
   if (left > 0) await new Promise((resolve) => setTimeout(resolve, left + 500));
 }
 
@@ -181,7 +187,7 @@ describe('worker SIGKILL at seeded random points of a multi-agent session', () =
   });
 
   test('a worker killed mid-cell: its successor ends the lost attempt at once, not at its heartbeat timeout, takes the session off the dead sticky queue, and the cell runs once', async () => {
-    await restartsAtOnce();
+    await restartsWithin(WORKER_RESTART_POLICY.initialMs);
     const script = { root: [py('import time\nticks = 0\nfor _ in range(8):\n    ticks += 1\n    time.sleep(0.5)'), py('final(str(ticks))')] };
     let killedPid: number | null = null;
     const run = await runOnStackWorker(h, script, {
@@ -208,7 +214,7 @@ describe('worker SIGKILL at seeded random points of a multi-agent session', () =
   }, 300_000);
 
   test('a worker killed under a running job takes the job\'s processes with it, and the successor reports the job failed at once', async () => {
-    await restartsAtOnce();
+    await restartsWithin(3_000);
     const script = {
       root: [py('print(jobs.submit("sleep 4242")["id"])'), 'Waiting for the job.', py('print(jobs.status("job-1")["status"])'), 'The job was lost with its worker.'],
     };
@@ -235,7 +241,7 @@ describe('worker SIGKILL at seeded random points of a multi-agent session', () =
   }, 300_000);
 
   test('a worker killed under a research experiment\'s judge: the judge dies with it, and the ledger gets one failed row, nothing counted', async () => {
-    await restartsAtOnce();
+    await restartsWithin(3_000);
     const ws = join(mkdtempSync(join(tmpdir(), 'recur-sigkill-research-')), 'w');
     initWorkspace({ task, dir: ws, knowledge: 'weights-only' });
     // A candidate whose judge runs its scale-up stage (seconds of CPU): time to kill the worker under it.
