@@ -12,6 +12,8 @@ import type { SessionResult } from '../workflows/session-types';
 const TASK = 'benchmark session';
 const cellCode = (i: number) => `x${i} = sum(range(100))\nprint(x${i})`;
 const codes = (n: number) => Array.from({ length: n }, (_, i) => cellCode(i));
+/** A step that changes the workspace, as most of a coding agent's do: the scan finds a file to log. */
+const writeCode = (i: number) => `open('step.txt', 'w').write('${i}\\n')\nprint(${i})`;
 
 /**
  * Per-step time of a durable session (model call → CellRequested → cell → CellExecuted →
@@ -60,6 +62,8 @@ async function variant(ctx: BenchContext, o: { key: string; title: string; model
   });
 }
 
+const GROUP_LABELS: Record<string, string> = { 'zero-latency': 'MODEL 0 MS', 'writes-file': 'WRITES A FILE', 'model-1s': 'MODEL 1 S' };
+
 export const stepOverhead: Benchmark = {
   name: 'step-overhead',
   async run(ctx) {
@@ -69,6 +73,11 @@ export const stepOverhead: Benchmark = {
     results.push(await variant(ctx, {
       key: 'zero-latency', title: 'Step time, scripted model (0 ms)', model: scriptedModel(ctx.config, replies), env: process.env, steps: fast,
       limits: 'Temporal dispatch: a server round trip and a workflow task for each of the model call, the cell and two acks=all Kafka appends (the workspace scan is a local activity; a snapshot every few cells); docs/performance.md',
+    }));
+    results.push(await variant(ctx, {
+      key: 'writes-file', title: 'Step time, scripted model (0 ms), each cell rewrites a file', env: process.env, steps: fast,
+      model: scriptedModel(ctx.config, [...Array.from({ length: fast }, (_, i) => py(writeCode(i))), 'done']),
+      limits: 'as at 0 ms, plus the scan that finds the change; its WorkspaceChanged goes to the log in the cell\'s own append',
     }));
     const slow = size(ctx, 12, 3);
     const server = await startSlowOpenAIServer(codes(slow), 1000);
@@ -83,7 +92,7 @@ export const stepOverhead: Benchmark = {
     }
     ctx.plot('step-overhead.png', barChart({
       title: 'TIME PER AGENT STEP', yLabel: 'MS (MEDIAN)', legend: ['RECUR (DURABLE)', 'BARE LOOP'],
-      groups: (results as Measured[]).map((r) => ({ label: r.name.endsWith('zero-latency') ? 'MODEL 0 MS' : 'MODEL 1 S', values: [r.subject.summary.median, r.baseline.summary.median] })),
+      groups: (results as Measured[]).map((r) => ({ label: GROUP_LABELS[r.name.slice('step-overhead/'.length)], values: [r.subject.summary.median, r.baseline.summary.median] })),
     }));
     return results;
   },

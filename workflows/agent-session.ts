@@ -30,7 +30,7 @@ import { runRequestedCell } from './run-requested-cell';
 import { snapshotKernel } from './snapshot-kernel';
 import { startFork } from './start-fork';
 import { budgetEvents } from './tree-budget';
-import { logWorkspace } from './workspace-log';
+import { logCellEnd, logWorkspace } from './workspace-log';
 import { callModelFor, reachedLimit, wrapUp } from './wrap-up';
 
 type Acts = ReturnType<typeof sessionActivities>;
@@ -128,9 +128,10 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     ], () => s.turn++);
     const requestId = `${s.id}/${reqSeq}`;
     const { cell, restored } = await runRequestedCell(s, acts, { requestId, reqSeq, code, codeBlob });
-    if (restored) await s.emit(() => [{ type: 'KernelRestored', ...restored }]);
-    const doneSeq = await s.emit(() => [{ type: 'CellExecuted', requestId, code, ...cell }]);
-    await logWorkspace(s, acts, 'cell', requestId);
+    const doneSeq = await logCellEnd(s, acts, {
+      cell: { type: 'CellExecuted', requestId, code, ...cell },
+      restored: restored && { type: 'KernelRestored', ...restored },
+    });
     if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) await snapshotKernel(s, acts, doneSeq);
     await maybeAutoRefine(input, s.turn);
     const answer = s.final;

@@ -23,6 +23,8 @@ type Build = (firstSeq: number) => RecurEventInput[] | Promise<RecurEventInput[]
 
 /** Marks runs whose appends outlive a cancellation, and whose cell requested before one still logs its end (run-requested-cell.ts). */
 const APPENDS_OUTLIVE_CANCELLATION = 'appends-outlive-cancellation';
+/** Marks runs that scan the workspace before logging a cell's end, and log both in one append. */
+const CELL_END_IN_ONE_APPEND = 'cell-end-in-one-append';
 
 /**
  * The session's working state: a fold of what it has logged plus what Temporal holds durably
@@ -82,6 +84,8 @@ export class SessionState {
   private tail: Promise<unknown> = Promise.resolve();
   /** Asked once per run: a run that began on older code keeps its behaviour to the end. */
   readonly appendsOutliveCancellation = patched(APPENDS_OUTLIVE_CANCELLATION);
+  /** Likewise: whether a cell's end and its workspace scan go to the log in one append (workflows/workspace-log.ts). */
+  readonly cellEndInOneAppend = patched(CELL_END_IN_ONE_APPEND);
   constructor(readonly input: SessionInput, private readonly acts: Pick<SessionActivities, 'appendEvents'>) {
     const c = input.carry;
     this.id = input.sessionId;

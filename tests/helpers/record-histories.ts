@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { RecurConfig } from '../../config';
 import { temporalConnection } from '../../config/connections';
@@ -12,8 +13,8 @@ type History = temporal.api.history.v1.IHistory;
 
 /**
  * What a history exercises, named so a set of histories can cover them all: the workflow type,
- * each activity, signal, update, query-free command kind (timer, child, continue-as-new) and
- * marker (patches) it holds.
+ * each activity, signal, update, query-free command kind (timer, child, continue-as-new),
+ * marker and patch it holds.
  */
 export function historyFeatures(workflowType: string, history: History): Set<string> {
   const features = new Set([`workflow:${workflowType}`]);
@@ -25,6 +26,9 @@ export function historyFeatures(workflowType: string, history: History): Set<str
     if (e.startChildWorkflowExecutionInitiatedEventAttributes) features.add(`child:${e.startChildWorkflowExecutionInitiatedEventAttributes.workflowType?.name}`);
     if (e.workflowExecutionContinuedAsNewEventAttributes) features.add('continue-as-new');
     if (e.markerRecordedEventAttributes) features.add(`marker:${e.markerRecordedEventAttributes.markerName}`);
+    // Every patch a separate feature: a history run on each side of a patch is what the replay test needs.
+    const patch = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
+    if (patch) features.add(`patch:${defaultPayloadConverter.fromPayload<{ id: string }>(patch).id}`);
     if (e.workflowExecutionCompletedEventAttributes) features.add('completed');
     if (e.workflowExecutionFailedEventAttributes) features.add('failed');
     if (e.workflowExecutionCanceledEventAttributes) features.add('cancelled');

@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { createLocalBlobStore } from '../../activities/blob-store';
+import type { AppendEventsInput } from '../../activities/event-log';
 import type { WorkspaceChanged } from '../../schemas';
 import { stackPaths } from '../../config/home-paths';
 import { createKernelHost } from '../../services/sandbox';
@@ -9,7 +11,6 @@ import { status } from '../../services/devstack';
 import { cliInProcess } from '../helpers/cli-in-process';
 import { SessionHarness, py } from '../helpers/session-harness';
 import { runOnStackWorker } from '../helpers/stack-session';
-
 
 /** Every change a session's cells make on disk, in the log (real Temporal, Kafka, Jupyter kernels, git). */
 const cli = (args: string[]) => cliInProcess(args);
@@ -43,6 +44,14 @@ os.remove('doomed.txt')`),
     expect(run.types().filter((t) => t === 'CellExecuted' || t === 'WorkspaceChanged' || t === 'SessionCompleted')).toEqual([
       'CellExecuted', 'WorkspaceChanged', 'CellExecuted', 'WorkspaceChanged', 'CellExecuted', 'WorkspaceChanged', 'SessionCompleted',
     ]);
+    // A cell's end and what it changed go to the log in one append: a step that writes files costs no extra round trip.
+    const { events } = await h.client.workflow.getHandle(run.id).fetchHistory();
+    const batches = (events ?? []).flatMap((e) => {
+      const a = e.activityTaskScheduledEventAttributes;
+      if (a?.activityType?.name !== 'appendEvents') return [];
+      return [defaultPayloadConverter.fromPayload<AppendEventsInput>(a.input!.payloads![0]).events.map((x) => x.event.type)];
+    });
+    expect(batches.filter((types) => types.includes('CellExecuted'))).toEqual([['CellExecuted', 'WorkspaceChanged'], ['CellExecuted', 'WorkspaceChanged'], ['CellExecuted']]);
     const [first, second, end] = run.of('WorkspaceChanged') as WorkspaceChanged[];
     const row = (e: WorkspaceChanged) => e.files.map((f) => [f.path, f.change, f.binary]);
     expect(first).toMatchObject({ workspace, reason: 'cell', git: null });
