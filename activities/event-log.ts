@@ -11,6 +11,8 @@ export interface AppendEventsResult {
   /** Hash of the last event appended (the input prevHash when `events` was empty). */
   headHash: string;
   eventIds: string[];
+  /** The trace ids its last event carries (null: untraced); events that ride an activity take them (workflows/session-state.ts `ride`). */
+  trace?: { traceId: string | null; spanId: string | null };
 }
 
 export interface EventLogActivities {
@@ -93,7 +95,8 @@ export function createEventLogActivities(deps: {
         });
       }
       deps.onAppended?.(batch.records);
-      return { nextSeq: batch.nextSeq, headHash: batch.headHash, eventIds };
+      const last = batch.records.at(-1);
+      return { nextSeq: batch.nextSeq, headHash: batch.headHash, eventIds, ...(last && { trace: { traceId: last.traceId, spanId: last.spanId } }) };
     },
   };
 }

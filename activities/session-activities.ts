@@ -1,6 +1,7 @@
 import type { BlobRef, CellExecuted, KernelRestored } from '../schemas/generated/events';
 import type { CallModelInput, CallModelResult } from './call-model';
 import type { AppendEventsInput, AppendEventsResult } from './event-log';
+import type { AppendedFirst, RidingAppend } from './append-first';
 import type { SnapshotKernelInput, SnapshotKernelResult } from './snapshot/snapshot-activities';
 import type { RunGateInput, RunGateResult } from './run-gate';
 import type { PlaceReply } from '../workflows/hosts/host-messages';
@@ -42,13 +43,14 @@ export interface RunCellResult {
 /** Everything the session workflow may ask of the world. */
 export interface SessionActivities {
   appendEvents(input: AppendEventsInput): Promise<AppendEventsResult>;
-  callModel(input: CallModelInput): Promise<CallModelResult>;
-  runCell(input: RunCellInput): Promise<RunCellResult>;
+  /** These three may carry a batch of the session's events to append before their work (workflows/session-state.ts `ride`). */
+  callModel(input: CallModelInput & RidingAppend): Promise<CallModelResult & AppendedFirst>;
+  runCell(input: RunCellInput & RidingAppend): Promise<RunCellResult & AppendedFirst>;
   shutdownKernel(input: { sessionId: string }): Promise<void>;
   /** Interrupts the kernel's running cell (SIGINT through the Jupyter server); an idle kernel ignores it. */
   /** An operator's interrupt of one cell (activities/kernel/cell-interrupts.ts). */
   interruptKernel(input: { sessionId: string; cellId: string }): Promise<void>;
-  snapshotKernel(input: SnapshotKernelInput): Promise<SnapshotKernelResult>;
+  snapshotKernel(input: SnapshotKernelInput & RidingAppend): Promise<SnapshotKernelResult & AppendedFirst>;
   runGate(input: RunGateInput): Promise<RunGateResult>;
   reserveTreeSession(input: { rootId: string; childId: string; slice?: Slice | null }): Promise<ReserveReply>;
   chargeTreeBudget(input: TreeSpendReport & { rootId: string; callIndex: number }): Promise<TreeBudgetReply>;

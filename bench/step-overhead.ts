@@ -72,12 +72,12 @@ export const stepOverhead: Benchmark = {
     const replies = [...codes(fast).map(py), 'done'];
     results.push(await variant(ctx, {
       key: 'zero-latency', title: 'Step time, scripted model (0 ms)', model: scriptedModel(ctx.config, replies), env: process.env, steps: fast,
-      limits: 'Temporal dispatch: a server round trip and a workflow task for each of the model call, the cell and two acks=all Kafka appends (the workspace scan is a local activity; a snapshot every few cells); docs/performance.md',
+      limits: 'Temporal dispatch: a server round trip and a workflow task for each of the model call and the cell, each of which first writes the step\'s events (acks=all Kafka) it carries (the workspace scan is a local activity; a snapshot every few cells); docs/performance.md',
     }));
     results.push(await variant(ctx, {
       key: 'writes-file', title: 'Step time, scripted model (0 ms), each cell rewrites a file', env: process.env, steps: fast,
       model: scriptedModel(ctx.config, [...Array.from({ length: fast }, (_, i) => py(writeCode(i))), 'done']),
-      limits: 'as at 0 ms, plus the scan that finds the change; its WorkspaceChanged goes to the log in the cell\'s own append',
+      limits: 'as at 0 ms, plus the scan that finds the change; its WorkspaceChanged goes to the log in the same batch as the cell\'s end',
     }));
     const slow = size(ctx, 12, 3);
     const server = await startSlowOpenAIServer(codes(slow), 1000);

@@ -5,13 +5,15 @@ import type { AppendEventsInput } from '../activities/event-log';
  * Stamps each event that carries no trace ids with `span`'s. The caller passes the workflow's
  * span that scheduled the append (it travels in the activity's headers, so every attempt and
  * every replay sees the same one): events are hashed with their ids, and a retried append must
- * write the very bytes of the first. Events that already carry ids keep them. Pure.
+ * write the very bytes of the first. Events that already carry ids, or null for none, keep them:
+ * one that rode an activity (SessionState.ride) may be written by several, all with its ids. Pure.
  */
 export function stampEventTrace(input: AppendEventsInput, span: SpanContext | undefined): AppendEventsInput {
-  if (!span || !isSpanContextValid(span) || input.events.every((e) => e.traceId)) return input;
+  const unstamped = (e: AppendEventsInput['events'][number]) => e.traceId === undefined;
+  if (!span || !isSpanContextValid(span) || !input.events.some(unstamped)) return input;
   return {
     ...input,
-    events: input.events.map((e) => (e.traceId ? e : { ...e, traceId: span.traceId, spanId: span.spanId })),
+    events: input.events.map((e) => (unstamped(e) ? { ...e, traceId: span.traceId, spanId: span.spanId } : e)),
   };
 }
 

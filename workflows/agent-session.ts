@@ -22,7 +22,7 @@ import { placedActivities } from './placement';
 import { sessionActivities } from './proxies';
 import { awaitWork, retain } from './retain';
 import { rejectReply } from './reject-reply';
-import { SessionState } from './session-state';
+import { SessionState, appendFailed } from './session-state';
 import type { SessionInput, SessionResult } from './session-types';
 import { completed, started } from './session-event-fields';
 import { installOperatorHandlers } from './operator-handlers';
@@ -82,6 +82,7 @@ async function loop(s: SessionState, acts: Acts): Promise<Ended> {
   for (;;) {
     const outcome = s.retained?.idle ? await awaitWork(s, s.retained, acts) : await runTurns(s, acts);
     if (outcome === 'continue') {
+      await s.flush();
       await condition(allHandlersFinished);
       return continueAsNew<typeof agentSessionWorkflow>({ ...input, carry: s.carry() });
     }
@@ -106,7 +107,8 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     try {
       reply = await callModelFor(s, acts);
     } catch (e) {
-      if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
+      // The batch it carried could not be logged: a fault, as any failed append is.
+      if (!(e instanceof ActivityFailure) || isCancellation(e) || appendFailed(e)) throw e;
       const cause = e.cause instanceof ApplicationFailure ? e.cause : undefined;
       return { status: 'failed', kind: failureKind(cause?.type ?? undefined), reason: cause?.message ?? e.cause?.message ?? e.message };
     }
@@ -121,8 +123,9 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
       if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
       continue;
     }
-    // The reply and the cell it asks for go to the log in one append: one round trip less per step.
-    const reqSeq = 1 + await s.emit((seq) => [
+    // The reply and the cell it asks for go to the log in one append, and the cell's activity
+    // makes it before it runs the cell (SessionState.ride): no append activity of their own.
+    const reqSeq = 1 + await s.ride((seq) => [
       { type: 'ModelCalled', turn, ...reply.event },
       { type: 'CellRequested', cellId: (s.ops.cellInFlight = `${s.id}/${seq + 1}`), code, codeBlob, toolCallId: reply.toolCallId },
     ], () => s.turn++);
@@ -133,7 +136,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
       restored: restored && { type: 'KernelRestored', ...restored },
     });
     if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) await snapshotKernel(s, acts, doneSeq);
-    await maybeAutoRefine(input, s.turn);
+    await maybeAutoRefine(s);
     const answer = s.final;
     s.final = null;
     if (answer !== null && await afterAnswer(s) === 'end') return completed(answer.answer, answer.answerBlob ?? null);

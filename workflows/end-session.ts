@@ -99,6 +99,8 @@ export async function finish(
   const ending = alreadyLogged === undefined && !retained?.idle;
   // A retained root's rounds each end with TaskEnded (or its SessionCompleted): its own end for good needs an event of its own.
   const closing = retained !== null && s.input.parentId === null;
+  // A batch still riding goes to the log before anything of the end, or is found never loggable.
+  await s.settleRide();
   // Jobs end with the session, logged before its end; a failed append still lets the end be logged.
   await endJobs(s).catch(() => undefined);
   // The end scan comes before the terminal event; a scan or its append failing never keeps the end from the log.

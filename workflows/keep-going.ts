@@ -58,6 +58,8 @@ export async function fireDueSchedules(s: SessionState): Promise<void> {
  * Otherwise the answer ends the session.
  */
 export async function afterAnswer(s: SessionState): Promise<'continue' | 'end'> {
+  // What follows may wait (gates, schedules, work): the cell that answered is in the log first.
+  await s.flush();
   const { goal } = s.long;
   const auto = s.input.autonomous;
   if ((goal && s.long.goalOpen()) || (auto && auto.gates.length === 0)) await settle(s);

@@ -8,7 +8,7 @@ import type { BlobRef } from '../schemas/generated/events';
 import { interruptSent, withOperatorNote } from './operator-handlers';
 import type { sessionActivities } from './proxies';
 import { interrupted } from './session-event-fields';
-import type { SessionState } from './session-state';
+import { appendFailed, type SessionState } from './session-state';
 
 export interface RequestedCell {
   requestId: string;
@@ -24,11 +24,14 @@ export async function runRequestedCell(s: SessionState, acts: ReturnType<typeof 
   try {
     await interruptSent(s);
     s.phase = 'cell';
-    const { cell, restored } = await acts.runCell({
+    // The activity writes the CellRequested (SessionState.ride) before it sends the cell.
+    const { cell, restored } = await s.withRide((ride) => acts.runCell({
       sessionId: s.id, rootId: input.rootId, cellId: requestId, code, codeBlob, timeoutSeconds: input.limits.cellTimeoutSeconds,
-      firstCell: s.long.cellsRun++ === 0, restoreFrom: s.lastSnapshot, throughSeq: c.reqSeq,
-    }).catch((e: unknown) => {
-      if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
+      firstCell: s.long.cellsRun++ === 0, restoreFrom: s.lastSnapshot, throughSeq: c.reqSeq, ...ride,
+    })).catch((e: unknown) => {
+      // A failed append, before the cell was sent, ends the session as any failed append does.
+      if (!(e instanceof ActivityFailure) || isCancellation(e) || appendFailed(e)) throw e;
+      // Whether the batch it carried was written is unknown: the next append carries it again.
       return { cell: interrupted(e.cause?.message ?? e.message), restored: null };
     });
     return { cell: withOperatorNote(s, requestId, cell), restored };

@@ -6,7 +6,8 @@ import type { SessionState } from './session-state';
 export async function snapshotKernel(s: SessionState, acts: ReturnType<typeof sessionActivities>, coversSeq: number): Promise<boolean> {
   let r;
   try {
-    r = await acts.snapshotKernel({ sessionId: s.id, coversSeq });
+    // A failed snapshot is no fault: a batch it carried rides on, to the next append.
+    r = await s.withRide((ride) => acts.snapshotKernel({ sessionId: s.id, coversSeq, ...ride }));
   } catch (e) {
     if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
     return false;

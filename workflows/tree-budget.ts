@@ -17,10 +17,11 @@ type Acts = ReturnType<typeof sessionActivities>;
 export const spendOf = (s: SessionState, calls = 0): Spend => ({ tokens: s.tokens, costUsd: s.long.costUsd, turns: s.turn + calls });
 
 /** The root's answer to an ask: held while calls in flight could together pass a budget. */
-async function admitWhenFits(ledger: TreeLedger, sessionId: string): Promise<TreeBudgetReply> {
+async function admitWhenFits(ledger: TreeLedger, sessionId: string, beforeWait?: () => Promise<void>): Promise<TreeBudgetReply> {
   for (;;) {
     const a = ledger.admit(sessionId, Date.now());
     if (!('wait' in a)) return a;
+    await beforeWait?.();
     const seen = ledger.version;
     await condition(() => ledger.version !== seen);
   }
@@ -52,8 +53,10 @@ export async function askTree(s: SessionState, acts: Acts): Promise<BudgetStop |
   let reply: TreeBudgetReply;
   if (s.ledger) {
     s.ledger.record(s.id, spent);
-    reply = await admitWhenFits(s.ledger, s.id);
+    reply = await admitWhenFits(s.ledger, s.id, () => s.flush());
   } else {
+    // The root may hold the ask while calls elsewhere in the tree are under way: the last cell's end is logged first.
+    await s.flush();
     reply = await acts.chargeTreeBudget({ rootId: s.input.rootId, sessionId: s.id, spent, want: 'call', callIndex: s.turn });
   }
   return reply.ok ? null : { kind: 'budget', scope: reply.scope, reason: reply.reason };

@@ -5,6 +5,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { RecurConfig } from '../../config';
 import { withRecurErrors } from '../../activities/activity-errors';
 import { openBlobStore } from '../../activities/open-blob-store';
+import { appendFirst } from '../../activities/append-first';
 import { createModelActivities } from '../../activities/call-model';
 import { readContextFiles } from '../../activities/context-files';
 import { createEventLogActivities, createEventLogProducer } from '../../activities/event-log';
@@ -131,15 +132,16 @@ export async function createRecurWorker(
     kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), onAppended: (r) => transcripts.record(r),
     beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index),
   });
+  const { callModel } = createModelActivities({
+    transcripts, blobs, env: opts.env ?? process.env, scriptedDirs: config.agent.scriptedDirs, loginsDir: stackPaths(config).logins, harnessSection: harnessPromptSection(harness),
+    local: localModels,
+    contextFiles: (sessionId) => readContextFiles(host.place(sessionId).workspace, config.agent.contextFileMaxBytes, blobs),
+    onTextDelta: opts.onTextDelta,
+  });
+  const kernelActs = createKernelActivities({ kernels, blobs, transcripts, snapshots });
   const activities: SessionActivities & HarnessActivities & ForkActivities & ReturnType<typeof createAutoRefineActivities> & ReturnType<typeof createRoleActivities> & JobActivities = withRecurErrors({
     ...log,
     ...createForkActivities({ readLog: readOwnLog, appendEvents: log.appendEvents }),
-    ...createModelActivities({
-      transcripts, blobs, env: opts.env ?? process.env, scriptedDirs: config.agent.scriptedDirs, loginsDir: stackPaths(config).logins, harnessSection: harnessPromptSection(harness),
-      local: localModels,
-      contextFiles: (sessionId) => readContextFiles(host.place(sessionId).workspace, config.agent.contextFileMaxBytes, blobs),
-      onTextDelta: opts.onTextDelta,
-    }),
     ...createRefineActivities({
       readLog: readOwnLog,
       env: opts.env ?? process.env,
@@ -151,8 +153,11 @@ export async function createRecurWorker(
     }),
     ...createAutoRefineActivities({ harness, apply: config.harness.refineApply }),
     ...createRoleActivities({ harness, roles: shippedRoles }),
-    ...createKernelActivities({ kernels, blobs, transcripts, snapshots }),
-    snapshotKernel: snapshots.snapshotKernel,
+    ...kernelActs,
+    // Their inputs may carry a batch of the session's events, written before their work (SessionState.ride).
+    callModel: appendFirst(log.appendEvents, callModel),
+    runCell: appendFirst(log.appendEvents, kernelActs.runCell),
+    snapshotKernel: appendFirst(log.appendEvents, snapshots.snapshotKernel),
     ...createGateActivities({ env: opts.env ?? process.env }),
     ...hostJobActivities(config, client, {
       logFile: jobLog,

@@ -6,6 +6,7 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { withRecurErrors } from '../../activities/activity-errors';
+import { appendFirst } from '../../activities/append-first';
 import type { AppendEventsInput } from '../../activities/event-log';
 import { createForkActivities } from '../../activities/fork/fork-activities';
 import type { CallModelInput, CallModelResult } from '../../activities/call-model';
@@ -108,8 +109,9 @@ export class FakeSessionWorld {
       },
       cancelJob: jobs.cancelJob,
       appendEvents: async (i: AppendEventsInput) => world.append(i),
-      callModel: async (i: CallModelInput) => world.callModel(i),
-      runCell: async (i: RunCellInput) => world.runCell(i),
+      // As the real worker's: a batch an input carries (SessionState.ride) is written first.
+      callModel: appendFirst((a) => world.append(a), async (i: CallModelInput) => world.callModel(i)),
+      runCell: appendFirst((a) => world.append(a), async (i: RunCellInput) => world.runCell(i)),
       shutdownKernel: async ({ sessionId }: { sessionId: string }) => void world.shutdowns.push(sessionId),
       interruptKernel: async ({ sessionId }: { sessionId: string }) => world.interrupt(sessionId),
       // A workspace nothing writes to and that nothing scans: no WorkspaceChanged in these logs.

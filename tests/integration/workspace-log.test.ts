@@ -46,12 +46,19 @@ os.remove('doomed.txt')`),
     ]);
     // A cell's end and what it changed go to the log in one append: a step that writes files costs no extra round trip.
     const { events } = await h.client.workflow.getHandle(run.id).fetchHistory();
+    // Each batch of the session's events with the activity that wrote it: appendEvents, or one that carried it (SessionState.ride).
     const batches = (events ?? []).flatMap((e) => {
       const a = e.activityTaskScheduledEventAttributes;
-      if (a?.activityType?.name !== 'appendEvents') return [];
-      return [defaultPayloadConverter.fromPayload<AppendEventsInput>(a.input!.payloads![0]).events.map((x) => x.event.type)];
+      if (!a) return [];
+      const input = defaultPayloadConverter.fromPayload<AppendEventsInput & { append?: AppendEventsInput }>(a.input!.payloads![0]);
+      const batch = a.activityType?.name === 'appendEvents' ? input : input.append;
+      return batch ? [{ by: a.activityType?.name, types: batch.events.map((x): string => x.event.type) }] : [];
     });
-    expect(batches.filter((types) => types.includes('CellExecuted'))).toEqual([['CellExecuted', 'WorkspaceChanged'], ['CellExecuted', 'WorkspaceChanged'], ['CellExecuted']]);
+    const holding = (type: string) => batches.filter((b) => b.types.includes(type));
+    expect(holding('CellExecuted').map((b) => b.types)).toEqual([['CellExecuted', 'WorkspaceChanged'], ['CellExecuted', 'WorkspaceChanged'], ['CellExecuted']]);
+    // A step's events ride its next activity: none takes an append activity of its own.
+    expect(holding('CellExecuted').map((b) => b.by)).not.toContain('appendEvents');
+    expect(holding('CellRequested').map((b) => [b.by, b.types])).toEqual(Array(3).fill(['runCell', ['ModelCalled', 'CellRequested']]));
     const [first, second, end] = run.of('WorkspaceChanged') as WorkspaceChanged[];
     const row = (e: WorkspaceChanged) => e.files.map((f) => [f.path, f.change, f.binary]);
     expect(first).toMatchObject({ workspace, reason: 'cell', git: null });

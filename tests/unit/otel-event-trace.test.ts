@@ -19,6 +19,13 @@ describe('stamping events with the trace that appended them', () => {
     expect(out.events.map((e) => [e.traceId, e.spanId])).toEqual([[span.traceId, span.spanId], [own.traceId, own.spanId]]);
   });
 
+  it('keeps null ids (a batch that rode an activity, written the same by whichever append writes it)', () => {
+    const rode = { ts: 2, traceId: null, spanId: null, event: completed };
+    const out = stampEventTrace(batch([{ ts: 1, event: started }, rode]), span);
+    expect(out.events.map((e) => [e.traceId, e.spanId])).toEqual([[span.traceId, span.spanId], [null, null]]);
+    expect(Buffer.compare(encodeEventBatch(batch([rode])).values[0], encodeEventBatch(stampEventTrace(batch([rode]), span)).values[0])).toBe(0);
+  });
+
   it('leaves the batch as it is without a valid span', () => {
     const input = batch([{ ts: 1, event: started }]);
     expect(stampEventTrace(input, undefined)).toBe(input);

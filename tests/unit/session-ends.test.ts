@@ -1,5 +1,5 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import type { SessionFailed } from '../../schemas/generated/events';
+import type { RecurEventInput, SessionFailed } from '../../schemas/generated/events';
 import type { SessionInput } from '../../workflows/session-types';
 import { FakeSessionWorld } from '../helpers/fake-session-world';
 
@@ -109,8 +109,8 @@ describe('an append that fails at any site ends the session with SessionFailed',
     const input = world.input('t');
     const childId = `${input.sessionId}/a`;
     world.failAppend = (e, sid) => sid === childId && e.type === 'SessionCompleted';
-    // The root waits on its running child before answering, so it sees the outcome first.
-    world.script.root[1] = { code: [{ op: 'take' }] };
+    // The root waits for its child's outcome (a message) before answering, so it sees the outcome first.
+    world.script.root[1] = { code: [{ op: 'take', waitMs: 20_000 }] };
     world.script.root[2] = { answer: 'root done' };
     await run(input);
     expect(failed(childId)).toHaveLength(1);
@@ -175,16 +175,22 @@ describe('an append that fails at any site ends the session with SessionFailed',
 });
 
 describe('a cancellation never forks the log', () => {
-  test('a session cancelled while an append is in flight logs its end after that append, at the next seq', async () => {
-    world.script = { root: [{ code: [{ op: 'final', answer: 'never run' }] }, { answer: 'done' }] };
+  /** Starts a session and cancels it while the first append of an event `match` takes waits to write; `release` lets it write. */
+  async function cancelWhileHeld(script: typeof world.script, match: (e: RecurEventInput) => boolean) {
+    world.script = script;
     let reached!: () => void;
     const inFlight = new Promise<void>((r) => (reached = r));
     let release!: () => void;
-    world.hold = { match: (e) => e.type === 'CellRequested', reached, until: new Promise<void>((r) => (release = r)) };
+    world.hold = { match, reached, until: new Promise<void>((r) => (release = r)) };
     const input = world.input('t');
     const handle = await world.client.workflow.start('agentSessionWorkflow', { taskQueue: TQ, workflowId: input.sessionId, args: [input] });
     await inFlight;
     await handle.cancel();
+    return { input, handle, release };
+  }
+
+  test('a session cancelled while an append is in flight logs its end after that append, at the next seq', async () => {
+    const { input, handle, release } = await cancelWhileHeld({ root: [{ answer: 'never given' }] }, (e) => e.type === 'SessionStarted');
     // The workflow has taken the cancellation (a workflow task completed after the request) while the append still waits.
     for (;;) {
       const events = (await handle.fetchHistory()).events ?? [];
@@ -195,9 +201,21 @@ describe('a cancellation never forks the log', () => {
     release();
     await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
     expect(world.conflicts).toEqual([]);
-    // The append the cancellation waited for is in the log, and the cell it asked for ends interrupted: never run.
+    expect(world.types(input.sessionId)).toEqual(['SessionStarted', 'SessionFailed']);
+  });
+
+  test('a session cancelled while its cell activity writes the CellRequested logs the cell\'s end after it, and the late write forks nothing', async () => {
+    // The CellRequested rides the cell's activity (SessionState.ride): this holds that activity's append.
+    const { input, handle, release } = await cancelWhileHeld({ root: [{ code: [{ op: 'final', answer: 'never run' }] }, { answer: 'done' }] }, (e) => e.type === 'CellRequested');
+    // The session ends without waiting for the held write: the cell's end is logged after the batch it rode with.
+    await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
     expect(world.types(input.sessionId).slice(1)).toEqual(['ModelCalled', 'CellRequested', 'CellExecuted', 'SessionFailed']);
     expect(world.events(input.sessionId).find((e) => e.type === 'CellExecuted')).toMatchObject({ status: 'interrupted' });
     expect(world.cellInputs.filter((c) => c.sessionId === input.sessionId)).toEqual([]);
+    // The held write lands afterwards: the same bytes at the same seqs.
+    release();
+    while (!world.cellInputs.some((c) => c.sessionId === input.sessionId)) await new Promise((r) => setTimeout(r, 20));
+    expect(world.conflicts).toEqual([]);
+    expect(world.types(input.sessionId).slice(1)).toEqual(['ModelCalled', 'CellRequested', 'CellExecuted', 'SessionFailed']);
   });
 });
