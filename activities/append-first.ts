@@ -1,6 +1,6 @@
 import type { AppendEventsInput, AppendEventsResult } from './event-log';
 
-/** A batch an activity appends before its own work (workflows/session-state.ts `ride`). */
+/** A batch an activity appends before its own work (workflows/session-log.ts `ride`). */
 export interface RidingAppend {
   append?: AppendEventsInput | null;
 }
@@ -19,8 +19,8 @@ export function appendFirst<I, R>(
   appendEvents: (input: AppendEventsInput) => Promise<AppendEventsResult>,
   fn: (input: I) => Promise<R>,
 ): (input: I & RidingAppend) => Promise<R & AppendedFirst> {
-  return async (input) => {
-    const appended = input.append ? await appendEvents(input.append) : null;
-    return { ...(await fn(input)), appended };
+  return async ({ append, ...work }) => {
+    const appended = append ? await appendEvents(append) : null;
+    return { ...(await fn(work as I)), appended };
   };
 }

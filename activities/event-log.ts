@@ -11,7 +11,7 @@ export interface AppendEventsResult {
   /** Hash of the last event appended (the input prevHash when `events` was empty). */
   headHash: string;
   eventIds: string[];
-  /** The trace ids its last event carries (null: untraced); events that ride an activity take them (workflows/session-state.ts `ride`). */
+  /** The trace ids its last event carries (null: untraced); events that ride an activity take them (workflows/session-log.ts `ride`). */
   trace?: { traceId: string | null; spanId: string | null };
 }
 

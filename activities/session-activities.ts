@@ -34,6 +34,9 @@ export type KernelRestoredFields = Omit<KernelRestored, 'type'>;
 export type CellFields = Omit<CellExecuted, 'type' | 'requestId' | 'code' | 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>
   & Partial<Pick<CellExecuted, 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>>;
 
+/** A session's ask of its tree's root before a model call, or its report after one (activities/tree-sessions.ts). */
+export type TreeAsk = TreeSpendReport & { rootId: string; callIndex: number };
+
 export interface RunCellResult {
   cell: CellFields;
   /** Set when the kernel had been lost and was restored before this cell ran. */
@@ -43,7 +46,7 @@ export interface RunCellResult {
 /** Everything the session workflow may ask of the world. */
 export interface SessionActivities {
   appendEvents(input: AppendEventsInput): Promise<AppendEventsResult>;
-  /** These three may carry a batch of the session's events to append before their work (workflows/session-state.ts `ride`). */
+  /** These three, and a tree-budget ask, may carry a batch of the session's events to append before their work (workflows/session-log.ts `ride`). */
   callModel(input: CallModelInput & RidingAppend): Promise<CallModelResult & AppendedFirst>;
   runCell(input: RunCellInput & RidingAppend): Promise<RunCellResult & AppendedFirst>;
   shutdownKernel(input: { sessionId: string }): Promise<void>;
@@ -53,7 +56,7 @@ export interface SessionActivities {
   snapshotKernel(input: SnapshotKernelInput & RidingAppend): Promise<SnapshotKernelResult & AppendedFirst>;
   runGate(input: RunGateInput): Promise<RunGateResult>;
   reserveTreeSession(input: { rootId: string; childId: string; slice?: Slice | null }): Promise<ReserveReply>;
-  chargeTreeBudget(input: TreeSpendReport & { rootId: string; callIndex: number }): Promise<TreeBudgetReply>;
+  chargeTreeBudget(input: TreeAsk & RidingAppend): Promise<TreeBudgetReply & AppendedFirst>;
   /** A git worktree of the parent's workspace for a child, recorded as the child's workspace (docs/workspace.md). */
   prepareWorktree(input: { rootId: string; parentId: string; childId: string }): Promise<{ ok: true; workspace: string } | { ok: false; reason: string }>;
   scanWorkspace(input: ScanWorkspaceInput): Promise<ScanWorkspaceResult>;

@@ -1,8 +1,9 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { SessionActivities } from './session-activities';
-import { chargeTreeBudgetUpdate, reserveTreeSessionUpdate } from '../workflows/messages';
+import type { SessionActivities, TreeAsk } from './session-activities';
+import { chargeTreeBudgetUpdate, reserveTreeSessionUpdate, type TreeBudgetReply } from '../workflows/messages';
 
-export type TreeActivities = Pick<SessionActivities, 'reserveTreeSession' | 'chargeTreeBudget'>;
+/** The worker wraps `chargeTreeBudget` so that an ask may carry a batch of the asker's events (appendFirst). */
+export type TreeActivities = Pick<SessionActivities, 'reserveTreeSession'> & { chargeTreeBudget(input: TreeAsk): Promise<TreeBudgetReply> };
 
 /**
  * A tree's session count and spend live in its root's workflow, the one place every session in

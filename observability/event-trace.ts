@@ -6,7 +6,7 @@ import type { AppendEventsInput } from '../activities/event-log';
  * span that scheduled the append (it travels in the activity's headers, so every attempt and
  * every replay sees the same one): events are hashed with their ids, and a retried append must
  * write the very bytes of the first. Events that already carry ids, or null for none, keep them:
- * one that rode an activity (SessionState.ride) may be written by several, all with its ids. Pure.
+ * one that rode an activity (SessionLog.ride) may be written by several, all with its ids. Pure.
  */
 export function stampEventTrace(input: AppendEventsInput, span: SpanContext | undefined): AppendEventsInput {
   const unstamped = (e: AppendEventsInput['events'][number]) => e.traceId === undefined;

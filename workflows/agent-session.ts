@@ -22,7 +22,8 @@ import { placedActivities } from './placement';
 import { sessionActivities } from './proxies';
 import { awaitWork, retain } from './retain';
 import { rejectReply } from './reject-reply';
-import { SessionState, appendFailed } from './session-state';
+import { appendFailed } from './session-log';
+import { SessionState } from './session-state';
 import type { SessionInput, SessionResult } from './session-types';
 import { completed, started } from './session-event-fields';
 import { installOperatorHandlers } from './operator-handlers';
@@ -124,7 +125,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
       continue;
     }
     // The reply and the cell it asks for go to the log in one append, and the cell's activity
-    // makes it before it runs the cell (SessionState.ride): no append activity of their own.
+    // makes it before it runs the cell (SessionLog.ride): no append activity of their own.
     const reqSeq = 1 + await s.ride((seq) => [
       { type: 'ModelCalled', turn, ...reply.event },
       { type: 'CellRequested', cellId: (s.ops.cellInFlight = `${s.id}/${seq + 1}`), code, codeBlob, toolCallId: reply.toolCallId },

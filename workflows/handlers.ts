@@ -26,7 +26,7 @@ const MAX_TAKE_WAIT_MS = 20_000;
  * Handlers for what reaches a session while its loop runs: requests from its own kernel
  * (spawn, send, take, final, delete), facts from other sessions (messages, child outcomes),
  * and read-only queries. Each logs what it did before it returns, and changes state only once
- * that is logged (SessionState.emit's commit); a handler that fails ends the session (guard-handler.ts).
+ * that is logged (SessionLog.emit's commit); a handler that fails ends the session (guard-handler.ts).
  */
 export function installHandlers(
   s: SessionState, childWorkflow: (input: SessionInput) => Promise<unknown>, acts: ReturnType<typeof sessionActivities>,

@@ -5,7 +5,7 @@ import type { Spend } from './approvals/approval-policy';
 
 /**
  * What a session keeps for goals, schedules, autonomous mode and compaction: plain fields,
- * carried across continue-as-new. Changes are logged by the caller through SessionState.emit.
+ * carried across continue-as-new. Changes are logged by the caller through SessionLog.emit.
  */
 export class LongRun {
   goal: Goal | null;

@@ -8,7 +8,8 @@ import type { BlobRef } from '../schemas/generated/events';
 import { interruptSent, withOperatorNote } from './operator-handlers';
 import type { sessionActivities } from './proxies';
 import { interrupted } from './session-event-fields';
-import { appendFailed, type SessionState } from './session-state';
+import { appendFailed } from './session-log';
+import type { SessionState } from './session-state';
 
 export interface RequestedCell {
   requestId: string;
@@ -24,7 +25,7 @@ export async function runRequestedCell(s: SessionState, acts: ReturnType<typeof 
   try {
     await interruptSent(s);
     s.phase = 'cell';
-    // The activity writes the CellRequested (SessionState.ride) before it sends the cell.
+    // The activity writes the CellRequested (SessionLog.ride) before it sends the cell.
     const { cell, restored } = await s.withRide((ride) => acts.runCell({
       sessionId: s.id, rootId: input.rootId, cellId: requestId, code, codeBlob, timeoutSeconds: input.limits.cellTimeoutSeconds,
       firstCell: s.long.cellsRun++ === 0, restoreFrom: s.lastSnapshot, throughSeq: c.reqSeq, ...ride,

@@ -113,10 +113,22 @@ export interface InboxMessage {
   task?: boolean;
 }
 
-/** Everything a continued run needs; small by construction (no transcript: that lives in the log). */
-export interface SessionCarry {
+/** The trace ids an event carries; null: untraced. */
+export interface EventTrace {
+  traceId: string | null;
+  spanId: string | null;
+}
+
+/** The head of a session's log, carried over a continue-as-new (workflows/session-log.ts). */
+export interface LogCarry {
   nextSeq: number;
   headHash: string;
+  /** The last appended event's; absent in runs carried over before it was carried. */
+  trace?: EventTrace;
+}
+
+/** Everything a continued run needs; small by construction (no transcript: that lives in the log). */
+export interface SessionCarry extends LogCarry {
   turn: number;
   tokens: number;
   startedAt: number;

@@ -55,9 +55,15 @@ export async function askTree(s: SessionState, acts: Acts): Promise<BudgetStop |
     s.ledger.record(s.id, spent);
     reply = await admitWhenFits(s.ledger, s.id, () => s.flush());
   } else {
-    // The root may hold the ask while calls elsewhere in the tree are under way: the last cell's end is logged first.
-    await s.flush();
-    reply = await acts.chargeTreeBudget({ rootId: s.input.rootId, sessionId: s.id, spent, want: 'call', callIndex: s.turn });
+    // The root may hold the ask while calls elsewhere in the tree are under way: the last cell's
+    // end is logged first, by the ask's activity before it asks.
+    const ask = { rootId: s.input.rootId, sessionId: s.id, spent, want: 'call' as const, callIndex: s.turn };
+    if (s.treeAskRides) {
+      reply = await s.withRide((ride) => acts.chargeTreeBudget({ ...ask, ...ride }));
+    } else {
+      await s.flush();
+      reply = await acts.chargeTreeBudget(ask);
+    }
   }
   return reply.ok ? null : { kind: 'budget', scope: reply.scope, reason: reply.reason };
 }

@@ -24,7 +24,7 @@ export async function logWorkspace(s: SessionState, acts: Acts, reason: Reason, 
  * Logs a cell's end: the KernelRestored its run needed, its CellExecuted and what it changed on
  * disk, in one append: a step that writes files costs one round trip less than a scan logged on
  * its own. The scan runs before the append and is not cancelled, so a session cancelled meanwhile
- * still logs the cell's end. The batch rides the next activity (SessionState.ride): the model
+ * still logs the cell's end. The batch rides the next activity (SessionLog.ride): the model
  * call, mostly. Resolves to the CellExecuted's seq.
  */
 export async function logCellEnd(s: SessionState, acts: Acts, end: { cell: CellExecuted; restored: KernelRestored | null }): Promise<number> {

@@ -18,7 +18,7 @@ const wrapUpText = (why: string) => `[wrap-up] ${why}. This is your last model c
 /** One model call with this session's compaction settings; logs a compaction it made, counts tokens and cost, and tells the tree. */
 export async function callModelFor(s: SessionState, acts: Acts) {
   const manual = s.ops.compactAsked;
-  // The prompt is built from the log once the activity has written the batch that rides it (SessionState.ride).
+  // The prompt is built from the log once the activity has written the batch that rides it (SessionLog.ride).
   const reply = await s.withRide((ride) => acts.callModel({
     sessionId: s.id, agent: s.input.name, model: s.ops.model, callIndex: s.turn, throughSeq: s.nextSeq - 1,
     compactAtTokens: s.input.limits.compactAtTokens ?? null, compactions: s.long.compactions, ...(manual && { compactNow: true }), ...ride,

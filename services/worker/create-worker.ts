@@ -139,6 +139,7 @@ export async function createRecurWorker(
     onTextDelta: opts.onTextDelta,
   });
   const kernelActs = createKernelActivities({ kernels, blobs, transcripts, snapshots });
+  const tree = createTreeActivities({ client });
   const activities: SessionActivities & HarnessActivities & ForkActivities & ReturnType<typeof createAutoRefineActivities> & ReturnType<typeof createRoleActivities> & JobActivities = withRecurErrors({
     ...log,
     ...createForkActivities({ readLog: readOwnLog, appendEvents: log.appendEvents }),
@@ -154,10 +155,12 @@ export async function createRecurWorker(
     ...createAutoRefineActivities({ harness, apply: config.harness.refineApply }),
     ...createRoleActivities({ harness, roles: shippedRoles }),
     ...kernelActs,
-    // Their inputs may carry a batch of the session's events, written before their work (SessionState.ride).
+    ...tree,
+    // Their inputs may carry a batch of the session's events, written before their work (SessionLog.ride).
     callModel: appendFirst(log.appendEvents, callModel),
     runCell: appendFirst(log.appendEvents, kernelActs.runCell),
     snapshotKernel: appendFirst(log.appendEvents, snapshots.snapshotKernel),
+    chargeTreeBudget: appendFirst(log.appendEvents, tree.chargeTreeBudget),
     ...createGateActivities({ env: opts.env ?? process.env }),
     ...hostJobActivities(config, client, {
       logFile: jobLog,
@@ -167,7 +170,6 @@ export async function createRecurWorker(
       }),
       env: opts.env ?? process.env,
     }),
-    ...createTreeActivities({ client }),
     ...createPlacementActivities({ client, hostId: config.hostId }),
     prepareWorktree: (input) => host.worktrees.prepare(input),
     ...createWorkspaceActivities({

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { homedir, tmpdir } from 'node:os';
+import type { SpanContext } from '@opentelemetry/api';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -25,6 +27,7 @@ import { FakeSlurm } from './fake-slurm';
 import { DEFAULT_HOST_ID, hostTaskQueue } from '../../workflows/hosts/host-queue';
 import { KERNEL_ACTIVITIES } from '../../workflows/proxies';
 import { encodeEventBatch, type StoredEvent } from '../../schemas';
+import { stampEventTrace } from '../../observability/event-trace';
 import type { RecurEvent, RecurEventInput } from '../../schemas/generated/events';
 import { recordHarnessEditsUpdate } from '../../workflows/harness/harness-messages';
 import { goalUpdate, scheduleUpdate } from '../../workflows/long-run-messages';
@@ -56,6 +59,11 @@ export type Op =
 /** `text`: a reply as a model wrote it, without code, checked as the model activity checks it (activities/model/reply-check.ts). */
 export type Reply = { code: Op[] } | { answer: string } | { text: string; stopReason?: StopReason };
 
+/** A span for an append activity, the same for each of its attempts, as the one that scheduled it is. */
+const spanOf = (i: AppendEventsInput): SpanContext => ({
+  traceId: createHash('sha256').update(i.rootId).digest('hex').slice(0, 32), spanId: (i.fromSeq + 1).toString(16).padStart(16, '0'), traceFlags: 1,
+});
+
 export class FakeSessionWorld {
   /** Replies per agent name, in call order. */
   script: Record<string, Reply[]> = {};
@@ -69,6 +77,8 @@ export class FakeSessionWorld {
   corruptModel = false;
   /** Tokens in and out each model call reports. */
   tokensPerCall = { in: 1, out: 1 };
+  /** Each append activity stamps the events it is given without trace ids with a span's, as a traced worker's does (observability/activity-tracing.ts). */
+  traceAppends = false;
   readonly logs = new Map<string, StoredEvent[]>();
   readonly shutdowns: string[] = [];
   /** What each cell's host calls returned (or the error they raised), by session. */
@@ -99,6 +109,7 @@ export class FakeSessionWorld {
       slurm: { submit: (...a) => world.slurm.submit(...a), findByName: (n) => world.slurm.findByName(n), show: (id) => world.slurm.show(id), history: () => world.slurm.history(), cancel: (id) => world.slurm.cancel(id) },
       partition: null, pollMs: 50, logFile: (s, j) => join(logs, s, `${j}.log`), launch, env: {}, ...jobReports(env.client, DEFAULT_HOST_ID),
     });
+    const tree = createTreeActivities({ client: env.client });
     const activities = withRecurErrors({
       runJob: async (i: RunJobInput) => {
         if (world.loseFirstJobAttempt && Context.current().info.attempt === 1) {
@@ -108,15 +119,16 @@ export class FakeSessionWorld {
         return jobs.runJob(i);
       },
       cancelJob: jobs.cancelJob,
-      appendEvents: async (i: AppendEventsInput) => world.append(i),
-      // As the real worker's: a batch an input carries (SessionState.ride) is written first.
+      appendEvents: async (i: AppendEventsInput) => world.append(world.traceAppends ? stampEventTrace(i, spanOf(i)) : i),
+      // As the real worker's: a batch an input carries (SessionLog.ride) is written first.
       callModel: appendFirst((a) => world.append(a), async (i: CallModelInput) => world.callModel(i)),
       runCell: appendFirst((a) => world.append(a), async (i: RunCellInput) => world.runCell(i)),
       shutdownKernel: async ({ sessionId }: { sessionId: string }) => void world.shutdowns.push(sessionId),
       interruptKernel: async ({ sessionId }: { sessionId: string }) => world.interrupt(sessionId),
       // A workspace nothing writes to and that nothing scans: no WorkspaceChanged in these logs.
       scanWorkspace: async () => ({ event: null, manifest: { sha256: '0'.repeat(64), size: 0 } }),
-      ...createTreeActivities({ client: env.client }),
+      ...tree,
+      chargeTreeBudget: appendFirst((a) => world.append(a), tree.chargeTreeBudget),
       // The real registry (workflows/hosts), with this worker as its one host.
       ...createPlacementActivities({ client: env.client, hostId: DEFAULT_HOST_ID }),
       // The real copy, over this world's log.
@@ -155,6 +167,7 @@ export class FakeSessionWorld {
     this.failAppend = () => false;
     this.corruptModel = false;
     this.tokensPerCall = { in: 1, out: 1 };
+    this.traceAppends = false;
     this.hold = null;
     this.conflicts.length = 0;
     this.slurm.reset();
@@ -199,7 +212,8 @@ export class FakeSessionWorld {
       else if (kept.hash !== r.hash) this.conflicts.push(`${input.sessionId} #${r.seq}: ${kept.type} / ${r.type}`);
     }
     this.logs.set(input.sessionId, log);
-    return { nextSeq: batch.nextSeq, headHash: batch.headHash, eventIds: batch.records.map((r) => r.eventId) };
+    const last = batch.records.at(-1);
+    return { nextSeq: batch.nextSeq, headHash: batch.headHash, eventIds: batch.records.map((r) => r.eventId), ...(last && { trace: { traceId: last.traceId, spanId: last.spanId } }) };
   }
 
   private async callModel(i: CallModelInput): Promise<CallModelResult> {

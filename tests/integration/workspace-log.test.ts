@@ -1,13 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultPayloadConverter } from '@temporalio/common';
 import { createLocalBlobStore } from '../../activities/blob-store';
-import type { AppendEventsInput } from '../../activities/event-log';
 import type { WorkspaceChanged } from '../../schemas';
 import { stackPaths } from '../../config/home-paths';
 import { createKernelHost } from '../../services/sandbox';
 import { status } from '../../services/devstack';
+import { carriedBatches } from '../helpers/carried-batches';
 import { cliInProcess } from '../helpers/cli-in-process';
 import { SessionHarness, py } from '../helpers/session-harness';
 import { runOnStackWorker } from '../helpers/stack-session';
@@ -45,15 +44,7 @@ os.remove('doomed.txt')`),
       'CellExecuted', 'WorkspaceChanged', 'CellExecuted', 'WorkspaceChanged', 'CellExecuted', 'WorkspaceChanged', 'SessionCompleted',
     ]);
     // A cell's end and what it changed go to the log in one append: a step that writes files costs no extra round trip.
-    const { events } = await h.client.workflow.getHandle(run.id).fetchHistory();
-    // Each batch of the session's events with the activity that wrote it: appendEvents, or one that carried it (SessionState.ride).
-    const batches = (events ?? []).flatMap((e) => {
-      const a = e.activityTaskScheduledEventAttributes;
-      if (!a) return [];
-      const input = defaultPayloadConverter.fromPayload<AppendEventsInput & { append?: AppendEventsInput }>(a.input!.payloads![0]);
-      const batch = a.activityType?.name === 'appendEvents' ? input : input.append;
-      return batch ? [{ by: a.activityType?.name, types: batch.events.map((x): string => x.event.type) }] : [];
-    });
+    const batches = carriedBatches(await h.client.workflow.getHandle(run.id).fetchHistory());
     const holding = (type: string) => batches.filter((b) => b.types.includes(type));
     expect(holding('CellExecuted').map((b) => b.types)).toEqual([['CellExecuted', 'WorkspaceChanged'], ['CellExecuted', 'WorkspaceChanged'], ['CellExecuted']]);
     // A step's events ride its next activity: none takes an append activity of its own.

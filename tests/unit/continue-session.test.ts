@@ -105,6 +105,23 @@ describe('a retained root', () => {
   });
 });
 
+describe('a continue-as-new', () => {
+  test("carries the trace ids a step's riding batch takes: the new run's first batch has those the run before appended last", async () => {
+    world.traceAppends = true;
+    // One turn a run: each step after the first starts in a new run, with its batch riding before any append of that run's own.
+    world.script = { root: [{ code: [] }, { code: [] }, { answer: 'done' }] };
+    const input = world.input('t', { turnsPerRun: 1 });
+    const h = await start(input);
+    await expect(h.result()).resolves.toEqual({ status: 'completed', answer: 'done' });
+    expect((await h.describe()).runId).not.toBe(h.firstExecutionRunId);
+    const log = world.logs.get(input.sessionId) ?? [];
+    expect(log.map((r) => r.type)).toEqual([
+      'SessionStarted', 'ModelCalled', 'CellRequested', 'CellExecuted', 'ModelCalled', 'CellRequested', 'CellExecuted', 'ModelCalled', 'SessionCompleted',
+    ]);
+    expect(log.filter((r) => r.traceId === null).map((r) => `${r.seq} ${r.type}`)).toEqual([]);
+  });
+});
+
 describe("an operator's controls", () => {
   test('a model switch is logged and used by every later call, across continue-as-new and worker replays', async () => {
     world.script = { root: [{ answer: 'first' }, { code: [] }, { answer: 'second' }] };

@@ -205,7 +205,7 @@ describe('a cancellation never forks the log', () => {
   });
 
   test('a session cancelled while its cell activity writes the CellRequested logs the cell\'s end after it, and the late write forks nothing', async () => {
-    // The CellRequested rides the cell's activity (SessionState.ride): this holds that activity's append.
+    // The CellRequested rides the cell's activity (SessionLog.ride): this holds that activity's append.
     const { input, handle, release } = await cancelWhileHeld({ root: [{ code: [{ op: 'final', answer: 'never run' }] }, { answer: 'done' }] }, (e) => e.type === 'CellRequested');
     // The session ends without waiting for the held write: the cell's end is logged after the batch it rode with.
     await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);

@@ -1,5 +1,6 @@
 import type { ModelCalled, RecurEvent } from '../../schemas/generated/events';
 import type { SessionInput } from '../../workflows/session-types';
+import { carriedBatches } from '../helpers/carried-batches';
 import { FakeSessionWorld, type Reply } from '../helpers/fake-session-world';
 
 /* The tree's budget on real workflows (Temporal's test server, fake activities): counted at the root across concurrent children. */
@@ -49,6 +50,21 @@ test('two children running at once spend one tree budget: they are refused, the 
   const spent = tokens(root) + tokens(a) + tokens(b);
   expect(spent).toBeGreaterThanOrEqual(100);
   expect(spent).toBeLessThanOrEqual(100 + 5 + 5);
+});
+
+test("a child's cell end rides its ask of the root: below a budgeted root a step takes no append activity of its own", async () => {
+  world.script = {
+    root: [{ code: [{ op: 'spawn', task: 'x', name: 'a' }, { op: 'take', waitMs: 20_000 }] }, { answer: 'done' }],
+    a: [{ code: [] }, { code: [] }, { answer: 'a done' }],
+  };
+  const input = world.input('t', { maxTokens: 10_000 });
+  await run(input);
+  const a = `${input.sessionId}/a`;
+  expect(last(a)).toMatchObject({ type: 'SessionCompleted', answer: 'a done' });
+  const batches = carriedBatches(await world.client.workflow.getHandle(a).fetchHistory());
+  // The ask before each later model call writes the last cell's end before it asks.
+  expect(batches.filter((b) => b.types.includes('CellExecuted')).map((b) => [b.by, b.types])).toEqual(Array(2).fill(['chargeTreeBudget', ['CellExecuted']]));
+  expect(world.conflicts).toEqual([]);
 });
 
 test("the root's ledger rides its continue-as-new: a slice granted in one run still holds in the next", async () => {
