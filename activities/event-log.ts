@@ -1,6 +1,6 @@
 import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
 import { EventLogError } from '../errors';
-import { encodeEventBatch, type EventBatchInput, type EventSigner, type StoredEvent } from '../schemas';
+import { encodeEventBatch, type EncodedBatch, type EventBatchInput, type EventSigner, type StoredEvent } from '../schemas';
 import { clipEvent } from '../schemas/field-limits';
 
 export type AppendEventsInput = EventBatchInput;
@@ -36,6 +36,12 @@ export function createEventLogProducer(kafka: Kafka): Producer {
 const PERMANENT = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_TOPIC_EXCEPTION', 'TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED']);
 /** Records per produce request stay under Kafka's default 1 MiB batch limit. */
 const MAX_REQUEST_BYTES = 768 * 1024;
+
+/** What an append of `batch` reports: the log's new head, and the trace ids its last event carries. */
+export function appendedBatch(batch: EncodedBatch): AppendEventsResult {
+  const last = batch.records.at(-1);
+  return { nextSeq: batch.nextSeq, headHash: batch.headHash, eventIds: batch.records.map((r) => r.eventId), ...(last && { trace: { traceId: last.traceId, spanId: last.spanId } }) };
+}
 
 /**
  * `appendEvents` encodes a batch of one session's events, each held to its field limits
@@ -95,8 +101,7 @@ export function createEventLogActivities(deps: {
         });
       }
       deps.onAppended?.(batch.records);
-      const last = batch.records.at(-1);
-      return { nextSeq: batch.nextSeq, headHash: batch.headHash, eventIds, ...(last && { trace: { traceId: last.traceId, spanId: last.spanId } }) };
+      return appendedBatch(batch);
     },
   };
 }

@@ -85,11 +85,11 @@ export class SessionLog {
 
   /**
    * Like `emit`, but the batch is not appended here: it rides the session's next activity that
-   * carries one (`withRide`: the model call, the cell, a snapshot), which writes it before its
-   * own work. That saves a step the round trip of an append activity of its own. The batch's seqs
-   * are taken at once and its timestamps are fixed in the activity's input, so the activity's
-   * retries, and any emit that cannot wait for it (a spawn from the cell), write the same bytes,
-   * which readers drop as duplicates. `commit` runs once the batch is known to be logged.
+   * carries one (`withRide`: the model call, the cell, a snapshot, a tree-budget ask), which
+   * writes it before its own work. That saves a step the round trip of an append activity of its
+   * own. The batch's seqs are taken at once and its timestamps are fixed in the activity's input,
+   * so the activity's retries, and any emit that cannot wait for it (a spawn from the cell), write
+   * the same bytes, which readers drop as duplicates. `commit` runs once the batch is known to be logged.
    * A run begun before this existed appends at once.
    */
   ride(build: Build, commit?: (firstSeq: number) => void): Promise<number> {

@@ -9,7 +9,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { withRecurErrors } from '../../activities/activity-errors';
 import { appendFirst } from '../../activities/append-first';
-import type { AppendEventsInput } from '../../activities/event-log';
+import { appendedBatch, type AppendEventsInput } from '../../activities/event-log';
 import { createForkActivities } from '../../activities/fork/fork-activities';
 import type { CallModelInput, CallModelResult } from '../../activities/call-model';
 import { checkReply } from '../../activities/model/reply-check';
@@ -212,8 +212,7 @@ export class FakeSessionWorld {
       else if (kept.hash !== r.hash) this.conflicts.push(`${input.sessionId} #${r.seq}: ${kept.type} / ${r.type}`);
     }
     this.logs.set(input.sessionId, log);
-    const last = batch.records.at(-1);
-    return { nextSeq: batch.nextSeq, headHash: batch.headHash, eventIds: batch.records.map((r) => r.eventId), ...(last && { trace: { traceId: last.traceId, spanId: last.spanId } }) };
+    return appendedBatch(batch);
   }
 
   private async callModel(i: CallModelInput): Promise<CallModelResult> {
