@@ -5,7 +5,7 @@ import { temporalConnection } from '../config/connections';
 import { py, scriptedModel, sessionInput } from './bench-worker';
 import { size, type BenchContext, type Benchmark } from './benchmark';
 import { compare } from './report';
-import { completedAfter, history, until, type HistoryEvent } from './temporal-history';
+import { completedAfter, history, newEventLoggedAfter, until, type HistoryEvent } from './temporal-history';
 import { spawnWorker } from './worker-process';
 import { REPLACES_ENV, workerIdentity } from '../services/worker/lost-attempts';
 
@@ -43,7 +43,7 @@ async function killed(ctx: BenchContext, client: Client): Promise<number> {
     const t0 = Date.now();
     // Started as the daemon starts a dead worker's successor: told whose attempts to end.
     second = spawnWorker(ctx.config, queue, { [REPLACES_ENV]: dead });
-    const progress = (await until(client, input.sessionId, 180_000, (events) => firstAppendAfter(events, mark))) - t0;
+    const progress = (await until(client, input.sessionId, 180_000, (events) => newEventLoggedAfter(events, mark))) - t0;
     await until(client, input.sessionId, 180_000, (events) => (events.some((e) => e.workflowExecutionCompletedEventAttributes) ? true : null));
     return progress;
   } catch (e) {

@@ -5,6 +5,22 @@ import { temporalAddress } from '../../config/connections';
 import { stackPaths } from '../../config/home-paths';
 import { baseEnv, type ServiceDef } from './service';
 
+/**
+ * Dynamic config for latency on a one-shard server; both defaults are sized for clusters of
+ * hundreds of shards (docs/performance.md).
+ * - The history service reads each shard's transfer queue (every workflow and activity task on its
+ *   way to matching) and timer queue at most 20 times a second. Once the reader's burst was spent,
+ *   every task waited up to 50 ms for its read: a bare workflow's two activities took 150 ms a
+ *   round instead of 34. Reads are made when tasks are added, so a higher cap costs nothing idle.
+ * - The timer queue fires no timer earlier than now + its max time shift (1 s): a retry 1 ms
+ *   away, as when a restarted worker ends a dead one's attempts, waited up to a second.
+ */
+const DYNAMIC_CONFIG = [
+  'history.transferProcessorMaxPollRPS=1000',
+  'history.timerProcessorMaxPollRPS=1000',
+  'history.timerProcessorMaxTimeShift="10ms"',
+];
+
 /** The Temporal CLI's dev server: one process, SQLite under the Recur home, no UI, no phoning home. */
 export const temporalService: ServiceDef = {
   name: 'temporal',
@@ -30,6 +46,7 @@ export const temporalService: ServiceDef = {
         '--namespace', config.temporal.namespace,
         '--log-level', 'warn',
         '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
+        ...DYNAMIC_CONFIG.flatMap((v) => ['--dynamic-config-value', v]),
       ],
       env: baseEnv({ TEMPORAL_VERSION_CHECK_DISABLED: '1' }),
       marker: p.temporalDb,
