@@ -136,7 +136,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
       cell: { type: 'CellExecuted', requestId, code, ...cell },
       restored: restored && { type: 'KernelRestored', ...restored },
     });
-    if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) await snapshotKernel(s, acts, doneSeq);
+    if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) await snapshotKernel(s, acts, doneSeq, true);
     await maybeAutoRefine(s);
     const answer = s.final;
     s.final = null;

@@ -32,6 +32,8 @@ const CELL_END_IN_ONE_APPEND = 'cell-end-in-one-append';
 const APPENDS_RIDE_ACTIVITIES = 'appends-ride-activities';
 /** Marks runs whose ask of the tree's root before a model call carries the riding batch (workflows/tree-budget.ts). */
 const TREE_ASK_RIDES = 'tree-ask-rides';
+/** Marks runs whose cadence snapshot's KernelSnapshotted rides the next activity (workflows/snapshot-kernel.ts). */
+const SNAPSHOT_RIDES = 'snapshot-rides';
 
 /**
  * The session's writer to its log: one batch at a time, so the log's seq and hash chain have a
@@ -59,6 +61,8 @@ export class SessionLog {
   readonly appendsRide = patched(APPENDS_RIDE_ACTIVITIES);
   /** Likewise: whether a sub-agent's tree-budget ask carries the riding batch, or appends it on its own first. */
   readonly treeAskRides = this.appendsRide && patched(TREE_ASK_RIDES);
+  /** Likewise: whether the cadence snapshot's event rides the next activity, or is appended on its own. */
+  readonly snapshotRides = this.appendsRide && patched(SNAPSHOT_RIDES);
   constructor(readonly input: SessionInput, private readonly acts: Pick<SessionActivities, 'appendEvents'>) {
     const c = input.carry;
     this.id = input.sessionId;

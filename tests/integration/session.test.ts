@@ -1,3 +1,4 @@
+import { carriedBatches } from '../helpers/carried-batches';
 import { SessionHarness, py } from '../helpers/session-harness';
 import { TEST_SECRET } from '../helpers/test-stack';
 
@@ -226,5 +227,9 @@ except Exception as e:
     // The restore is logged before the cell it preceded, and after the snapshot it used.
     expect(types.indexOf('KernelRestored')).toBeGreaterThan(types.indexOf('KernelSnapshotted'));
     expect(types.lastIndexOf('CellExecuted')).toBeGreaterThan(types.indexOf('KernelRestored'));
+    // Each of the cadence's snapshots (after cells 2 and 5; the one after cell 4 found no kernel) is
+    // logged by the next model call, not by an append of its own.
+    const batches = carriedBatches(await h.client.workflow.getHandle(run.id).fetchHistory());
+    expect(batches.filter((b) => b.types.includes('KernelSnapshotted')).map((b) => [b.by, b.types])).toEqual(Array(2).fill(['callModel', ['KernelSnapshotted']]));
   });
 });
