@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 
 /** Reading a workflow's Temporal history for the server's own timestamps of what it did. */
 export type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
@@ -43,10 +44,12 @@ interface Appends {
   nextSeq?: number;
 }
 
-/** An activity's first argument or its result, as the default JSON converter wrote it. */
-function payload(p: { payloads?: Array<{ data?: Uint8Array | null }> | null } | null | undefined): Appends {
-  const data = p?.payloads?.[0]?.data;
-  return data ? JSON.parse(Buffer.from(data).toString('utf8')) as Appends : {};
+type Payloads = NonNullable<HistoryEvent['activityTaskCompletedEventAttributes']>['result'];
+
+/** An activity's first argument or its result, decoded as the worker's converter encoded it. */
+function payload(p: Payloads): Appends {
+  const first = p?.payloads?.[0];
+  return (first && defaultPayloadConverter.fromPayload<Appends | null | undefined>(first)) ?? {};
 }
 
 /** seq after the batch an activity's input appends, or -1. */
