@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BlobRef, WorkspaceChanged, WorkspaceFileChange } from '../../schemas/generated/events';
@@ -7,7 +8,8 @@ import type { KernelHost } from '../kernel/types';
 import {
   byPath, decodeManifest, encodeManifest, manifestOf, mergeChanges, overCapChanges, parseDiffTree, sameManifest, type WorkspaceManifest,
 } from './manifest';
-import { diffTrees, gitState, ignoredSummary, openShadow, patchOf, scanTree, type ShadowRepo } from './shadow-repo';
+import { diffTrees, gitState, ignoredSummary, indexIdentity, openShadow, patchOf, scanTree, type ShadowRepo } from './shadow-repo';
+import { statFingerprint } from './stat-fingerprint';
 
 export type WorkspaceChangedFields = Omit<WorkspaceChanged, 'type'>;
 
@@ -50,7 +52,12 @@ interface WorkspaceDeps {
   maxFileBytes: number;
   /** Tells Temporal the scan is alive (the activity context's heartbeat); absent outside an activity. */
   heartbeat?: () => void;
+  /** How old an entry's ctime must be for its stat alone to prove it unchanged (stat-fingerprint.ts); 2 s unless a test says. */
+  settleMs?: number;
 }
+
+/** A workspace of more entries than this, or with more bytes changed in the last `settleMs`, is always scanned by git: a walk would cost what git's does. */
+const FINGERPRINT_LIMITS = { maxEntries: 2_000, maxRecentBytes: 4 * 1024 * 1024 };
 
 /** Runs `fn` after every earlier call for the same key: one scan of a workspace at a time in this process. */
 function serialiser() {
@@ -74,9 +81,20 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     if (!s) {
       s = openShadow(deps.root, workspace);
       shadows.set(workspace, s);
-      s.catch(() => shadows.delete(workspace));
+      // One that does not exist yet is opened again once it does: only then is its enclosing repository known.
+      s.then(() => existsSync(workspace) || shadows.delete(workspace), () => shadows.delete(workspace));
     }
     return s;
+  };
+  /** By workspace: the fingerprint of the workspace as the scan recorded as `by` found it, and the shadow index that scan left. */
+  const still = new Map<string, { by: string; print: string; index: string | null }>();
+  /** Workspaces found over the entries limit: no longer walked by this process. */
+  const large = new Set<string>();
+  const fingerprint = (s: ShadowRepo): string | null => {
+    if (large.has(s.dir)) return null;
+    const f = statFingerprint(s.workspace, { ...FINGERPRINT_LIMITS, also: s.inputs, settleMs: deps.settleMs ?? 2_000 });
+    if (f.print === null && f.why === 'entries') large.add(s.dir);
+    return f.print;
   };
   const readLatest = (s: ShadowRepo) => readFile(join(s.dir, 'latest.json'), 'utf8').then((t) => JSON.parse(t) as Latest, () => null);
 
@@ -106,11 +124,25 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     const latest = await readLatest(s);
     // This scan's earlier attempt got as far as recording itself: its result is the answer.
     if (latest?.by === input.key) return { event: latest.event, manifest: latest.manifest };
+    const edge = input.reason !== 'cell';
+    // Walked before git runs: a change made while git runs shows in the next scan's walk.
+    const print = fingerprint(s);
+    const known = still.get(s.dir);
+    // Nothing changed since the latest scan, and no other scan since, by any session or process: no git run.
+    if (!edge && latest && print !== null && known?.by === latest.by && known.print === print && known.index === await indexIdentity(s.env.GIT_INDEX_FILE)) {
+      return { event: null, manifest: latest.manifest };
+    }
+    const remember = async (by: string) => {
+      if (print === null) still.delete(s.dir);
+      else still.set(s.dir, { by, print, index: await indexIdentity(s.env.GIT_INDEX_FILE) });
+    };
     const { tree, overCap, sizes } = await scanTree(s, deps.maxFileBytes);
     const now = manifestOf(tree, overCap);
     const base = latest?.state ?? null;
-    const edge = input.reason !== 'cell';
-    if (!edge && latest && sameManifest(latest.state, now)) return { event: null, manifest: latest.manifest };
+    if (!edge && latest && sameManifest(latest.state, now)) {
+      await remember(latest.by);
+      return { event: null, manifest: latest.manifest };
+    }
     const { files, diff } = base ? await changes(s, base, now, sizes) : { files: [] as WorkspaceFileChange[], diff: null };
     files.sort(byPath);
     const manifest = await blobs.put(encodeManifest(now));
@@ -127,6 +159,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
       ignored: edge ? await ignoredSummary(s) : null, git, netDiff: net, durationMs: Date.now() - t0,
     } : null;
     await writeLatest(s, { manifest, state: now, by: input.key, scan: scanNo, event });
+    await remember(input.key);
     return { event, manifest };
   }
 

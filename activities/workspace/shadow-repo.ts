@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { chmod, copyFile, lstat, mkdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { git, zList } from './git';
 import { EMPTY_TREE, type OverCapFile } from './manifest';
@@ -21,6 +22,8 @@ export interface ShadowRepo {
   excludeFrom: string | null;
   /** The git repository the workspace is in; null for a plain directory. */
   repo: EnclosingRepo | null;
+  /** Files besides the workspace's own that decide which of its files a scan sees: the exclude and config files git reads. */
+  inputs: string[];
 }
 
 export interface EnclosingRepo {
@@ -50,15 +53,17 @@ export async function openShadow(root: string, workspace: string): Promise<Shado
   const dir = shadowDir(root, workspace);
   const gitDir = join(dir, 'git');
   const env = { GIT_DIR: gitDir, GIT_WORK_TREE: workspace, GIT_INDEX_FILE: join(dir, 'index') };
+  // Settings are the repository's alone: git refuses a work tree that does not exist yet (a session's first scan may come first).
+  const bare = { GIT_DIR: gitDir };
   const repo = existsSync(workspace) ? await enclosingRepo(workspace) : null;
   const atTop = repo !== null && repo.rel === '';
   if (!existsSync(join(gitDir, 'HEAD'))) {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await git(['init', '-q', '--bare', gitDir]);
     // Trees of old scans must stay: a session's net diff reads its start tree.
-    await git(['config', 'gc.auto', '0'], { env });
+    await git(['config', 'gc.auto', '0'], { env: bare });
     // A split index: each scan rewrites a small delta, not the whole index (for 10,000 files, 800 KB twice a scan).
-    await git(['config', 'core.splitIndex', 'true'], { env });
+    await git(['config', 'core.splitIndex', 'true'], { env: bare });
     // The user's objects, read in place: its committed files are never copied, and HEAD's tree is there to compare with.
     if (repo) await writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${join(repo.commonDir, 'objects')}\n`);
     if (atTop) {
@@ -71,7 +76,19 @@ export async function openShadow(root: string, workspace: string): Promise<Shado
     }
   }
   const exclude = atTop ? join(repo.gitDir, 'info', 'exclude') : null;
-  return { workspace, dir, env, excludeFrom: exclude && existsSync(exclude) ? exclude : null, repo };
+  const excludeFrom = exclude && existsSync(exclude) ? exclude : null;
+  return { workspace, dir, env, excludeFrom, repo, inputs: await scanInputs(gitDir, excludeFrom) };
+}
+
+/** Every file git takes ignore rules or settings from besides the workspace's own `.gitignore` files. */
+async function scanInputs(gitDir: string, excludeFrom: string | null): Promise<string[]> {
+  const config = join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git');
+  const custom = await git(['config', '--path', '--get', 'core.excludesFile'], { env: { GIT_DIR: gitDir }, ok: [1] });
+  return [
+    join(gitDir, 'info', 'exclude'), join(gitDir, 'config'), ...(excludeFrom ? [excludeFrom] : []),
+    process.env.GIT_CONFIG_SYSTEM || '/etc/gitconfig', process.env.GIT_CONFIG_GLOBAL || join(homedir(), '.gitconfig'), join(config, 'config'),
+    custom.code === 0 ? custom.stdout.toString('utf8').trim() : join(config, 'ignore'),
+  ];
 }
 
 const excludes = (s: ShadowRepo): string[] => ['--exclude-standard', ...(s.excludeFrom ? [`--exclude-from=${s.excludeFrom}`] : [])];
@@ -131,7 +148,8 @@ async function writeTree(env: Record<string, string>): Promise<string> {
   return tree;
 }
 
-async function indexIdentity(file: string): Promise<string | null> {
+/** An index file's identity: git replaces the file on every write, so a new identity is a new index. */
+export async function indexIdentity(file: string): Promise<string | null> {
   const st = await lstat(file, { bigint: true }).catch(() => null);
   return st && `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalBlobStore } from '../../activities/blob-store';
@@ -184,5 +184,63 @@ describe('workspace scan', () => {
     expect((await scan('end', sub)).event!.git).toMatchObject({ dirtyPaths: 2 });
     expect((await scan('end', acts)).event!.git).toMatchObject({ dirtyPaths: 3 });
     expect(existsSync(marker)).toBe(false);
+  });
+  /** `fn` with no git on the PATH: a scan that needs git fails to start it. */
+  const withoutGit = async <T>(fn: () => Promise<T>): Promise<T> => {
+    const path = process.env.PATH;
+    process.env.PATH = join(tmp, 'no-bin');
+    try {
+      return await fn();
+    } finally {
+      process.env.PATH = path;
+    }
+  };
+
+  test('a workspace unchanged since its latest scan is answered by a walk, without git; every kind of change after it is left to git, which reports it', async () => {
+    put('a.txt', 'one\n');
+    put('dir/b.txt', 'two\n');
+    await scan('start');
+    expect(await withoutGit(() => scan())).toMatchObject({ event: null });
+    const changes: [string, () => void, string[]][] = [
+      // Right after the scan, at the same size: within the filesystem's timestamp tick the stat may not move, the bytes do.
+      ['same-size rewrite', () => put('a.txt', 'ONE\n'), ['a.txt']],
+      ['mode', () => chmodSync(join(ws, 'a.txt'), 0o755), ['a.txt']],
+      ['new file in a subdirectory', () => put('dir/deep/c.txt', 'c\n'), ['dir/deep/c.txt']],
+      ['delete', () => unlinkSync(join(ws, 'dir/b.txt')), ['dir/b.txt']],
+      ['rename', () => renameSync(join(ws, 'a.txt'), join(ws, 'z.txt')), ['a.txt', 'z.txt']],
+      ['symlink', () => symlinkSync('z.txt', join(ws, 'link')), ['link']],
+    ];
+    for (const [what, change, paths] of changes) {
+      change();
+      await expect(withoutGit(() => scan())).rejects.toThrow(/git could not start/);
+      expect([what, (await scan()).event?.files.map((f) => f.path)]).toEqual([what, paths]);
+      expect([what, await withoutGit(() => scan())]).toEqual([what, expect.objectContaining({ event: null })]);
+    }
+  });
+
+  test('a scan by another session or process since, or a workspace over the walk\'s entry limit, is left to git', async () => {
+    put('a.txt', 'a\n');
+    await scan('start', acts, 'parent');
+    expect(await withoutGit(() => scan('cell', acts, 'parent'))).toMatchObject({ event: null });
+    put('b.txt', 'b\n');
+    await scan('cell', make(ws), 'other');
+    await expect(withoutGit(() => scan('cell', acts, 'parent'))).rejects.toThrow(/git could not start/);
+    expect((await scan('cell', acts, 'parent')).event).toBeNull();
+    for (let i = 0; i < 2_001; i++) put(`many/f${i}`, '');
+    await scan();
+    await scan();
+    await expect(withoutGit(() => scan())).rejects.toThrow(/git could not start/);
+  });
+
+  test('a workspace that does not exist yet scans as empty, and its shadow repository still gets its settings', async () => {
+    // Nor does its parent (a home's workspaces/ before its first session): git refuses such a work tree.
+    const later = join(tmp, 'workspaces', 'later');
+    const a = make(later);
+    expect((await scan('start', a)).event).toBeNull();
+    const gitDir = join(shadowDir(join(tmp, 'state'), later), 'git');
+    expect(gitIn(tmp, '--git-dir', gitDir, 'config', '--get', 'gc.auto').trim()).toBe('0');
+    mkdirSync(later, { recursive: true });
+    writeFileSync(join(later, 'first.txt'), 'hello\n');
+    expect((await scan('cell', a)).event!.files.map((f) => [f.path, f.change])).toEqual([['first.txt', 'added']]);
   });
 });
