@@ -28,7 +28,7 @@ import type { SessionInput, SessionResult } from './session-types';
 import { completed, started } from './session-event-fields';
 import { installOperatorHandlers } from './operator-handlers';
 import { runRequestedCell } from './run-requested-cell';
-import { snapshotKernel } from './snapshot-kernel';
+import { snapshotBesideModel, snapshotKernel } from './snapshot-kernel';
 import { startFork } from './start-fork';
 import { budgetEvents } from './tree-budget';
 import { logCellEnd, logWorkspace } from './workspace-log';
@@ -104,9 +104,11 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     await s.deliver('prompt');
     await fireDueSchedules(s);
     s.phase = 'model';
+    const snapshot = snapshotBesideModel(s, acts);
     let reply;
     try {
-      reply = await callModelFor(s, acts);
+      // Settled before anything else: the next cell must find the kernel as the snapshot left it.
+      reply = await callModelFor(s, acts).finally(() => snapshot);
     } catch (e) {
       // The batch it carried could not be logged: a fault, as any failed append is.
       if (!(e instanceof ActivityFailure) || isCancellation(e) || appendFailed(e)) throw e;
@@ -136,7 +138,11 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
       cell: { type: 'CellExecuted', requestId, code, ...cell },
       restored: restored && { type: 'KernelRestored', ...restored },
     });
-    if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) await snapshotKernel(s, acts, doneSeq, true);
+    if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) {
+      if (s.snapshotBesideModel) s.snapshotDue = true;
+      // Runs from before the snapshot went beside the model call take it here.
+      else await snapshotKernel(s, acts, doneSeq, { rides: true });
+    }
     await maybeAutoRefine(s);
     const answer = s.final;
     s.final = null;

@@ -28,7 +28,8 @@ export async function runRequestedCell(s: SessionState, acts: ReturnType<typeof 
     // The activity writes the CellRequested (SessionLog.ride) before it sends the cell.
     const { cell, restored } = await s.withRide((ride) => acts.runCell({
       sessionId: s.id, rootId: input.rootId, cellId: requestId, code, codeBlob, timeoutSeconds: input.limits.cellTimeoutSeconds,
-      firstCell: s.long.cellsRun++ === 0, restoreFrom: s.lastSnapshot, throughSeq: c.reqSeq, ...ride,
+      // A snapshot still riding is in the batch this activity writes before it could restore.
+      firstCell: s.long.cellsRun++ === 0, restoreFrom: s.snapshotRiding ?? s.lastSnapshot, throughSeq: c.reqSeq, ...ride,
     })).catch((e: unknown) => {
       // A failed append, before the cell was sent, ends the session as any failed append does.
       if (!(e instanceof ActivityFailure) || isCancellation(e) || appendFailed(e)) throw e;

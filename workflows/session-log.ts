@@ -34,6 +34,8 @@ const APPENDS_RIDE_ACTIVITIES = 'appends-ride-activities';
 const TREE_ASK_RIDES = 'tree-ask-rides';
 /** Marks runs whose cadence snapshot's KernelSnapshotted rides the next activity (workflows/snapshot-kernel.ts). */
 const SNAPSHOT_RIDES = 'snapshot-rides';
+/** Marks runs whose cadence snapshot is taken while the next model call runs, not before it (workflows/snapshot-kernel.ts). */
+const SNAPSHOT_BESIDE_MODEL = 'snapshot-beside-model';
 
 /**
  * The session's writer to its log: one batch at a time, so the log's seq and hash chain have a
@@ -63,6 +65,8 @@ export class SessionLog {
   readonly treeAskRides = this.appendsRide && patched(TREE_ASK_RIDES);
   /** Likewise: whether the cadence snapshot's event rides the next activity, or is appended on its own. */
   readonly snapshotRides = this.appendsRide && patched(SNAPSHOT_RIDES);
+  /** Likewise: whether the cadence snapshot runs beside the next model call, or after the cell, before it. */
+  readonly snapshotBesideModel = this.snapshotRides && patched(SNAPSHOT_BESIDE_MODEL);
   constructor(readonly input: SessionInput, private readonly acts: Pick<SessionActivities, 'appendEvents'>) {
     const c = input.carry;
     this.id = input.sessionId;

@@ -34,6 +34,10 @@ export class SessionState extends SessionLog {
   treeSessions: number;
   cellsSinceSnapshot: number;
   lastSnapshot: SnapshotPointer | null;
+  /** A cell of this run reached the cadence: the next model call snapshots beside it (snapshot-kernel.ts). Not carried: a new run's kernel may not be up. */
+  snapshotDue = false;
+  /** A snapshot whose event rides the batch the next activity writes first; `lastSnapshot` once that lands. Not carried: a continue-as-new follows a flush. */
+  snapshotRiding: SnapshotPointer | null = null;
   /** The manifest the start scan logged: the net diff at the end is taken from it. */
   workspaceStart: BlobRef | null;
   /** Goal, schedules, keep-going counters. */

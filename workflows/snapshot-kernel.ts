@@ -1,20 +1,27 @@
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
+import type { RidingAppend } from '../activities/append-first';
 
 /**
  * Snapshots the kernel and logs it; false when it failed, which is never fatal (the next cadence
  * tries again). `rides`: the event may ride the next activity (the cadence's snapshot, whose next
  * activity is the model call), saving a step an append of its own; a snapshot the kernel's
- * shutdown waits for is logged before it returns. Either way the snapshot becomes the session's
- * base (`lastSnapshot`) only once its event is in the log, and a restore, made by a cell, always
- * follows the model call that wrote it.
+ * shutdown waits for is logged before it returns. `carries`: the activity writes the riding batch
+ * first, as any carrier does; a snapshot beside the model call leaves it to that call. Either way
+ * the snapshot becomes the session's base (`lastSnapshot`) only once its event is in the log; a
+ * restore, made by a cell's activity, may also start from one whose event that activity writes
+ * before it (`snapshotRiding`).
  */
-export async function snapshotKernel(s: SessionState, acts: ReturnType<typeof sessionActivities>, coversSeq: number, rides = false): Promise<boolean> {
+export async function snapshotKernel(
+  s: SessionState, acts: ReturnType<typeof sessionActivities>, coversSeq: number, o: { rides?: boolean; carries?: boolean } = {},
+): Promise<boolean> {
+  const { rides = false, carries = true } = o;
   let r;
   try {
+    const take = (ride: RidingAppend) => acts.snapshotKernel({ sessionId: s.id, coversSeq, ...ride });
     // A failed snapshot is no fault: a batch it carried rides on, to the next append.
-    r = await s.withRide((ride) => acts.snapshotKernel({ sessionId: s.id, coversSeq, ...ride }));
+    r = await (carries ? s.withRide(take) : take({}));
   } catch (e) {
     if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
     return false;
@@ -23,10 +30,35 @@ export async function snapshotKernel(s: SessionState, acts: ReturnType<typeof se
     type: 'KernelSnapshotted' as const, manifest: r.manifest, coversSeq, variables: r.variables, bytes: r.bytes,
     unsaved: r.unsaved, oversize: r.oversize, durationMs: r.durationMs,
   }];
+  const pointer = { manifest: r.manifest, coversSeq };
+  let logged = false;
   const commit = () => {
+    logged = true;
     s.cellsSinceSnapshot = 0;
-    s.lastSnapshot = { manifest: r.manifest, coversSeq };
+    s.lastSnapshot = pointer;
+    if (s.snapshotRiding === pointer) s.snapshotRiding = null;
   };
-  await (rides && s.snapshotRides ? s.ride(build, commit) : s.emit(build, commit));
+  if (!rides || !s.snapshotRides) {
+    await s.emit(build, commit);
+    return true;
+  }
+  await s.ride(build, commit);
+  // Beside the model call its event may ride the next cell's own activity, which writes it before
+  // anything else: that cell restores from it if its kernel is lost (run-requested-cell.ts).
+  if (!logged && s.snapshotBesideModel) s.snapshotRiding = pointer;
   return true;
+}
+
+/**
+ * The cadence's snapshot, when a cell has made one due, started beside the model call: the call
+ * never touches the kernel, so the snapshot's round trip hides behind it. The namespace holds
+ * every cell logged so far and nothing since (only cells change it), so it covers the log's head.
+ * The snapshot carries no batch: the last cell's end rides the model call, whose prompt needs it
+ * logged. The caller settles it before anything else reaches the kernel (the next cell) or the
+ * run ends. One that fails is tried again after the next cell, as the cadence always did.
+ */
+export function snapshotBesideModel(s: SessionState, acts: ReturnType<typeof sessionActivities>): Promise<boolean> | null {
+  if (!s.snapshotDue) return null;
+  s.snapshotDue = false;
+  return snapshotKernel(s, acts, s.nextSeq - 1, { rides: true, carries: false });
 }

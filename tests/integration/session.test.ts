@@ -227,9 +227,22 @@ except Exception as e:
     // The restore is logged before the cell it preceded, and after the snapshot it used.
     expect(types.indexOf('KernelRestored')).toBeGreaterThan(types.indexOf('KernelSnapshotted'));
     expect(types.lastIndexOf('CellExecuted')).toBeGreaterThan(types.indexOf('KernelRestored'));
-    // Each of the cadence's snapshots (after cells 2 and 5; the one after cell 4 found no kernel) is
-    // logged by the next model call, not by an append of its own.
-    const batches = carriedBatches(await h.client.workflow.getHandle(run.id).fetchHistory());
-    expect(batches.filter((b) => b.types.includes('KernelSnapshotted')).map((b) => [b.by, b.types])).toEqual(Array(2).fill(['callModel', ['KernelSnapshotted']]));
+    // Each of the cadence's snapshots (after cells 2 and 5; the one after cell 4 found no kernel) runs
+    // beside the next model call, asked for in the same workflow task, and carries no batch: the
+    // cell's end rides the model call. Its event is logged next, just before the reply it ran beside.
+    const history = await h.client.workflow.getHandle(run.id).fetchHistory();
+    const asked = new Map<string, string[]>();
+    for (const e of history.events ?? []) {
+      const a = e.activityTaskScheduledEventAttributes;
+      if (a) asked.set(String(a.workflowTaskCompletedEventId), [...(asked.get(String(a.workflowTaskCompletedEventId)) ?? []), a.activityType?.name ?? '']);
+    }
+    expect([...asked.values()].filter((names) => names.includes('snapshotKernel')).map((names) => names.sort())).toEqual(Array(3).fill(['callModel', 'snapshotKernel']));
+    const batches = carriedBatches(history);
+    expect(batches.filter((b) => b.by === 'snapshotKernel')).toEqual([]);
+    // No append of its own: it goes to the log in one batch with the reply it ran beside.
+    const withSnapshot = batches.filter((b) => b.types.includes('KernelSnapshotted'));
+    expect(withSnapshot.length).toBeGreaterThanOrEqual(2);
+    expect(withSnapshot.map((b) => b.types[b.types.indexOf('KernelSnapshotted') + 1])).toEqual(withSnapshot.map(() => 'ModelCalled'));
+    expect(types.flatMap((t, i) => (t === 'KernelSnapshotted' ? [types[i + 1]] : []))).toEqual(['ModelCalled', 'ModelCalled']);
   });
 });
