@@ -52,12 +52,14 @@ interface WorkspaceDeps {
   maxFileBytes: number;
   /** Tells Temporal the scan is alive (the activity context's heartbeat); absent outside an activity. */
   heartbeat?: () => void;
-  /** How old an entry's ctime must be for its stat alone to prove it unchanged (stat-fingerprint.ts); 2 s unless a test says. */
-  settleMs?: number;
 }
 
-/** A workspace of more entries than this, or with more bytes changed in the last `settleMs`, is always scanned by git: a walk would cost what git's does. */
-const FINGERPRINT_LIMITS = { maxEntries: 2_000, maxRecentBytes: 4 * 1024 * 1024 };
+/**
+ * The walk that may stand in for git (stat-fingerprint.ts): an entry changed within 2 s is known
+ * by its bytes too, which covers a timestamp tick of a second; a workspace of more entries, or with
+ * more bytes changed that recently, is always scanned by git, as a walk would cost what git's does.
+ */
+const FINGERPRINT = { settleMs: 2_000, maxEntries: 2_000, maxRecentBytes: 4 * 1024 * 1024 };
 
 /** Runs `fn` after every earlier call for the same key: one scan of a workspace at a time in this process. */
 function serialiser() {
@@ -92,7 +94,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
   const large = new Set<string>();
   const fingerprint = (s: ShadowRepo): string | null => {
     if (large.has(s.dir)) return null;
-    const f = statFingerprint(s.workspace, { ...FINGERPRINT_LIMITS, also: s.inputs, settleMs: deps.settleMs ?? 2_000 });
+    const f = statFingerprint(s.workspace, { ...FINGERPRINT, also: s.inputs });
     if (f.print === null && f.why === 'entries') large.add(s.dir);
     return f.print;
   };
