@@ -104,11 +104,12 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     await s.deliver('prompt');
     await fireDueSchedules(s);
     s.phase = 'model';
-    const snapshot = snapshotBesideModel(s, acts);
+    const call = callModelFor(s, acts);
+    const snapshot = snapshotBesideModel(s, acts, call);
     let reply;
     try {
       // Settled before anything else: the next cell must find the kernel as the snapshot left it.
-      reply = await callModelFor(s, acts).finally(() => snapshot);
+      reply = await call.finally(() => snapshot);
     } catch (e) {
       // The batch it carried could not be logged: a fault, as any failed append is.
       if (!(e instanceof ActivityFailure) || isCancellation(e) || appendFailed(e)) throw e;

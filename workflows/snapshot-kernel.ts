@@ -14,7 +14,8 @@ import type { RidingAppend } from '../activities/append-first';
  * before it (`snapshotRiding`).
  */
 export async function snapshotKernel(
-  s: SessionState, acts: ReturnType<typeof sessionActivities>, coversSeq: number, o: { rides?: boolean; carries?: boolean } = {},
+  s: SessionState, acts: ReturnType<typeof sessionActivities>, coversSeq: number,
+  o: { rides?: boolean; carries?: boolean; logAfter?: Promise<unknown> } = {},
 ): Promise<boolean> {
   const { rides = false, carries = true } = o;
   let r;
@@ -26,6 +27,8 @@ export async function snapshotKernel(
     if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
     return false;
   }
+  // Whichever finishes first, the event joins the log after what `logAfter` writes: the batches are the same every run.
+  await o.logAfter?.catch(() => undefined);
   const build = () => [{
     type: 'KernelSnapshotted' as const, manifest: r.manifest, coversSeq, variables: r.variables, bytes: r.bytes,
     unsaved: r.unsaved, oversize: r.oversize, durationMs: r.durationMs,
@@ -54,11 +57,13 @@ export async function snapshotKernel(
  * never touches the kernel, so the snapshot's round trip hides behind it. The namespace holds
  * every cell logged so far and nothing since (only cells change it), so it covers the log's head.
  * The snapshot carries no batch: the last cell's end rides the model call, whose prompt needs it
- * logged. The caller settles it before anything else reaches the kernel (the next cell) or the
- * run ends. One that fails is tried again after the next cell, as the cadence always did.
+ * logged, and its event is logged once the call has settled, whichever ends first. The caller
+ * settles it before anything else reaches the kernel (the next cell) or the run ends. One that
+ * fails is tried again after the next cell, as the cadence always did.
  */
-export function snapshotBesideModel(s: SessionState, acts: ReturnType<typeof sessionActivities>): Promise<boolean> | null {
+export function snapshotBesideModel(s: SessionState, acts: ReturnType<typeof sessionActivities>, call: Promise<unknown>): Promise<boolean> | null {
   if (!s.snapshotDue) return null;
   s.snapshotDue = false;
-  return snapshotKernel(s, acts, s.nextSeq - 1, { rides: true, carries: false });
+  // The head before the call: the call's own events (a compaction, its spend) come after the cells it covers.
+  return snapshotKernel(s, acts, s.nextSeq - 1, { rides: true, carries: false, logAfter: call });
 }
