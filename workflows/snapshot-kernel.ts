@@ -7,28 +7,28 @@ import type { RidingAppend } from '../activities/append-first';
  * Snapshots the kernel and logs it; false when it failed, which is never fatal (the next cadence
  * tries again). `rides`: the event may ride the next activity (the cadence's snapshot, whose next
  * activity is the model call), saving a step an append of its own; a snapshot the kernel's
- * shutdown waits for is logged before it returns. `carries`: the activity writes the riding batch
- * first, as any carrier does; a snapshot beside the model call leaves it to that call. Either way
+ * shutdown waits for is logged before it returns. `beside`: the model call it runs beside, which
+ * carries the riding batch in its place and is settled before the event is logged. Either way
  * the snapshot becomes the session's base (`lastSnapshot`) only once its event is in the log; a
  * restore, made by a cell's activity, may also start from one whose event that activity writes
  * before it (`snapshotRiding`).
  */
 export async function snapshotKernel(
   s: SessionState, acts: ReturnType<typeof sessionActivities>, coversSeq: number,
-  o: { rides?: boolean; carries?: boolean; logAfter?: Promise<unknown> } = {},
+  o: { rides?: boolean; beside?: Promise<unknown> } = {},
 ): Promise<boolean> {
-  const { rides = false, carries = true } = o;
+  const { rides = false, beside } = o;
   let r;
   try {
     const take = (ride: RidingAppend) => acts.snapshotKernel({ sessionId: s.id, coversSeq, ...ride });
     // A failed snapshot is no fault: a batch it carried rides on, to the next append.
-    r = await (carries ? s.withRide(take) : take({}));
+    r = await (beside ? take({}) : s.withRide(take));
   } catch (e) {
     if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
     return false;
   }
-  // Whichever finishes first, the event joins the log after what `logAfter` writes: the batches are the same every run.
-  await o.logAfter?.catch(() => undefined);
+  // Whichever finishes first, the event joins the log after what the call writes: the batches are the same every run.
+  await beside?.catch(() => undefined);
   const build = () => [{
     type: 'KernelSnapshotted' as const, manifest: r.manifest, coversSeq, variables: r.variables, bytes: r.bytes,
     unsaved: r.unsaved, oversize: r.oversize, durationMs: r.durationMs,
@@ -48,7 +48,7 @@ export async function snapshotKernel(
   await s.ride(build, commit);
   // Beside the model call its event may ride the next cell's own activity, which writes it before
   // anything else: that cell restores from it if its kernel is lost (run-requested-cell.ts).
-  if (!logged && s.snapshotBesideModel) s.snapshotRiding = pointer;
+  if (!logged && beside) s.snapshotRiding = pointer;
   return true;
 }
 
@@ -65,5 +65,5 @@ export function snapshotBesideModel(s: SessionState, acts: ReturnType<typeof ses
   if (!s.snapshotDue) return null;
   s.snapshotDue = false;
   // The head before the call: the call's own events (a compaction, its spend) come after the cells it covers.
-  return snapshotKernel(s, acts, s.nextSeq - 1, { rides: true, carries: false, logAfter: call });
+  return snapshotKernel(s, acts, s.nextSeq - 1, { rides: true, beside: call });
 }

@@ -234,7 +234,9 @@ except Exception as e:
     const asked = new Map<string, string[]>();
     for (const e of history.events ?? []) {
       const a = e.activityTaskScheduledEventAttributes;
-      if (a) asked.set(String(a.workflowTaskCompletedEventId), [...(asked.get(String(a.workflowTaskCompletedEventId)) ?? []), a.activityType?.name ?? '']);
+      if (!a) continue;
+      const task = String(a.workflowTaskCompletedEventId);
+      asked.set(task, [...(asked.get(task) ?? []), a.activityType?.name ?? '']);
     }
     expect([...asked.values()].filter((names) => names.includes('snapshotKernel')).map((names) => names.sort())).toEqual(Array(3).fill(['callModel', 'snapshotKernel']));
     const batches = carriedBatches(history);
