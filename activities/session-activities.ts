@@ -2,6 +2,7 @@ import type { BlobRef, CellExecuted, KernelRestored } from '../schemas/generated
 import type { CallModelInput, CallModelResult } from './call-model';
 import type { AppendEventsInput, AppendEventsResult } from './event-log';
 import type { AppendedFirst, RidingAppend } from './append-first';
+import type { ScanAfter, Scanned } from './scan-after';
 import type { SnapshotKernelInput, SnapshotKernelResult } from './snapshot/snapshot-activities';
 import type { RunGateInput, RunGateResult } from './run-gate';
 import type { PlaceReply } from '../workflows/hosts/host-messages';
@@ -48,7 +49,8 @@ export interface SessionActivities {
   appendEvents(input: AppendEventsInput): Promise<AppendEventsResult>;
   /** These three, and a tree-budget ask, may carry a batch of the session's events to append before their work (workflows/session-log.ts `ride`). */
   callModel(input: CallModelInput & RidingAppend): Promise<CallModelResult & AppendedFirst>;
-  runCell(input: RunCellInput & RidingAppend): Promise<RunCellResult & AppendedFirst>;
+  /** A cell's activity may also scan the workspace once the cell has ended (activities/scan-after.ts). */
+  runCell(input: RunCellInput & RidingAppend & ScanAfter): Promise<RunCellResult & AppendedFirst & Scanned>;
   shutdownKernel(input: { sessionId: string }): Promise<void>;
   /** Interrupts the kernel's running cell (SIGINT through the Jupyter server); an idle kernel ignores it. */
   /** An operator's interrupt of one cell (activities/kernel/cell-interrupts.ts). */

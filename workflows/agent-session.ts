@@ -134,10 +134,11 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
       { type: 'CellRequested', cellId: (s.ops.cellInFlight = `${s.id}/${seq + 1}`), code, codeBlob, toolCallId: reply.toolCallId },
     ], () => s.turn++);
     const requestId = `${s.id}/${reqSeq}`;
-    const { cell, restored } = await runRequestedCell(s, acts, { requestId, reqSeq, code, codeBlob });
+    const { cell, restored, scanned } = await runRequestedCell(s, acts, { requestId, reqSeq, code, codeBlob });
     const doneSeq = await logCellEnd(s, acts, {
       cell: { type: 'CellExecuted', requestId, code, ...cell },
       restored: restored && { type: 'KernelRestored', ...restored },
+      scanned,
     });
     if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) {
       if (s.snapshotBesideModel) s.snapshotDue = true;

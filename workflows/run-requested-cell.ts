@@ -10,6 +10,7 @@ import type { sessionActivities } from './proxies';
 import { interrupted } from './session-event-fields';
 import { appendFailed } from './session-log';
 import type { SessionState } from './session-state';
+import { cellScanKey } from './workspace-log';
 
 export interface RequestedCell {
   requestId: string;
@@ -26,17 +27,18 @@ export async function runRequestedCell(s: SessionState, acts: ReturnType<typeof 
     await interruptSent(s);
     s.phase = 'cell';
     // The activity writes the CellRequested (SessionLog.ride) before it sends the cell.
-    const { cell, restored } = await s.withRide((ride) => acts.runCell({
+    const { cell, restored, scanned } = await s.withRide((ride) => acts.runCell({
       sessionId: s.id, rootId: input.rootId, cellId: requestId, code, codeBlob, timeoutSeconds: input.limits.cellTimeoutSeconds,
       // A snapshot still riding is in the batch this activity writes before it could restore.
       firstCell: s.long.cellsRun++ === 0, restoreFrom: s.snapshotRiding ?? s.lastSnapshot, throughSeq: c.reqSeq, ...ride,
+      scan: s.scanInCell ? { sessionId: s.id, reason: 'cell', requestId, key: cellScanKey(requestId), startManifest: s.workspaceStart } : null,
     })).catch((e: unknown) => {
       // A failed append, before the cell was sent, ends the session as any failed append does.
       if (!(e instanceof ActivityFailure) || isCancellation(e) || appendFailed(e)) throw e;
       // Whether the batch it carried was written is unknown: the next append carries it again.
-      return { cell: interrupted(e.cause?.message ?? e.message), restored: null };
+      return { cell: interrupted(e.cause?.message ?? e.message), restored: null, scanned: null };
     });
-    return { cell: withOperatorNote(s, requestId, cell), restored };
+    return { cell: withOperatorNote(s, requestId, cell), restored, scanned: scanned ?? null };
   } catch (e) {
     if (!isCancellation(e)) throw e;
     // Runs from before: only a cancelled activity logged the cell's end.

@@ -36,6 +36,8 @@ const TREE_ASK_RIDES = 'tree-ask-rides';
 const SNAPSHOT_RIDES = 'snapshot-rides';
 /** Marks runs whose cadence snapshot is taken while the next model call runs, not before it (workflows/snapshot-kernel.ts). */
 const SNAPSHOT_BESIDE_MODEL = 'snapshot-beside-model';
+/** Marks runs whose cell's activity scans the workspace once the cell has ended (workflows/workspace-log.ts). */
+const SCAN_IN_CELL = 'scan-in-cell';
 
 /**
  * The session's writer to its log: one batch at a time, so the log's seq and hash chain have a
@@ -67,6 +69,8 @@ export class SessionLog {
   readonly snapshotRides = this.appendsRide && patched(SNAPSHOT_RIDES);
   /** Likewise: whether the cadence snapshot runs beside the next model call, or after the cell, before it. */
   readonly snapshotBesideModel = this.snapshotRides && patched(SNAPSHOT_BESIDE_MODEL);
+  /** Likewise: whether the cell's activity scans the workspace after the cell, or a local activity of the workflow's does. */
+  readonly scanInCell = this.cellEndInOneAppend && patched(SCAN_IN_CELL);
   constructor(readonly input: SessionInput, private readonly acts: Pick<SessionActivities, 'appendEvents'>) {
     const c = input.carry;
     this.id = input.sessionId;

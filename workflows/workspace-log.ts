@@ -5,6 +5,7 @@
  * next scan, by this session or another sharing it, reports those changes, so none is lost.
  */
 import { ActivityFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
+import type { ScanWorkspaceResult } from '../activities/workspace/scan-workspace';
 import type { RecurEventInput } from '../schemas/generated/events';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
@@ -27,7 +28,9 @@ export async function logWorkspace(s: SessionState, acts: Acts, reason: Reason, 
  * still logs the cell's end. The batch rides the next activity (SessionLog.ride): the model
  * call, mostly. Resolves to the CellExecuted's seq.
  */
-export async function logCellEnd(s: SessionState, acts: Acts, end: { cell: CellExecuted; restored: KernelRestored | null }): Promise<number> {
+export async function logCellEnd(
+  s: SessionState, acts: Acts, end: { cell: CellExecuted; restored: KernelRestored | null; scanned: ScanWorkspaceResult | null },
+): Promise<number> {
   if (!s.cellEndInOneAppend) {
     // Runs from before: an append each, the scan after the cell's end is logged.
     const { restored } = end;
@@ -36,23 +39,33 @@ export async function logCellEnd(s: SessionState, acts: Acts, end: { cell: CellE
     await logWorkspace(s, acts, 'cell', end.cell.requestId);
     return seq;
   }
-  const changed = await CancellationScope.nonCancellable(() => scanWorkspace(s, acts, 'cell', end.cell.requestId));
+  // The cell's activity scanned the workspace after the cell (activities/scan-after.ts); where it
+  // did not (the cell failed, the scan did, or the workspace is over the walk's limits), the
+  // workflow scans, with the same key: a scan the activity got as far as recording is the answer.
+  const { requestId } = end.cell;
+  const changed = s.scanInCell && end.scanned
+    ? changedOf(end.scanned)
+    : await CancellationScope.nonCancellable(() => scanWorkspace(s, acts, 'cell', requestId, s.scanInCell ? cellScanKey(requestId) : undefined));
   const first = await s.ride(() => [...(end.restored ? [end.restored] : []), end.cell, ...(changed ? [changed] : [])]);
   return first + (end.restored ? 1 : 0);
 }
 
+/** The key of the scan after the cell `requestId` names, whoever makes it (patch scan-in-cell); no other scan's key has its shape. */
+export const cellScanKey = (requestId: string): string => `${requestId}/scan`;
+
 /** The WorkspaceChanged a scan now finds to log; null when nothing changed or the scan failed for good. */
-async function scanWorkspace(s: SessionState, acts: Acts, reason: Reason, requestId: string | null): Promise<WorkspaceChanged | null> {
+async function scanWorkspace(s: SessionState, acts: Acts, reason: Reason, requestId: string | null, key = `${s.id}/${reason}/${s.nextSeq}`): Promise<WorkspaceChanged | null> {
   let r;
   try {
     // The key is fixed for this point of the log: the activity answers a retry with the first attempt's result.
-    r = await acts.scanWorkspace({ sessionId: s.id, reason, requestId, key: `${s.id}/${reason}/${s.nextSeq}`, startManifest: s.workspaceStart });
+    r = await acts.scanWorkspace({ sessionId: s.id, reason, requestId, key, startManifest: s.workspaceStart });
   } catch (e) {
     if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
     return null;
   }
-  const { event, manifest } = r;
   // A pointer into the blob store, not a logged fact: the end scan's net diff starts from it.
-  if (reason === 'start') s.workspaceStart = manifest;
-  return event === null ? null : { type: 'WorkspaceChanged', ...event };
+  if (reason === 'start') s.workspaceStart = r.manifest;
+  return changedOf(r);
 }
+
+const changedOf = ({ event }: ScanWorkspaceResult): WorkspaceChanged | null => (event === null ? null : { type: 'WorkspaceChanged', ...event });

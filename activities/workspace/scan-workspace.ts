@@ -121,7 +121,10 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     return patch.length ? blobs.put(patch) : null;
   }
 
-  async function scan(input: ScanWorkspaceInput, s: ShadowRepo): Promise<ScanWorkspaceResult> {
+  /** `bounded`: a workspace the walk cannot cover is left to another scan (null), before anything is recorded. */
+  async function scan(input: ScanWorkspaceInput, s: ShadowRepo, bounded: false): Promise<ScanWorkspaceResult>;
+  async function scan(input: ScanWorkspaceInput, s: ShadowRepo, bounded: boolean): Promise<ScanWorkspaceResult | null>;
+  async function scan(input: ScanWorkspaceInput, s: ShadowRepo, bounded: boolean): Promise<ScanWorkspaceResult | null> {
     const t0 = Date.now();
     const latest = await readLatest(s);
     // This scan's earlier attempt got as far as recording itself: its result is the answer.
@@ -129,6 +132,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     const edge = input.reason !== 'cell';
     // Walked before git runs: a change made while git runs shows in the next scan's walk.
     const print = fingerprint(s);
+    if (bounded && print === null) return null;
     const known = still.get(s.dir);
     // Nothing changed since the latest scan, and no other scan since, by any session or process: no git run.
     if (!edge && latest && print !== null && known?.by === latest.by && known.print === print && known.index === await indexIdentity(s.env.GIT_INDEX_FILE)) {
@@ -172,14 +176,22 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
      * before the activity returns, so a retry returns the same event and a scan by another
      * session sharing the workspace never reports these changes again.
      */
-    async scanWorkspace(input: ScanWorkspaceInput): Promise<ScanWorkspaceResult> {
-      const beat = deps.heartbeat ? setInterval(deps.heartbeat, 3_000) : undefined;
-      try {
-        const s = await shadowOf(deps.places.place(input.sessionId).workspace);
-        return await one(s.dir, () => scan(input, s));
-      } finally {
-        clearInterval(beat);
-      }
-    },
+    scanWorkspace: (input: ScanWorkspaceInput): Promise<ScanWorkspaceResult> => serial(input, (s) => scan(input, s, false)),
+    /**
+     * The same, made by a cell's activity once the cell has ended (activities/scan-after.ts); null,
+     * with nothing recorded, for a workspace over the walk's limits, whose git runs could outlast
+     * the time the cell's activity has left: the workflow's own scan takes it.
+     */
+    scanAfterCell: (input: ScanWorkspaceInput): Promise<ScanWorkspaceResult | null> => serial(input, (s) => scan(input, s, true)),
   };
+
+  async function serial<T>(input: ScanWorkspaceInput, fn: (s: ShadowRepo) => Promise<T>): Promise<T> {
+    const beat = deps.heartbeat ? setInterval(deps.heartbeat, 3_000) : undefined;
+    try {
+      const s = await shadowOf(deps.places.place(input.sessionId).workspace);
+      return await one(s.dir, () => fn(s));
+    } finally {
+      clearInterval(beat);
+    }
+  }
 }

@@ -6,6 +6,7 @@ import type { RecurConfig } from '../../config';
 import { withRecurErrors } from '../../activities/activity-errors';
 import { openBlobStore } from '../../activities/open-blob-store';
 import { appendFirst } from '../../activities/append-first';
+import { scanAfter } from '../../activities/scan-after';
 import { createModelActivities } from '../../activities/call-model';
 import { readContextFiles } from '../../activities/context-files';
 import { createEventLogActivities, createEventLogProducer } from '../../activities/event-log';
@@ -139,6 +140,14 @@ export async function createRecurWorker(
     onTextDelta: opts.onTextDelta,
   });
   const kernelActs = createKernelActivities({ kernels, blobs, transcripts, snapshots });
+  const workspace = createWorkspaceActivities({
+    blobs, places: host, root: stackPaths(config).workspaceLog, maxFileBytes: config.worker.workspaceMaxFileKiB * 1024, heartbeat: () => {
+      // A local scan (workflows/proxies.ts) has no heartbeat to send: its workflow task's timeout watches it.
+      // Run after a cell (activities/scan-after.ts), the beat is the cell activity's.
+      const ctx = Context.current();
+      if (!ctx.info.isLocal) ctx.heartbeat();
+    },
+  });
   const tree = createTreeActivities({ client });
   const activities: SessionActivities & HarnessActivities & ForkActivities & ReturnType<typeof createAutoRefineActivities> & ReturnType<typeof createRoleActivities> & JobActivities = withRecurErrors({
     ...log,
@@ -158,7 +167,7 @@ export async function createRecurWorker(
     ...tree,
     // Their inputs may carry a batch of the session's events, written before their work (SessionLog.ride).
     callModel: appendFirst(log.appendEvents, callModel),
-    runCell: appendFirst(log.appendEvents, kernelActs.runCell),
+    runCell: appendFirst(log.appendEvents, scanAfter(workspace.scanAfterCell, kernelActs.runCell)),
     snapshotKernel: appendFirst(log.appendEvents, snapshots.snapshotKernel),
     chargeTreeBudget: appendFirst(log.appendEvents, tree.chargeTreeBudget),
     ...createGateActivities({ env: opts.env ?? process.env }),
@@ -172,13 +181,7 @@ export async function createRecurWorker(
     }),
     ...createPlacementActivities({ client, hostId: config.hostId }),
     prepareWorktree: (input) => host.worktrees.prepare(input),
-    ...createWorkspaceActivities({
-      blobs, places: host, root: stackPaths(config).workspaceLog, maxFileBytes: config.worker.workspaceMaxFileKiB * 1024, heartbeat: () => {
-        // A local scan (workflows/proxies.ts) has no heartbeat to send: its workflow task's timeout watches it.
-        const ctx = Context.current();
-        if (!ctx.info.isLocal) ctx.heartbeat();
-      },
-    }),
+    scanWorkspace: workspace.scanWorkspace,
   });
   const nativeConnection = await NativeConnection.connect(temporalConnection(config));
   const identity = opts.identity ?? workerIdentity();

@@ -9,12 +9,14 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { withRecurErrors } from '../../activities/activity-errors';
 import { appendFirst } from '../../activities/append-first';
+import { scanAfter } from '../../activities/scan-after';
 import { appendedBatch, type AppendEventsInput } from '../../activities/event-log';
 import { createForkActivities } from '../../activities/fork/fork-activities';
 import type { CallModelInput, CallModelResult } from '../../activities/call-model';
 import { checkReply } from '../../activities/model/reply-check';
 import type { StopReason } from '../../activities/model/types';
 import type { RunCellInput, RunCellResult } from '../../activities/session-activities';
+import type { ScanWorkspaceInput, ScanWorkspaceResult, WorkspaceChangedFields } from '../../activities/workspace/scan-workspace';
 import { createTreeActivities } from '../../activities/tree-sessions';
 import { createPlacementActivities } from '../../activities/place-session';
 import { jobLauncher } from '../../activities/jobs/job-launch';
@@ -87,6 +89,12 @@ export class FakeSessionWorld {
   readonly cellInputs: RunCellInput[] = [];
   /** Every model call's input, in call order (the model spec, the prompt's extent, a manual compaction). */
   readonly modelCalls: CallModelInput[] = [];
+  /** Every workspace scan, in call order, and whether a local activity of the workflow's ran it (else a cell's activity did). */
+  readonly scans: Array<ScanWorkspaceInput & { local: boolean }> = [];
+  /** A scan run by a cell's activity throws (activities/scan-after.ts). */
+  failCellScans = false;
+  /** What a scan after a cell finds; by default, as for every other scan, nothing: no WorkspaceChanged in these logs. */
+  cellScanFinds: (i: ScanWorkspaceInput) => WorkspaceChangedFields | null = () => null;
   /** Sessions whose kernel was interrupted, in order. */
   readonly interrupts: string[] = [];
   private readonly blocked = new Map<string, () => void>();
@@ -122,11 +130,10 @@ export class FakeSessionWorld {
       appendEvents: async (i: AppendEventsInput) => world.append(world.traceAppends ? stampEventTrace(i, spanOf(i)) : i),
       // As the real worker's: a batch an input carries (SessionLog.ride) is written first.
       callModel: appendFirst((a) => world.append(a), async (i: CallModelInput) => world.callModel(i)),
-      runCell: appendFirst((a) => world.append(a), async (i: RunCellInput) => world.runCell(i)),
+      runCell: appendFirst((a) => world.append(a), scanAfter((i) => world.scanWorkspace(i), async (i: RunCellInput) => world.runCell(i))),
       shutdownKernel: async ({ sessionId }: { sessionId: string }) => void world.shutdowns.push(sessionId),
       interruptKernel: async ({ sessionId }: { sessionId: string }) => world.interrupt(sessionId),
-      // A workspace nothing writes to and that nothing scans: no WorkspaceChanged in these logs.
-      scanWorkspace: async () => ({ event: null, manifest: { sha256: '0'.repeat(64), size: 0 } }),
+      scanWorkspace: async (i: ScanWorkspaceInput) => world.scanWorkspace(i),
       ...tree,
       chargeTreeBudget: appendFirst((a) => world.append(a), tree.chargeTreeBudget),
       // The real registry (workflows/hosts), with this worker as its one host.
@@ -172,6 +179,9 @@ export class FakeSessionWorld {
     this.conflicts.length = 0;
     this.slurm.reset();
     this.loseFirstJobAttempt = false;
+    this.scans.length = 0;
+    this.failCellScans = false;
+    this.cellScanFinds = () => null;
   }
 
   input(task: string, limits: Partial<SessionLimits> = {}): SessionInput {
@@ -253,6 +263,13 @@ export class FakeSessionWorld {
     clearInterval(beat);
     this.blocked.delete(sessionId);
     return { cell: { status: 'interrupted', outputs: 'KeyboardInterrupt', durationMs: 1, errorName: 'KeyboardInterrupt' }, restored: null };
+  }
+
+  private async scanWorkspace(i: ScanWorkspaceInput): Promise<ScanWorkspaceResult> {
+    const local = Context.current().info.isLocal;
+    this.scans.push({ ...i, local });
+    if (!local && this.failCellScans) throw new Error('the scan after the cell failed');
+    return { event: i.reason === 'cell' ? this.cellScanFinds(i) : null, manifest: { sha256: '0'.repeat(64), size: 0 } };
   }
 
   private async runCell(i: RunCellInput): Promise<RunCellResult> {

@@ -232,6 +232,23 @@ describe('workspace scan', () => {
     await expect(withoutGit(() => scan())).rejects.toThrow(/git could not start/);
   });
 
+  test("the scan after a cell, in the cell's activity: a small workspace's as any scan; one over the walk's limit is left to the workflow, with nothing recorded, unless the same key was recorded", async () => {
+    const after = (key: string) => acts.scanAfterCell({ sessionId: 's', reason: 'cell', requestId: key, key, startManifest: null });
+    put('a.txt', 'a\n');
+    await scan('start');
+    put('a.txt', 'A\n');
+    expect((await after('k1'))!.event!.files.map((f) => f.path)).toEqual(['a.txt']);
+    expect(await withoutGit(() => after('k2'))).toMatchObject({ event: null });
+    put('b.txt', 'b\n');
+    expect((await after('k3'))!.event!.files.map((f) => f.path)).toEqual(['b.txt']);
+    for (let i = 0; i < 2_001; i++) put(`many/f${i}`, '');
+    // Its recorded answer stands, whatever the workspace has become.
+    expect((await withoutGit(() => after('k3')))!.event!.files.map((f) => f.path)).toEqual(['b.txt']);
+    expect(await withoutGit(() => after('k4'))).toBeNull();
+    // The workflow's scan, which follows, finds every change since the last recorded scan.
+    expect((await scan('cell', acts, 's', 'k4')).event!.filesTotal).toBe(2_001);
+  });
+
   test('a workspace that does not exist yet scans as empty, and its shadow repository still gets its settings', async () => {
     // Nor does its parent (a home's workspaces/ before its first session): git refuses such a work tree.
     const later = join(tmp, 'workspaces', 'later');
