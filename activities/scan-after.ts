@@ -12,10 +12,10 @@ export interface Scanned {
 }
 
 /**
- * `fn` followed by the workspace scan its input asks for, on the host that ran the cell, which
- * saves the step the workflow task a local activity would cost. A failed scan never fails the
- * cell (its retry would ask the kernel again for nothing): the workflow's own scan, with its
- * retries, takes over. The scan's key answers a repeat with the first attempt's result.
+ * `fn` followed by the workspace scan its input asks for, on the host that ran the cell, so the
+ * workflow task that reads the cell's result dispatches no local activity for it. A failed scan
+ * never fails the cell (its retry would ask the kernel again for nothing): the workflow's own
+ * scan, with its retries, takes over. The scan's key answers a repeat with the first attempt's result.
  */
 export function scanAfter<I, R>(
   scanWorkspace: (input: ScanWorkspaceInput) => Promise<ScanWorkspaceResult | null>,
