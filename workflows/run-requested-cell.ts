@@ -10,7 +10,7 @@ import type { sessionActivities } from './proxies';
 import { interrupted } from './session-event-fields';
 import { appendFailed } from './session-log';
 import type { SessionState } from './session-state';
-import { cellScanKey } from './workspace-log';
+import { cellScan } from './workspace-log';
 
 export interface RequestedCell {
   requestId: string;
@@ -31,7 +31,7 @@ export async function runRequestedCell(s: SessionState, acts: ReturnType<typeof 
       sessionId: s.id, rootId: input.rootId, cellId: requestId, code, codeBlob, timeoutSeconds: input.limits.cellTimeoutSeconds,
       // A snapshot still riding is in the batch this activity writes before it could restore.
       firstCell: s.long.cellsRun++ === 0, restoreFrom: s.snapshotRiding ?? s.lastSnapshot, throughSeq: c.reqSeq, ...ride,
-      scan: s.scanInCell ? { sessionId: s.id, reason: 'cell', requestId, key: cellScanKey(requestId), startManifest: s.workspaceStart } : null,
+      scan: s.scanInCell ? cellScan(s, requestId) : null,
     })).catch((e: unknown) => {
       // A failed append, before the cell was sent, ends the session as any failed append does.
       if (!(e instanceof ActivityFailure) || isCancellation(e) || appendFailed(e)) throw e;

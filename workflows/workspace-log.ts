@@ -5,7 +5,7 @@
  * next scan, by this session or another sharing it, reports those changes, so none is lost.
  */
 import { ActivityFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
-import type { ScanWorkspaceResult } from '../activities/workspace/scan-workspace';
+import type { ScanWorkspaceInput, ScanWorkspaceResult } from '../activities/workspace/scan-workspace';
 import type { RecurEventInput } from '../schemas/generated/events';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
@@ -17,7 +17,7 @@ type CellExecuted = Extract<RecurEventInput, { type: 'CellExecuted' }>;
 type KernelRestored = Extract<RecurEventInput, { type: 'KernelRestored' }>;
 
 export async function logWorkspace(s: SessionState, acts: Acts, reason: Reason, requestId: string | null = null): Promise<void> {
-  const event = await scanWorkspace(s, acts, reason, requestId);
+  const event = await scanWorkspace(s, acts, scanInput(s, reason, requestId));
   if (event !== null) await s.emit(() => [event]);
 }
 
@@ -45,26 +45,33 @@ export async function logCellEnd(
   const { requestId } = end.cell;
   const changed = s.scanInCell && end.scanned
     ? changedOf(end.scanned)
-    : await CancellationScope.nonCancellable(() => scanWorkspace(s, acts, 'cell', requestId, s.scanInCell ? cellScanKey(requestId) : undefined));
+    : await CancellationScope.nonCancellable(() => scanWorkspace(s, acts, s.scanInCell ? cellScan(s, requestId) : scanInput(s, 'cell', requestId)));
   const first = await s.ride(() => [...(end.restored ? [end.restored] : []), end.cell, ...(changed ? [changed] : [])]);
   return first + (end.restored ? 1 : 0);
 }
 
-/** The key of the scan after the cell `requestId` names, whoever makes it (patch scan-in-cell); no other scan's key has its shape. */
-export const cellScanKey = (requestId: string): string => `${requestId}/scan`;
+/**
+ * What a scan is asked. The key is fixed for this point of the log, so the activity answers a
+ * retry with the first attempt's result.
+ */
+function scanInput(s: SessionState, reason: Reason, requestId: string | null, key = `${s.id}/${reason}/${s.nextSeq}`): ScanWorkspaceInput {
+  return { sessionId: s.id, reason, requestId, key, startManifest: s.workspaceStart };
+}
+
+/** The scan after the cell `requestId` names, whoever makes it (patch scan-in-cell): one key, of a shape no other scan's has. */
+export const cellScan = (s: SessionState, requestId: string): ScanWorkspaceInput => scanInput(s, 'cell', requestId, `${requestId}/scan`);
 
 /** The WorkspaceChanged a scan now finds to log; null when nothing changed or the scan failed for good. */
-async function scanWorkspace(s: SessionState, acts: Acts, reason: Reason, requestId: string | null, key = `${s.id}/${reason}/${s.nextSeq}`): Promise<WorkspaceChanged | null> {
+async function scanWorkspace(s: SessionState, acts: Acts, input: ScanWorkspaceInput): Promise<WorkspaceChanged | null> {
   let r;
   try {
-    // The key is fixed for this point of the log: the activity answers a retry with the first attempt's result.
-    r = await acts.scanWorkspace({ sessionId: s.id, reason, requestId, key, startManifest: s.workspaceStart });
+    r = await acts.scanWorkspace(input);
   } catch (e) {
     if (!(e instanceof ActivityFailure) || isCancellation(e)) throw e;
     return null;
   }
   // A pointer into the blob store, not a logged fact: the end scan's net diff starts from it.
-  if (reason === 'start') s.workspaceStart = r.manifest;
+  if (input.reason === 'start') s.workspaceStart = r.manifest;
   return changedOf(r);
 }
 
