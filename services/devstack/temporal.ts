@@ -6,6 +6,13 @@ import { stackPaths } from '../../config/home-paths';
 import { baseEnv, type ServiceDef } from './service';
 
 /**
+ * A write-ahead log synced at every commit: as durable as SQLite's default rollback journal (a
+ * committed transaction survives a power loss), with one fsync a commit instead of several. Every
+ * Temporal request that changes a workflow is such a commit (docs/performance.md).
+ */
+const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=full'];
+
+/**
  * Dynamic config for latency on a one-shard server; both defaults are sized for clusters of
  * hundreds of shards (docs/performance.md).
  * - The history service reads each shard's transfer queue (every workflow and activity task on its
@@ -43,6 +50,7 @@ export const temporalService: ServiceDef = {
         '--http-port', String(config.ports.temporalHttp),
         '--metrics-port', String(config.ports.temporalMetrics),
         '--db-filename', p.temporalDb,
+        ...SQLITE_PRAGMAS.flatMap((v) => ['--sqlite-pragma', v]),
         '--namespace', config.temporal.namespace,
         '--log-level', 'warn',
         '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
