@@ -7,6 +7,20 @@ import { join } from 'node:path';
 
 /** A child that would run cells far past any budget here. */
 const busy = (n: number) => [...Array.from({ length: n }, (_, i) => py(`x = ${i}`)), 'never reached'];
+/**
+ * A child's first cell: it waits, polling the workspace the two children share with their parent,
+ * until the other child has started too. Without it the child whose kernel came up first (a start
+ * takes about a second) could spend the whole budget before the other's second call.
+ */
+const meet = (self: string, other: string) => py(`
+import os, time
+open("${self}.started", "w").close()
+deadline = time.monotonic() + 60
+while not os.path.exists("${other}.started"):
+    if time.monotonic() > deadline:
+        raise RuntimeError("${other} never started")
+    time.sleep(0.01)
+`);
 const waitBoth = py(`
 for h in (ha, hb):
     try:
@@ -27,7 +41,7 @@ describe('tree-wide budgets (real stack; scripted model)', () => {
         py('ha = rlm("count up", name="a", budget_tokens=10**9)\nhb = rlm("count down", name="b")'),
         waitBoth, 'Report: both children ran out of budget.', 'Report: both children ran out of budget.',
       ],
-      a: busy(60), b: busy(60),
+      a: [meet('a', 'b'), ...busy(60)], b: [meet('b', 'a'), ...busy(60)],
     }, 'split the work', { maxTokens: limit });
     const root = run.id;
     const [a, b] = [`${root}/a`, `${root}/b`];
