@@ -14,12 +14,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
 const { bundleWorkflowCode } = require('@temporalio/worker');
 const { TRACED_WORKFLOW_MODULES } = require(join(root, 'dist', 'observability', 'temporal-tracing.js'));
-const { WORKFLOW_BUNDLES } = require(join(root, 'dist', 'services', 'worker', 'workflow-bundle.js'));
+const { WORKFLOW_BUNDLES, WORKFLOW_BUNDLER_OPTIONS } = require(join(root, 'dist', 'services', 'worker', 'workflow-bundle.js'));
 
 const quiet = { info() {}, warn: console.warn, error: console.error, debug() {}, trace() {}, log() {} };
 const workflowsPath = join(root, 'dist', 'workflows', 'index.js');
 for (const [file, workflowInterceptorModules] of [[WORKFLOW_BUNDLES.plain, []], [WORKFLOW_BUNDLES.traced, TRACED_WORKFLOW_MODULES]]) {
-  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: quiet });
+  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, ...WORKFLOW_BUNDLER_OPTIONS, logger: quiet });
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, code);
   console.log(`build-workflows: ${file.slice(root.length + 1)} ${(code.length / 1024).toFixed(0)} KiB`);

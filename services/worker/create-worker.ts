@@ -36,6 +36,7 @@ import { homeSigner } from '../home/log-keys';
 import { repoRoot } from '../home/repo-root';
 import { ownerOnlySecret } from '../home/secret-file';
 import { startHostBridge } from '../host-bridge';
+import { WORKFLOW_BUNDLER_OPTIONS } from './workflow-bundle';
 import { createKernelHost, sandboxKey, sandboxRoot } from '../sandbox';
 import { fileOffsetIndex, readSessionLog, treeStartMarker } from '../projector';
 import { createAutoRefineActivities } from '../../activities/harness/auto-refine-activity';
@@ -189,7 +190,7 @@ export async function createRecurWorker(
     connection: nativeConnection,
     namespace: config.temporal.namespace,
     taskQueue,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../../workflows') }),
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../../workflows'), bundlerOptions: WORKFLOW_BUNDLER_OPTIONS }),
     identity,
     maxCachedWorkflows: config.worker.cachedWorkflows,
     activities,

@@ -3,6 +3,12 @@ import { join } from 'node:path';
 import { StackError } from '../../errors';
 import { repoRoot } from '../home/repo-root';
 
+/**
+ * How every bundle of Recur's workflows is built (scripts/build-workflows.mjs, and a worker given
+ * none): `workflows/stack-frames` runs in the sandbox before any workflow does.
+ */
+export const WORKFLOW_BUNDLER_OPTIONS = { preloadModules: [require.resolve('../../workflows/stack-frames')] };
+
 /** Where `npm run build` writes the workflow bundles (scripts/build-workflows.mjs). */
 export const WORKFLOW_BUNDLES = {
   plain: join(repoRoot(), 'dist', 'workflow-bundles', 'sessions.js'),
