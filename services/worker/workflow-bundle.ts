@@ -4,8 +4,8 @@ import { StackError } from '../../errors';
 import { repoRoot } from '../home/repo-root';
 
 /**
- * How every bundle of Recur's workflows is built (scripts/build-workflows.mjs, and a worker given
- * none): `workflows/stack-frames` runs in the sandbox before any workflow does.
+ * How every bundle of Recur's workflows is built (scripts/build-workflows.mjs, and a worker that
+ * bundles at start): `workflows/stack-frames` runs in the sandbox before any workflow does.
  */
 export const WORKFLOW_BUNDLER_OPTIONS = { preloadModules: [require.resolve('../../workflows/stack-frames')] };
 
