@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,22 +28,74 @@ const ENV = {
   GIT_AUTHOR_NAME: 'recur', GIT_AUTHOR_EMAIL: 'recur@localhost', GIT_COMMITTER_NAME: 'recur', GIT_COMMITTER_EMAIL: 'recur@localhost',
 };
 
+type Ran = { code: number; stdout: Buffer; stderr: string };
+type Reply = { id: number; error?: string } & Partial<Ran>;
+/** The channel's structured clone hands a Buffer over as a plain Uint8Array: a Buffer over the same bytes, no copy. */
+const asBuffer = (u: Uint8Array = new Uint8Array()) => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+type Pending = { resolve(r: Ran): void; reject(e: Error): void };
+
+/**
+ * The spawner: a bare Node process that runs git for this one, so a git run forks it and not
+ * the worker. A fork copies the forking process's page tables, which blocked a 330 MB worker's
+ * event loop 2.5 to 3.5 ms a run, and a scan that finds a change runs git five times
+ * (docs/performance.md, "Git runs from a spawner"). It exits when this process goes.
+ */
+const SPAWNER = `
+const { spawn } = require('node:child_process');
+process.on('disconnect', () => process.exit(0));
+process.on('message', ({ id, args, cwd, env, input }) => {
+  const child = spawn('git', args, { cwd, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  const out = [];
+  const err = [];
+  child.stdout.on('data', (b) => out.push(b));
+  child.stderr.on('data', (b) => err.push(b));
+  child.on('error', (e) => process.send({ id, error: e.message }));
+  child.on('close', (code) => process.send({ id, code: code === null ? -1 : code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }));
+  if (input === undefined) return;
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(input);
+});`;
+
+let spawner: { child: ChildProcess; pending: Map<number, Pending> } | undefined;
+let nextId = 0;
+
+function startSpawner(): NonNullable<typeof spawner> {
+  const child = spawn(process.execPath, ['-e', SPAWNER], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'advanced' });
+  const pending = new Map<number, Pending>();
+  const own = { child, pending };
+  child.on('message', (m: Reply) => {
+    const p = pending.get(m.id);
+    // A git that could not start may report its error and then its close: the first answers.
+    if (!p) return;
+    pending.delete(m.id);
+    if (pending.size === 0) child.channel?.unref();
+    if (m.error !== undefined) p.reject(new RecurError(`git could not start: ${m.error}`, { hint: 'install git (apt-get install git)' }));
+    else p.resolve({ code: m.code ?? -1, stdout: asBuffer(m.stdout), stderr: m.stderr ?? '' });
+  });
+  child.on('exit', (code, signal) => {
+    if (spawner === own) spawner = undefined;
+    for (const p of pending.values()) p.reject(new RecurError(`git's spawner exited (${signal ?? code}) while git ran`, { retryable: true }));
+    pending.clear();
+  });
+  // It never keeps this process alive by itself: its channel holds a reference only while git runs.
+  child.unref();
+  child.channel?.unref();
+  return own;
+}
+
 /** Runs git; resolves with whatever it exited with, rejects only when it could not start. */
-function run(args: string[], opts: GitOptions): Promise<{ code: number; stdout: Buffer; stderr: string }> {
+function run(args: string[], opts: GitOptions): Promise<Ran> {
+  if (!spawner?.child.connected) spawner = startSpawner();
+  const { child, pending } = spawner;
   return new Promise((resolve, reject) => {
-    const child = spawn('git', [...SAFE, ...args], {
-      cwd: opts.cwd, env: { ...process.env, ...ENV, ...opts.env }, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    const id = nextId++;
+    pending.set(id, { resolve, reject });
+    child.channel?.ref();
+    const request = { id, args: [...SAFE, ...args], cwd: opts.cwd, env: { ...process.env, ...ENV, ...opts.env }, input: opts.input };
+    child.send(request, (e) => {
+      if (!e || !pending.delete(id)) return;
+      reject(new RecurError(`git's spawner could not be reached: ${e.message}`, { cause: e, retryable: true }));
     });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout!.on('data', (b: Buffer) => out.push(b));
-    child.stderr!.on('data', (b: Buffer) => err.push(b));
-    child.on('error', (e) => reject(new RecurError(`git could not start: ${e.message}`, { cause: e, hint: 'install git (apt-get install git)' })));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }));
-    if (opts.input === undefined) return;
-    // A git that exits before reading its input reports why through its exit code, not a pipe error.
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(opts.input);
   });
 }
 
