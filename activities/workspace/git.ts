@@ -44,7 +44,13 @@ const SPAWNER = `
 const { spawn } = require('node:child_process');
 process.on('disconnect', () => process.exit(0));
 process.on('message', ({ id, args, cwd, env, input }) => {
-  const child = spawn('git', args, { cwd, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  let child;
+  try {
+    child = spawn('git', args, { cwd, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  } catch (e) {
+    process.send({ id, error: e.message });
+    return;
+  }
   const out = [];
   const err = [];
   child.stdout.on('data', (b) => out.push(b));
@@ -52,6 +58,7 @@ process.on('message', ({ id, args, cwd, env, input }) => {
   child.on('error', (e) => process.send({ id, error: e.message }));
   child.on('close', (code) => process.send({ id, code: code === null ? -1 : code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }));
   if (input === undefined) return;
+  // A git that exits before reading its input reports why through its exit code, not a pipe error.
   child.stdin.on('error', () => undefined);
   child.stdin.end(input);
 });`;
@@ -72,18 +79,20 @@ function startSpawner(): NonNullable<typeof spawner> {
     if (m.error !== undefined) p.reject(new RecurError(`git could not start: ${m.error}`, { hint: 'install git (apt-get install git)' }));
     else p.resolve({ code: m.code ?? -1, stdout: asBuffer(m.stdout), stderr: m.stderr ?? '' });
   });
-  child.on('exit', (code, signal) => {
+  const lost = (why: string) => {
     if (spawner === own) spawner = undefined;
-    for (const p of pending.values()) p.reject(new RecurError(`git's spawner exited (${signal ?? code}) while git ran`, { retryable: true }));
+    for (const p of pending.values()) p.reject(new RecurError(`git's spawner ${why} while git ran`, { retryable: true }));
     pending.clear();
-  });
+  };
+  child.on('exit', (code, signal) => lost(`exited (${signal ?? code})`));
+  child.on('error', (e) => lost(`failed: ${e.message}`));
   // It never keeps this process alive by itself: its channel holds a reference only while git runs.
   child.unref();
   child.channel?.unref();
   return own;
 }
 
-/** Runs git; resolves with whatever it exited with, rejects only when it could not start. */
+/** Runs git; resolves with whatever it exited with, rejects when it could not start or its spawner was lost (retryable). */
 function run(args: string[], opts: GitOptions): Promise<Ran> {
   if (!spawner?.child.connected) spawner = startSpawner();
   const { child, pending } = spawner;

@@ -33,8 +33,12 @@ describe('git runs from a spawner', () => {
     await expect(git(['rev-parse', '--verify', 'no-such-ref'], { cwd: tmpdir() })).rejects.toThrow(/git rev-parse exited 128/);
   });
 
-  it('reports a git that cannot start as before', async () => {
+  it('reports a git that cannot start as before, and the spawner lives on', async () => {
+    const spawnerPid = await parentOfGit();
     await expect(gitIn(join(tmpdir(), 'recur-no-such-dir-', String(process.pid)), ['status'])).rejects.toThrow(/git could not start/);
+    // Node refuses these arguments before any process starts: an answer, not the spawner's end.
+    await expect(git(['status\0--help'])).rejects.toThrow(/git could not start: .*null bytes/);
+    expect(await parentOfGit()).toBe(spawnerPid);
   });
 
   it('fails the runs in flight when the spawner dies, retryable, and starts a new one for the next', async () => {
