@@ -5,17 +5,23 @@ import { ConfigError } from '../errors';
 import { repoRoot } from '../services/home/repo-root';
 import { down, up } from '../services/devstack';
 
-/** Each port of the bench stack's block, before RECUR_BENCH_PORT_OFFSET shifts it. */
+/**
+ * Each port of the bench stack's block, before RECUR_BENCH_PORT_OFFSET shifts it. All below
+ * Linux's ephemeral range (32768 up): a port in it can be any client's source port for a minute
+ * after that client closed (TIME_WAIT), and the servers cannot bind it then.
+ */
 const BENCH_PORTS = {
-  RECUR_KAFKA_PORT: 39192,
-  RECUR_KAFKA_CONTROLLER_PORT: 39193,
-  RECUR_TEMPORAL_PORT: 37233,
-  RECUR_TEMPORAL_HTTP_PORT: 37243,
-  RECUR_TEMPORAL_METRICS_PORT: 37253,
-  RECUR_JUPYTER_PORT: 38988,
-  RECUR_DAEMON_PORT: 37300,
-  RECUR_BRIDGE_PORT: 37310,
+  RECUR_KAFKA_PORT: 24192,
+  RECUR_KAFKA_CONTROLLER_PORT: 24193,
+  RECUR_TEMPORAL_PORT: 22233,
+  RECUR_TEMPORAL_HTTP_PORT: 22243,
+  RECUR_TEMPORAL_METRICS_PORT: 22253,
+  RECUR_JUPYTER_PORT: 23988,
+  RECUR_DAEMON_PORT: 22300,
+  RECUR_BRIDGE_PORT: 22310,
 };
+/** Where Linux's default ephemeral port range starts. */
+const EPHEMERAL_FROM = 32768;
 
 /** RECUR_BENCH_PORT_OFFSET: an integer (default 0) added to every port of the block, so two checkouts can bench at once. */
 export function benchPortOffset(base: NodeJS.ProcessEnv = process.env): number {
@@ -23,8 +29,8 @@ export function benchPortOffset(base: NodeJS.ProcessEnv = process.env): number {
   if (raw === '') return 0;
   const offset = Number(raw);
   const ports = Object.values(BENCH_PORTS);
-  if (!Number.isInteger(offset) || Math.min(...ports) + offset < 1024 || Math.max(...ports) + offset > 65535) {
-    throw new ConfigError([`RECUR_BENCH_PORT_OFFSET must be an integer that keeps the bench ports within 1024..65535, got ${JSON.stringify(raw)}`]);
+  if (!Number.isInteger(offset) || Math.min(...ports) + offset < 1024 || Math.max(...ports) + offset >= EPHEMERAL_FROM) {
+    throw new ConfigError([`RECUR_BENCH_PORT_OFFSET must be an integer that keeps the bench ports within 1024..${EPHEMERAL_FROM - 1}, below the ephemeral range, got ${JSON.stringify(raw)}`]);
   }
   return offset;
 }
