@@ -1,5 +1,6 @@
 import type { Kafka } from 'kafkajs';
 import { createEventLogActivities, createEventLogProducer, type EventLogActivities } from '../activities/event-log';
+import type { KernelClient } from '../activities/kernel';
 import { createModel } from '../activities/model';
 import { kafkaClient } from '../config/connections';
 import { stackPaths } from '../config/home-paths';
@@ -12,14 +13,14 @@ import { newSessionId, py, scriptedModel } from './bench-worker';
 import { size, type Benchmark } from './benchmark';
 import { newTopic } from './event-log';
 import { openFencedWriter } from './fenced-append';
-import { compare, type BenchResult } from './report';
+import { compare } from './report';
 import { stepEvents } from './sample-events';
 import { summarize } from './stats';
 
 const TASK = 'benchmark session';
 
 interface Parts {
-  kernels: Awaited<ReturnType<typeof benchKernels>>['kernels'];
+  kernels: KernelClient;
   kafka: Kafka;
   topic: string;
   signer: EventSigner;
@@ -112,7 +113,7 @@ export const stepParts: Benchmark = {
       await producer.disconnect();
     }
     const baseline = { label: 'bare in-process loop', samples: bare };
-    const results: BenchResult[] = [
+    return [
       compare({
         name: 'step-parts/append', title: 'Bare loop plus the step\'s one append (the log\'s writer)', unit: 'ms/step', better: 'lower',
         subject: { label: 'bare loop + one acks=all append a step', samples: appended }, baseline,
@@ -125,6 +126,5 @@ export const stepParts: Benchmark = {
         details: { fenceMsMedian: summarize(fences).median, readBackMsMedian: summarize(readBacks).median, stepsPerLoop: steps },
       }),
     ];
-    return results;
   },
 };
