@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLocalBlobStore } from '../../activities/blob-store';
 import type { WorkspaceChanged } from '../../schemas';
@@ -13,6 +13,29 @@ import { runOnStackWorker } from '../helpers/stack-session';
 
 /** Every change a session's cells make on disk, in the log (real Temporal, Kafka, Jupyter kernels, git). */
 const cli = (args: string[]) => cliInProcess(args);
+
+/** A process's parent and state letter from /proc, or null when it is gone. */
+function procStat(pid: number): { ppid: number; state: string } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(ppid), state: state! };
+  } catch {
+    return null;
+  }
+}
+
+/** The git spawner (activities/workspace/git.ts) a process started: its child running `node -e`. */
+function spawnersOf(pid: number): number[] {
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((p) => {
+    if (procStat(p)?.ppid !== pid) return false;
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0')[1] === '-e';
+    } catch {
+      return false;
+    }
+  });
+}
 
 describe('workspace log', () => {
   const h = new SessionHarness();
@@ -110,6 +133,7 @@ os.remove('doomed.txt')`),
 
   test('a worker SIGKILL as a cell ends (before, during or after its scan) neither loses nor doubles the change', async () => {
     let killed: number | null = null;
+    let spawners: number[] = [];
     const run = await runOnStackWorker(h, {
       root: [py("open('a.txt', 'w').write('one\\n')"), py("open('b.txt', 'w').write('two\\n')"), 'done'],
     }, {
@@ -118,11 +142,16 @@ os.remove('doomed.txt')`),
         if (killed !== null || e.type !== 'CellExecuted') return;
         const worker = (await status(h.config)).find((s) => s.name === 'worker');
         if (!worker?.healthy || !worker.pid) throw new Error('the stack has no healthy worker to kill');
+        spawners = spawnersOf(worker.pid);
         process.kill(worker.pid, 'SIGKILL');
         killed = worker.pid;
       },
     });
     expect(killed).not.toBeNull();
+    // The killed worker had scanned, so it had a git spawner, which ended with it (gone, or a
+    // zombie until its new parent reaps it).
+    expect(spawners).toHaveLength(1);
+    expect(spawners.filter((p) => (procStat(p)?.state ?? 'Z') !== 'Z')).toEqual([]);
     expect(run.result).toEqual({ status: 'completed', answer: 'done' });
     const scans = run.of('WorkspaceChanged') as WorkspaceChanged[];
     expect(scans.map((e) => [e.reason, e.files.map((f) => `${f.change} ${f.path}`)])).toEqual([
