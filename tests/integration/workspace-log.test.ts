@@ -9,21 +9,11 @@ import { status } from '../../services/devstack';
 import { carriedBatches } from '../helpers/carried-batches';
 import { cliInProcess } from '../helpers/cli-in-process';
 import { SessionHarness, py } from '../helpers/session-harness';
+import { procStat } from '../helpers/process-tree';
 import { runOnStackWorker } from '../helpers/stack-session';
 
 /** Every change a session's cells make on disk, in the log (real Temporal, Kafka, Jupyter kernels, git). */
 const cli = (args: string[]) => cliInProcess(args);
-
-/** A process's parent and state letter from /proc, or null when it is gone. */
-function procStat(pid: number): { ppid: number; state: string } | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(ppid), state: state! };
-  } catch {
-    return null;
-  }
-}
 
 /** The git spawner (activities/workspace/git.ts) a process started: its child running `node -e`. */
 function spawnersOf(pid: number): number[] {
