@@ -106,10 +106,15 @@ export function createModelActivities(deps: {
   };
 
   return {
-    async callModel(input: CallModelInput): Promise<CallModelResult> {
+    /**
+     * For a step loop (activities/step-loop/run-steps.ts), `also`: the events after throughSeq it
+     * logs with the reply, in one transaction, and the harness section it read for the call.
+     */
+    async callModel(input: CallModelInput, also: { staged: readonly StoredEvent[]; harness: string } | null = null): Promise<CallModelResult> {
       const ctx = Context.current();
-      const events = await withWholeTask(await deps.transcripts.load(input.sessionId, input.throughSeq), deps.blobs);
-      const beat = setInterval(() => ctx.heartbeat(), 3_000);
+      const events = await withWholeTask([...await deps.transcripts.load(input.sessionId, input.throughSeq), ...also?.staged ?? []], deps.blobs);
+      // In a step loop, the loop's own heartbeat watches it.
+      const beat = also ? undefined : setInterval(() => ctx.heartbeat(), 3_000);
       let res;
       let compacted: CompactedFields | null = null;
       let context: ShownContextFile[] = [];
@@ -121,7 +126,7 @@ export function createModelActivities(deps: {
             agent: input.agent, callIndex: input.compactions ?? 0, signal: ctx.cancellationSignal,
           }, manual);
         }
-        const prompt = buildPrompt(events, compacted, context, await deps.harnessSection?.(input.sessionId));
+        const prompt = buildPrompt(events, compacted, context, also ? also.harness : await deps.harnessSection?.(input.sessionId));
         const live = deps.onTextDelta;
         res = await modelFor(input.model).complete({
           ...prompt, tools: 'python', agent: input.agent, callIndex: input.callIndex, signal: ctx.cancellationSignal,

@@ -33,7 +33,7 @@ export function createEventLogProducer(kafka: Kafka): Producer {
 }
 
 /** Kafka errors that repeating the same append cannot fix. */
-const PERMANENT = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_TOPIC_EXCEPTION', 'TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED']);
+const PERMANENT = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_TOPIC_EXCEPTION', 'TOPIC_AUTHORIZATION_FAILED', 'CLUSTER_AUTHORIZATION_FAILED', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED']);
 /** Records per produce request stay under Kafka's default 1 MiB batch limit. */
 const MAX_REQUEST_BYTES = 768 * 1024;
 
@@ -74,36 +74,44 @@ export function createEventLogActivities(deps: {
 
   return {
     async appendEvents(input) {
-      // The last net under every writer: a value some path forgot to offload is cut, never fatal to the append.
-      const batch = encodeEventBatch({ ...input, events: input.events.map((e) => ({ ...e, event: clipEvent(e.event) })) }, deps.signer);
-      const eventIds = batch.records.map((r) => r.eventId);
-      const messages: Message[] = batch.values.map((value, i) => ({
-        key: input.sessionId,
-        value,
-        timestamp: String(batch.records[i].ts),
-      }));
+      const { batch, chunks } = encodeAppend(input, deps.signer);
       try {
-        if (messages.length > 0) await connect();
-        if (messages.length > 0 && input.fromSeq === 0 && input.parentId === null) await deps.beforeTreeStarts?.(input.rootId);
-        for (const chunk of chunkBySize(messages)) {
-          // acks=all: acknowledged only once every in-sync replica holds the records, so on a replicated
-          // topic (min.insync.replicas=2) losing the leader cannot lose an append the workflow saw succeed.
-          await producer.send({ topic: deps.topic, acks: -1, messages: chunk });
-        }
+        if (chunks.length > 0) await connect();
+        if (chunks.length > 0 && input.fromSeq === 0 && input.parentId === null) await deps.beforeTreeStarts?.(input.rootId);
+        // acks=all: acknowledged only once every in-sync replica holds the records, so on a replicated
+        // topic (min.insync.replicas=2) losing the leader cannot lose an append the workflow saw succeed.
+        for (const chunk of chunks) await producer.send({ topic: deps.topic, acks: -1, messages: chunk });
       } catch (cause) {
-        const type = permanentType(cause);
-        // An idempotent producer asks for a producer id first, so a read-only principal hears "cluster" denied.
-        const denied = type?.endsWith('_AUTHORIZATION_FAILED');
-        throw new EventLogError(`append of ${eventIds.join(', ')} to ${deps.topic} failed: ${denied ? `this Kafka principal may not write to ${deps.topic} (${type})` : (cause as Error).message}`, {
-          cause,
-          retryable: type === undefined,
-          hint: denied ? "only the worker's Kafka principal appends to the event log; readers (CLI, daemon, audit, projector) are read-only" : undefined,
-        });
+        throw appendError(cause, deps.topic, batch);
       }
       deps.onAppended?.(batch.records);
       return appendedBatch(batch);
     },
   };
+}
+
+/**
+ * A batch as the log writes it: each event held to its field limits (schemas/field-limits.ts; the
+ * last net under every writer, so a value some path forgot to offload is cut, never fatal to the
+ * append), sealed by `signer`, keyed by sessionId, in chunks that fit a produce request.
+ */
+export function encodeAppend(input: AppendEventsInput, signer: EventSigner): { batch: EncodedBatch; chunks: Message[][] } {
+  const batch = encodeEventBatch({ ...input, events: input.events.map((e) => ({ ...e, event: clipEvent(e.event) })) }, signer);
+  const messages: Message[] = batch.values.map((value, i) => ({ key: input.sessionId, value, timestamp: String(batch.records[i].ts) }));
+  return { batch, chunks: chunkBySize(messages) };
+}
+
+/** What a failed write of `batch` is reported as: retryable unless the broker's answer cannot change. */
+export function appendError(cause: unknown, topic: string, batch: EncodedBatch): EventLogError {
+  const type = brokerErrorIn(cause, PERMANENT);
+  // An idempotent producer asks for a producer id first, so a read-only principal hears "cluster" denied.
+  const denied = type?.endsWith('_AUTHORIZATION_FAILED');
+  const eventIds = batch.records.map((r) => r.eventId).join(', ');
+  return new EventLogError(`append of ${eventIds} to ${topic} failed: ${denied ? `this Kafka principal may not write to ${topic} (${type})` : (cause as Error).message}`, {
+    cause,
+    retryable: type === undefined,
+    hint: denied ? "only the worker's Kafka principal appends to the event log; readers (CLI, daemon, audit, projector) are read-only" : undefined,
+  });
 }
 
 function chunkBySize(messages: Message[]): Message[][] {
@@ -124,11 +132,11 @@ function chunkBySize(messages: Message[]): Message[][] {
   return chunks;
 }
 
-/** The broker's error code when repeating cannot help; kafkajs wraps it (retries exhausted, non-retriable) a level or two deep. */
-function permanentType(err: unknown): string | undefined {
+/** The first of `types` found in a kafkajs error, which wraps the broker's code (retries exhausted, non-retriable) a level or two deep. */
+export function brokerErrorIn(err: unknown, types: ReadonlySet<string>): string | undefined {
   let e = err as { type?: string; cause?: unknown; originalError?: unknown } | undefined;
   for (let depth = 0; e && depth < 4; depth++) {
-    if (e.type && PERMANENT.has(e.type)) return e.type;
+    if (e.type && types.has(e.type)) return e.type;
     e = (e.originalError ?? e.cause) as typeof e;
   }
   return undefined;

@@ -4,7 +4,8 @@ import { FIELD_LIMITS, INLINE, clipText, previewNamingBlob } from '../schemas/fi
 import { inlineOrBlob, type BlobStore } from './blob-store';
 import type { ExecuteResult, KernelClient } from './kernel/index';
 import { planKernelRestore } from './plan-kernel-restore';
-import type { CellFields, KernelRestoredFields, RunCellInput, RunCellResult } from './session-activities';
+import type { CellFields, KernelRestoredFields, Restored } from './cell-fields';
+import type { RunCellInput, RunCellResult } from './session-activities';
 import type { createSnapshotActivities } from './snapshot/index';
 import type { TranscriptCache } from './transcript-cache';
 import { byWorkerShutdown } from './worker-shutdown';
@@ -37,8 +38,6 @@ export function restoreNote(r: KernelRestoredFields, skipped: Array<{ requestId:
   if (skipped.length) parts.push(`; not re-run: ${skipped.map((s) => `${s.requestId} (${s.reason})`).join(', ')}`);
   return `${parts.join('')}]\n`;
 }
-
-type Restored = { fields: KernelRestoredFields; note: string };
 
 /** What runCell heartbeats; a re-homing workflow reads it from the lost attempt's timeout (workflows/placement.ts). */
 export interface CellProgress {
@@ -148,7 +147,9 @@ export function createKernelActivities(deps: KernelDeps) {
   ): Promise<RunCellResult> {
     const left = Math.max(input.timeoutSeconds * 1000 - (Date.now() - info.scheduledAtMs), 1_000);
     const found = await kernels.resume(input.sessionId, input.cellId, { timeoutMs: left });
-    if (found.kind === 'finished') return { cell: await fieldsOf(found.result, ''), restored: null };
+    // A step loop that left the cell running had restored the kernel for it first: that restore is this cell's.
+    const before = input.leftByLoop?.restored ?? null;
+    if (found.kind === 'finished') return { cell: await fieldsOf(found.result, before?.note ?? ''), restored: before?.fields ?? null };
     const kernelLost = found.kind === 'gone' || (found.kind === 'not-ready' && found.restarted);
     const restored = await prepared();
     if (!(kernelLost && info.sentBefore)) {
@@ -160,7 +161,34 @@ export function createKernelActivities(deps: KernelDeps) {
     };
   }
 
+  /**
+   * One cell: run, or when `resume` is set (a retry, or a cell a step loop logged and may have
+   * sent), asked of the kernel first so it never runs twice. `told` hears just before the cell
+   * goes to the kernel, with the restore made for it, if any. A cell the host could not start or
+   * whose kernel was lost is reported, not thrown.
+   */
+  async function cell(input: RunCellInput, resume: { sentBefore: boolean; scheduledAtMs: number } | null, told: (restored: Restored | null) => void): Promise<RunCellResult> {
+    // Kept here, so a kernel lost after its restore still reports the restore.
+    const done: { restored: Restored | null } = { restored: null };
+    const sending = () => told(done.restored);
+    const prepared = async () => (done.restored = await prepare(input));
+    try {
+      if (input.sentOnLostHost) {
+        const restored = await prepared();
+        return { cell: lostCell(`${restored?.note ?? ''}[the kernel was lost with its host while the cell ran; it was not re-run]`, 'its host was lost'), restored: restored?.fields ?? null };
+      }
+      if (resume) return await resumeOrRun(input, resume, prepared, sending);
+      const restored = await prepared();
+      return { cell: await execute(input, restored?.note ?? '', sending), restored: restored?.fields ?? null };
+    } catch (e) {
+      if (e instanceof LimitError) return { cell: refusedCell(e), restored: done.restored?.fields ?? null };
+      if (!(e instanceof KernelLostError)) throw e;
+      return { cell: lostCell(`[the kernel was lost while the cell ran; it was not re-run: ${e.message}]`, e.message), restored: done.restored?.fields ?? null };
+    }
+  }
+
   return {
+    cell,
     async runCell(input: RunCellInput): Promise<RunCellResult> {
       const ctx = Context.current();
       // Heartbeat details reach the next attempt: whether this one got as far as sending the cell.
@@ -180,31 +208,13 @@ export function createKernelActivities(deps: KernelDeps) {
         else void kernels.interrupt(input.sessionId).catch(() => undefined);
       };
       ctx.cancellationSignal.addEventListener('abort', stop);
-      // Kept here, so a kernel lost after its restore still reports the restore.
-      const done: { restored: Restored | null } = { restored: null };
-      const prepared = async () => (done.restored = await prepare(input));
-      const attempt = async (): Promise<RunCellResult> => {
-        try {
-          if (input.sentOnLostHost) {
-            const restored = await prepared();
-            return { cell: lostCell(`${restored?.note ?? ''}[the kernel was lost with its host while the cell ran; it was not re-run]`, 'its host was lost'), restored: restored?.fields ?? null };
-          }
-          if (ctx.info.attempt > 1) {
-            const before = ctx.info.heartbeatDetails as CellProgress | undefined;
-            const sentBefore = before?.sentCellId === input.cellId;
-            if (sentBefore) progress = { sentCellId: input.cellId };
-            return await resumeOrRun(input, { scheduledAtMs: ctx.info.scheduledTimestampMs, sentBefore }, prepared, sending);
-          }
-          const restored = await prepared();
-          return { cell: await execute(input, restored?.note ?? '', sending), restored: restored?.fields ?? null };
-        } catch (e) {
-          if (e instanceof LimitError) return { cell: refusedCell(e), restored: done.restored?.fields ?? null };
-          if (!(e instanceof KernelLostError)) throw e;
-          return { cell: lostCell(`[the kernel was lost while the cell ran; it was not re-run: ${e.message}]`, e.message), restored: done.restored?.fields ?? null };
-        }
-      };
+      const before = ctx.info.attempt > 1 ? ctx.info.heartbeatDetails as CellProgress | undefined : undefined;
+      // A cell a step loop logged (and may have sent) is resumed as a retry is; the loop says whether it sent it.
+      const sentBefore = input.leftByLoop ? input.leftByLoop.sent : before?.sentCellId === input.cellId;
+      if (sentBefore) progress = { sentCellId: input.cellId };
+      const resume = ctx.info.attempt > 1 || input.leftByLoop ? { sentBefore, scheduledAtMs: ctx.info.scheduledTimestampMs } : null;
       try {
-        return await Promise.race([attempt(), workerLeaving]);
+        return await Promise.race([cell(input, resume, sending), workerLeaving]);
       } finally {
         clearInterval(beat);
         ctx.cancellationSignal.removeEventListener('abort', stop);

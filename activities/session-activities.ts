@@ -1,10 +1,12 @@
-import type { BlobRef, CellExecuted, KernelRestored } from '../schemas/generated/events';
+import type { BlobRef } from '../schemas/generated/events';
+import type { CellFields, KernelRestoredFields, Restored } from './cell-fields';
 import type { CallModelInput, CallModelResult } from './call-model';
 import type { AppendEventsInput, AppendEventsResult } from './event-log';
 import type { AppendedFirst, RidingAppend } from './append-first';
 import type { ScanAfter, Scanned } from './scan-after';
 import type { SnapshotKernelInput, SnapshotKernelResult } from './snapshot/snapshot-activities';
 import type { RunGateInput, RunGateResult } from './run-gate';
+import type { RunStepsInput, RunStepsResult } from './step-loop/steps-types';
 import type { PlaceReply } from '../workflows/hosts/host-messages';
 import type { ReserveReply, TreeBudgetReply, TreeSpendReport } from '../workflows/messages';
 import type { Slice } from '../workflows/tree-ledger';
@@ -27,13 +29,13 @@ export interface RunCellInput {
   throughSeq: number;
   /** The cell had been sent to a kernel lost with its host (docs/hosts.md): restore, then report it interrupted, never run it. */
   sentOnLostHost?: boolean;
+  /**
+   * The cell's CellRequested was logged by the session's step loop, which left it in flight: ask
+   * the kernel what became of it, as a retry does. `sent`: whether the loop got as far as sending
+   * it; `restored`: the restore the loop made before it sent it, which is this cell's to report.
+   */
+  leftByLoop?: { sent: boolean; restored?: Restored | null } | null;
 }
-
-export type KernelRestoredFields = Omit<KernelRestored, 'type'>;
-
-/** The CellExecuted fields the activity knows; the workflow adds requestId and code. */
-export type CellFields = Omit<CellExecuted, 'type' | 'requestId' | 'code' | 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>
-  & Partial<Pick<CellExecuted, 'outputsBlob' | 'executionCount' | 'errorName' | 'errorValue' | 'traceback'>>;
 
 /** A session's ask of its tree's root before a model call, or its report after one (activities/tree-sessions.ts). */
 export type TreeAsk = TreeSpendReport & { rootId: string; callIndex: number };
@@ -56,6 +58,10 @@ export interface SessionActivities {
   /** An operator's interrupt of one cell (activities/kernel/cell-interrupts.ts). */
   interruptKernel(input: { sessionId: string; cellId: string }): Promise<void>;
   snapshotKernel(input: SnapshotKernelInput & RidingAppend): Promise<SnapshotKernelResult & AppendedFirst>;
+  /** Plain steps run by the worker, on the session's host (activities/step-loop/run-steps.ts). */
+  runSteps(input: RunStepsInput): Promise<RunStepsResult>;
+  /** Tells an allowance of runSteps to return at its next chance. */
+  stopSteps(input: { loopId: string }): Promise<void>;
   runGate(input: RunGateInput): Promise<RunGateResult>;
   reserveTreeSession(input: { rootId: string; childId: string; slice?: Slice | null }): Promise<ReserveReply>;
   chargeTreeBudget(input: TreeAsk & RidingAppend): Promise<TreeBudgetReply & AppendedFirst>;

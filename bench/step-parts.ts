@@ -1,5 +1,6 @@
 import type { Kafka } from 'kafkajs';
 import { createEventLogActivities, createEventLogProducer, type EventLogActivities } from '../activities/event-log';
+import { openFencedLog } from '../activities/fenced-log';
 import type { KernelClient } from '../activities/kernel';
 import { createModel } from '../activities/model';
 import { kafkaClient } from '../config/connections';
@@ -12,7 +13,6 @@ import { benchKernels } from './bench-kernels';
 import { newSessionId, py, scriptedModel } from './bench-worker';
 import { size, type Benchmark } from './benchmark';
 import { newTopic } from './event-log';
-import { openFencedWriter } from './fenced-append';
 import { compare } from './report';
 import { stepEvents } from './sample-events';
 import { summarize } from './stats';
@@ -44,38 +44,46 @@ async function withAppend(p: Parts): Promise<number[]> {
 }
 
 /**
- * The same with the append in a transaction of the session's own. Then a second writer of the
- * session starts (what a successor would do), which must fence the first, and the log's reader
- * must read back every event with its chain whole: the premises of the design, checked each round.
+ * The same with the append in a transaction of the session's own, through the writer the steps a
+ * worker runs use (activities/fenced-log.ts). Then a second writer of the session starts (what a
+ * later attempt does), which must fence the first, and the log's reader must read back every
+ * event with its chain whole: the premises of that design, checked each round.
  */
 async function withFencedAppend(p: Parts): Promise<{ steps: number[]; fenceMs: number; readBackMs: number }> {
   const sessionId = newSessionId();
-  const writer = await openFencedWriter(p.kafka, p.topic, p.signer, sessionId);
+  const deps = { kafka: p.kafka, topic: p.topic, signer: p.signer };
+  const writer = await openFencedLog(deps, sessionId);
+  let head = { nextSeq: 0, headHash: ZERO_HASH };
   const ts = Date.now();
-  const steps = await runBareLoop({ kernels: p.kernels, model: p.modelFor(), beforeCell: (step) => writer.append(stepEvents(step, ts), ts) }, sessionId, TASK);
-  const successor = await openFencedWriter(p.kafka, p.topic, p.signer, sessionId);
+  const batch = (step: number) => ({
+    sessionId, rootId: sessionId, parentId: null, fromSeq: head.nextSeq, prevHash: head.headHash, events: stepEvents(step, ts).map((event) => ({ ts, event })),
+  });
+  const steps = await runBareLoop({ kernels: p.kernels, model: p.modelFor(), beforeCell: async (step) => void (head = await writer.append(batch(step))) }, sessionId, TASK);
+  const t0 = performance.now();
+  const successor = await openFencedLog(deps, sessionId);
+  const fenceMs = performance.now() - t0;
   try {
-    const refused = await writer.append(stepEvents(0, ts), ts).then(() => false, () => true);
+    const refused = await writer.append(batch(0)).then(() => false, () => true);
     if (!refused) throw new Error(`the first writer of ${sessionId} could still append after a successor started`);
   } finally {
     await Promise.all([writer.close(), successor.close()]);
   }
-  const t0 = performance.now();
+  const t1 = performance.now();
   const read = await readSessionLog({ kafka: p.kafka, topic: p.topic, sessionId, timeoutMs: 60_000 });
-  const readBackMs = performance.now() - t0;
+  const readBackMs = performance.now() - t1;
   const verdict = verifyChain(read.events);
-  if (read.events.length !== writer.nextSeq || !verdict.ok) {
-    throw new Error(`read back ${read.events.length} of ${writer.nextSeq} fenced events, chain ${verdict.ok ? 'ok' : verdict.fault}`);
+  if (read.events.length !== head.nextSeq || !verdict.ok) {
+    throw new Error(`read back ${read.events.length} of ${head.nextSeq} fenced events, chain ${verdict.ok ? 'ok' : verdict.fault}`);
   }
-  return { steps, fenceMs: successor.fenceMs, readBackMs };
+  return { steps, fenceMs, readBackMs };
 }
 
 /**
  * What each part of a durable step costs outside Temporal, against the bare loop in the same run:
  * the step's one append through the log's writer, and the same append in a Kafka transaction of
- * the session's own, which a successor's writer fences. A step run by the worker itself would be
- * about these parts (docs/performance.md, "Steps the worker runs"); the durable session's own step
- * is step-overhead's.
+ * the session's own, which a successor's writer fences. A step the worker runs is about these
+ * parts (docs/performance.md, "Steps the worker runs"); the durable session's own step is
+ * step-overhead's.
  */
 export const stepParts: Benchmark = {
   name: 'step-parts',

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
 
 /** Reading a workflow's Temporal history for the server's own timestamps of what it did. */
 export type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
@@ -30,47 +29,5 @@ export function completions(events: HistoryEvent[], type: string): HistoryEvent[
 /** Server time at which the first `type` activity completed after event `afterId`, or null. */
 export function completedAfter(events: HistoryEvent[], type: string, afterId: number): number | null {
   const done = completions(events, type).find((e) => Number(e.eventId) > afterId);
-  return done ? eventMs(done) : null;
-}
-
-/** What an activity's input or result says of the events it appends (activities/append-first.ts, activities/event-log.ts). */
-interface Appends {
-  /** A carrier's batch, or appendEvents' input itself. */
-  append?: { fromSeq: number; events: unknown[] } | null;
-  fromSeq?: number;
-  events?: unknown[];
-  /** A carrier's result, or appendEvents' result itself. */
-  appended?: { nextSeq: number } | null;
-  nextSeq?: number;
-}
-
-type Payloads = NonNullable<HistoryEvent['activityTaskCompletedEventAttributes']>['result'];
-
-/** An activity's first argument or its result, decoded as the worker's converter encoded it. */
-function payload(p: Payloads): Appends {
-  const first = p?.payloads?.[0];
-  return (first && defaultPayloadConverter.fromPayload<Appends | null | undefined>(first)) ?? {};
-}
-
-/** seq after the batch an activity's input appends, or -1. */
-function batchEnd(input: Appends): number {
-  const batch = input.append ?? (input.fromSeq !== undefined && input.events ? { fromSeq: input.fromSeq, events: input.events } : null);
-  return batch ? batch.fromSeq + batch.events.length : -1;
-}
-
-/**
- * Server time of the first activity completed after event `afterId` that logged an event no
- * activity scheduled up to `afterId` carried, or null. Whoever writes it: an append of its own
- * or a carrier (a model call, a cell). A retried carrier that writes its batch again does not count.
- */
-export function newEventLoggedAfter(events: HistoryEvent[], afterId: number): number | null {
-  const scheduled = events.filter((e) => Number(e.eventId) <= afterId && e.activityTaskScheduledEventAttributes);
-  const carried = Math.max(-1, ...scheduled.map((e) => batchEnd(payload(e.activityTaskScheduledEventAttributes?.input))));
-  const done = events.find((e) => {
-    const a = e.activityTaskCompletedEventAttributes;
-    if (!a || Number(e.eventId) <= afterId) return false;
-    const r = payload(a.result);
-    return (r.appended?.nextSeq ?? r.nextSeq ?? -1) > carried;
-  });
   return done ? eventMs(done) : null;
 }

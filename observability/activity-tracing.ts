@@ -55,13 +55,19 @@ async function inSpan<T>(tracer: Tracer, name: string, kind: SpanKind, attribute
   });
 }
 
-function traceModelCall(deps: ActivityTracingDeps, input: ActivityExecuteInput, next: Next): Promise<unknown> {
-  const call = input.args[0] as CallModelInput;
-  return inSpan(deps.tracer, SPAN.modelCall, SpanKind.CLIENT, {
+const traceModelCall = (deps: ActivityTracingDeps, input: ActivityExecuteInput, next: Next): Promise<unknown> =>
+  tracedModelCall(deps, () => next(input) as Promise<CallModelResult>)(input.args[0] as CallModelInput);
+
+const traceCell = (deps: ActivityTracingDeps, input: ActivityExecuteInput, next: Next): Promise<unknown> =>
+  tracedCell(deps, () => next(input) as Promise<RunCellResult>)(input.args[0] as RunCellInput);
+
+/** `fn`, each call in a `model.call` span and counted: as an activity, or a step the worker runs (activities/step-loop). */
+export function tracedModelCall<A extends unknown[]>(deps: ActivityTracingDeps, fn: (call: CallModelInput, ...rest: A) => Promise<CallModelResult>) {
+  return (call: CallModelInput, ...rest: A): Promise<CallModelResult> => inSpan(deps.tracer, SPAN.modelCall, SpanKind.CLIENT, {
     [ATTR.sessionId]: call.sessionId, [ATTR.agent]: call.agent, [ATTR.model]: call.model,
     [ATTR.callIndex]: call.callIndex, [ATTR.eventSeq]: call.throughSeq,
   }, async (span) => {
-    const res = await next(input) as CallModelResult;
+    const res = await fn(call, ...rest);
     const e = res.event;
     span.setAttributes({
       [ATTR.responseModel]: e.model, [ATTR.provider]: e.provider, [ATTR.tokensIn]: e.tokensIn,
@@ -72,25 +78,27 @@ function traceModelCall(deps: ActivityTracingDeps, input: ActivityExecuteInput, 
   });
 }
 
-function traceCell(deps: ActivityTracingDeps, input: ActivityExecuteInput, next: Next): Promise<unknown> {
-  const cell = input.args[0] as RunCellInput;
-  const seq = seqOfEventId(cell.cellId);
-  return inSpan(deps.tracer, SPAN.cellExecute, SpanKind.INTERNAL, {
-    [ATTR.sessionId]: cell.sessionId, [ATTR.cellId]: cell.cellId, [ATTR.eventId]: cell.cellId,
-    ...(seq !== undefined && { [ATTR.eventSeq]: seq }),
-  }, async (span) => {
-    const leave = deps.cells.enter(cell.sessionId, context.active());
-    try {
-      const res = await next(input) as RunCellResult;
-      const { cell: done, restored } = res;
-      span.setAttributes({ [ATTR.cellStatus]: done.status, [ATTR.cellDurationMs]: done.durationMs, [ATTR.kernelRestored]: restored !== null });
-      if (done.errorName) span.setAttribute(ATTR.cellError, done.errorName);
-      deps.metrics.recordCell(done);
-      return res;
-    } finally {
-      leave();
-    }
-  });
+/** `fn`, each cell in a `cell.execute` span (which the kernel's calls to the host carry) and counted. */
+export function tracedCell<A extends unknown[]>(deps: ActivityTracingDeps, fn: (cell: RunCellInput, ...rest: A) => Promise<RunCellResult>) {
+  return (cell: RunCellInput, ...rest: A): Promise<RunCellResult> => {
+    const seq = seqOfEventId(cell.cellId);
+    return inSpan(deps.tracer, SPAN.cellExecute, SpanKind.INTERNAL, {
+      [ATTR.sessionId]: cell.sessionId, [ATTR.cellId]: cell.cellId, [ATTR.eventId]: cell.cellId,
+      ...(seq !== undefined && { [ATTR.eventSeq]: seq }),
+    }, async (span) => {
+      const leave = deps.cells.enter(cell.sessionId, context.active());
+      try {
+        const res = await fn(cell, ...rest);
+        const { cell: done, restored } = res;
+        span.setAttributes({ [ATTR.cellStatus]: done.status, [ATTR.cellDurationMs]: done.durationMs, [ATTR.kernelRestored]: restored !== null });
+        if (done.errorName) span.setAttribute(ATTR.cellError, done.errorName);
+        deps.metrics.recordCell(done);
+        return res;
+      } finally {
+        leave();
+      }
+    });
+  };
 }
 
 async function traceAppend(deps: ActivityTracingDeps, input: ActivityExecuteInput, next: Next): Promise<unknown> {

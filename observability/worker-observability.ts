@@ -2,6 +2,9 @@ import type { WorkerOptions } from '@temporalio/worker';
 import type { KernelClient } from '../activities/kernel/index';
 import { CellContexts, traceBridgeCalls, type OpHandler, type OpRegistry } from './cell-contexts';
 import { countKernels } from './count-kernels';
+import { tracedCell, tracedModelCall } from './activity-tracing';
+import type { CallModelInput, CallModelResult } from '../activities/call-model';
+import type { RunCellInput, RunCellResult } from '../activities/session-activities';
 import type { Telemetry } from './init-telemetry';
 import { clientTracing, workerTracing } from './temporal-tracing';
 
@@ -12,7 +15,14 @@ export interface WorkerObservability {
   kernels(kernels: KernelClient): KernelClient;
   /** Spread into Worker.create's options. */
   workerOptions: Pick<WorkerOptions, 'interceptors' | 'sinks'>;
+  /** The model calls and cells of the steps a worker runs, traced and counted as their activities are. */
+  steps<T extends StepCalls>(calls: T): T;
 }
+
+type StepCalls = {
+  callModel: (call: CallModelInput, ...rest: never[]) => Promise<CallModelResult>;
+  cell: (cell: RunCellInput, ...rest: never[]) => Promise<RunCellResult>;
+};
 
 /**
  * Everything a worker process wires for telemetry, as one value: each piece is the identity
@@ -20,7 +30,7 @@ export interface WorkerObservability {
  */
 export function workerObservability(telemetry: Telemetry | undefined): WorkerObservability {
   if (!telemetry?.spanProcessor) {
-    return { clientInterceptors: undefined, bridge: (b) => b, kernels: (k) => k, workerOptions: {} };
+    return { clientInterceptors: undefined, bridge: (b) => b, kernels: (k) => k, workerOptions: {}, steps: (calls) => calls };
   }
   const cells = new CellContexts();
   return {
@@ -28,5 +38,9 @@ export function workerObservability(telemetry: Telemetry | undefined): WorkerObs
     bridge: (b) => traceBridgeCalls(b, cells, telemetry.tracer),
     kernels: (k) => countKernels(k, telemetry.metrics),
     workerOptions: workerTracing(telemetry, cells),
+    steps: (calls) => {
+      const deps = { tracer: telemetry.tracer, metrics: telemetry.metrics, cells };
+      return { ...calls, callModel: tracedModelCall(deps, calls.callModel), cell: tracedCell(deps, calls.cell) };
+    },
   };
 }

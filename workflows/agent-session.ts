@@ -27,7 +27,10 @@ import { SessionState } from './session-state';
 import type { SessionInput, SessionResult } from './session-types';
 import { completed, started } from './session-event-fields';
 import { installOperatorHandlers } from './operator-handlers';
-import { runRequestedCell } from './run-requested-cell';
+import type { RunCellInput } from '../activities/session-activities';
+import type { RunStepsResult } from '../activities/step-loop/steps-types';
+import { runRequestedCell, type RequestedCell } from './run-requested-cell';
+import { runWorkerSteps } from './worker-steps';
 import { snapshotBesideModel, snapshotKernel } from './snapshot-kernel';
 import { startFork } from './start-fork';
 import { budgetEvents } from './tree-budget';
@@ -74,6 +77,8 @@ export async function agentSessionWorkflow(input: SessionInput): Promise<Session
 
 async function loop(s: SessionState, acts: Acts): Promise<Ended> {
   const { input } = s;
+  // Cancelled, or a fault: steps the worker runs stop, and the loop goes on once their result is applied.
+  CancellationScope.current().cancelRequested.catch(() => s.stepsInFlight?.stop());
   if (!input.carry) {
     if (input.fork) await startFork(s, input.fork);
     else await seedRoles(s, await s.emit(() => [started(input), ...budgetEvents(s)]));
@@ -95,7 +100,6 @@ async function loop(s: SessionState, acts: Acts): Promise<Ended> {
 }
 
 async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'continue'> {
-  const { input } = s;
   for (;;) {
     const stop = await reachedLimit(s, acts);
     if (stop) return wrapUp(s, acts, stop);
@@ -104,51 +108,78 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     await s.deliver('prompt');
     await fireDueSchedules(s);
     s.phase = 'model';
-    const call = callModelFor(s, acts);
-    const snapshot = snapshotBesideModel(s, acts, call);
-    let reply;
-    try {
-      // Settled before anything else: the next cell must find the kernel as the snapshot left it.
-      reply = await call.finally(() => snapshot);
-    } catch (e) {
-      // The batch it carried could not be logged: a fault, as any failed append is.
-      if (!(e instanceof ActivityFailure) || isCancellation(e) || appendFailed(e)) throw e;
-      const cause = e.cause instanceof ApplicationFailure ? e.cause : undefined;
-      return { status: 'failed', kind: failureKind(cause?.type ?? undefined), reason: cause?.message ?? e.cause?.message ?? e.message };
-    }
-    const turn = s.turn;
-    const { code, codeBlob } = reply;
-    const rejected = await rejectReply(s, reply);
-    if (rejected === 'again') continue;
-    if (rejected) return rejected;
-    if (code === null) {
-      await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }], () => s.turn++);
-      if (await afterAnswer(s) === 'end') return completed(reply.answer ?? '', reply.answerBlob);
-      if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
+    // Plain steps the worker runs, when nothing needs the workflow at each turn (worker-steps.ts).
+    // Stopped before it took one (something reached the workflow at once), this turn is the workflow's.
+    const ran = tookSteps(await runWorkerSteps(s, acts));
+    let cellDone: number;
+    if (ran?.modelFailed) return { status: 'failed', kind: failureKind(ran.modelFailed.type), reason: ran.modelFailed.message };
+    if (ran?.cellLeft) cellDone = await cellStep(s, acts, ran.cellLeft, { sent: ran.cellLeft.sent, restored: ran.cellLeft.restored ?? null });
+    else if (ran?.cellEnded) {
+      const { requestId, code, cell, restored } = ran.cellEnded;
+      cellDone = await logCellEnd(s, acts, { cell: { type: 'CellExecuted', requestId, code, ...cell }, restored: restored && { type: 'KernelRestored', ...restored }, scanned: null });
+    } else if (ran && !ran.reply) {
+      // The allowance ends at an auto-refine's turn (worker-steps.ts): the refine is the workflow's.
+      await maybeAutoRefine(s);
+      if (continueDue(s)) return 'continue';
       continue;
+    } else {
+      const call = callModelFor(s, acts, ran?.reply ?? undefined);
+      const snapshot = ran ? null : snapshotBesideModel(s, acts, call);
+      let reply;
+      try {
+        // Settled before anything else: the next cell must find the kernel as the snapshot left it.
+        reply = await call.finally(() => snapshot);
+      } catch (e) {
+        // The batch it carried could not be logged: a fault, as any failed append is.
+        if (!(e instanceof ActivityFailure) || isCancellation(e) || appendFailed(e)) throw e;
+        const cause = e.cause instanceof ApplicationFailure ? e.cause : undefined;
+        return { status: 'failed', kind: failureKind(cause?.type ?? undefined), reason: cause?.message ?? e.cause?.message ?? e.message };
+      }
+      const turn = s.turn;
+      const { code, codeBlob } = reply;
+      const rejected = await rejectReply(s, reply);
+      if (rejected === 'again') continue;
+      if (rejected) return rejected;
+      if (code === null) {
+        await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }], () => s.turn++);
+        if (await afterAnswer(s) === 'end') return completed(reply.answer ?? '', reply.answerBlob);
+        if (continueDue(s)) return 'continue';
+        continue;
+      }
+      // The reply and the cell it asks for go to the log in one append, and the cell's activity
+      // makes it before it runs the cell (SessionLog.ride): no append activity of their own.
+      const reqSeq = 1 + await s.ride((seq) => [
+        { type: 'ModelCalled', turn, ...reply.event },
+        { type: 'CellRequested', cellId: (s.ops.cellInFlight = `${s.id}/${seq + 1}`), code, codeBlob, toolCallId: reply.toolCallId },
+      ], () => s.turn++);
+      cellDone = await cellStep(s, acts, { requestId: `${s.id}/${reqSeq}`, reqSeq, code, codeBlob }, null);
     }
-    // The reply and the cell it asks for go to the log in one append, and the cell's activity
-    // makes it before it runs the cell (SessionLog.ride): no append activity of their own.
-    const reqSeq = 1 + await s.ride((seq) => [
-      { type: 'ModelCalled', turn, ...reply.event },
-      { type: 'CellRequested', cellId: (s.ops.cellInFlight = `${s.id}/${seq + 1}`), code, codeBlob, toolCallId: reply.toolCallId },
-    ], () => s.turn++);
-    const requestId = `${s.id}/${reqSeq}`;
-    const { cell, restored, scanned } = await runRequestedCell(s, acts, { requestId, reqSeq, code, codeBlob });
-    const doneSeq = await logCellEnd(s, acts, {
-      cell: { type: 'CellExecuted', requestId, code, ...cell },
-      restored: restored && { type: 'KernelRestored', ...restored },
-      scanned,
-    });
-    if (++s.cellsSinceSnapshot >= input.limits.snapshotEveryCells) {
+    if (++s.cellsSinceSnapshot >= s.input.limits.snapshotEveryCells) {
       if (s.snapshotBesideModel) s.snapshotDue = true;
       // Runs from before the snapshot went beside the model call take it here.
-      else await snapshotKernel(s, acts, doneSeq, { rides: true });
+      else await snapshotKernel(s, acts, cellDone, { rides: true });
     }
     await maybeAutoRefine(s);
     const answer = s.final;
     s.final = null;
     if (answer !== null && await afterAnswer(s) === 'end') return completed(answer.answer, answer.answerBlob ?? null);
-    if (workflowInfo().continueAsNewSuggested || s.turn % input.limits.turnsPerRun === 0) return 'continue';
+    if (continueDue(s)) return 'continue';
   }
+}
+
+/** The worker's steps, unless they returned having done nothing the workflow must carry on with. */
+const tookSteps = (r: RunStepsResult | null): RunStepsResult | null =>
+  (r && (r.reply || r.cellLeft || r.cellEnded || r.modelFailed || r.done.calls.length > 0) ? r : null);
+
+/** Whether this run has taken its share of turns (or Temporal suggests it): the session continues as new. */
+const continueDue = (s: SessionState): boolean => workflowInfo().continueAsNewSuggested || s.turn % s.input.limits.turnsPerRun === 0;
+
+/** Runs a logged CellRequested's cell (one the worker's steps left in flight: resumed) and logs its end; resolves to the CellExecuted's seq. */
+async function cellStep(s: SessionState, acts: Acts, c: RequestedCell, leftByLoop: RunCellInput['leftByLoop']): Promise<number> {
+  const { cell, restored, scanned } = await runRequestedCell(s, acts, c, leftByLoop);
+  return logCellEnd(s, acts, {
+    cell: { type: 'CellExecuted', requestId: c.requestId, code: c.code, ...cell },
+    restored: restored && { type: 'KernelRestored', ...restored },
+    scanned,
+  });
 }

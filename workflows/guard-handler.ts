@@ -12,6 +12,8 @@ import type { SessionState } from './session-state';
 export function guardUpdate<A extends unknown[], R>(s: SessionState, fn: (...args: A) => Promise<R> | R): (...args: A) => Promise<R> {
   return async (...args) => {
     try {
+      // Only with steps in flight: a handler of a run without them keeps its recorded timing.
+      if (s.stepsInFlight) await s.settleSteps();
       return await fn(...args);
     } catch (e) {
       if (isCancellation(e)) throw e;
@@ -25,6 +27,7 @@ export function guardUpdate<A extends unknown[], R>(s: SessionState, fn: (...arg
 export function guardSignal<A extends unknown[]>(s: SessionState, fn: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
   return async (...args) => {
     try {
+      if (s.stepsInFlight) await s.settleSteps();
       await fn(...args);
     } catch (e) {
       if (!isCancellation(e)) s.fail(describeFault(e));

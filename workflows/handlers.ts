@@ -35,6 +35,8 @@ export function installHandlers(
   setHandler(getChildrenQuery, () => [...s.children.values()]);
 
   setHandler(deliverMessageSignal, (m) => {
+    // Delivered at the next prompt: steps the worker runs stop for it.
+    void s.settleSteps();
     s.accept(m);
     // A new task reaching a retained child mid-work is seen in this round's prompt: this round answers it.
     if (m.task && s.retained && !s.retained.idle) s.retained.taskMessageId = m.messageId;
@@ -67,7 +69,10 @@ export function installHandlers(
   }));
 
   // Logged with the answer's end event (SessionCompleted or TaskEnded) once the cell that set it is logged.
-  setHandler(setFinalUpdate, ({ answer, answerBlob = null }) => {
+  setHandler(setFinalUpdate, async ({ answer, answerBlob = null }) => {
+    // The cell that set it is the session's last: steps the worker runs stop with it still running,
+    // before the kernel hears back, so they never go on to another model call.
+    if (s.stepsInFlight) await s.settleSteps();
     s.final = { answer, answerBlob };
   });
 

@@ -4,7 +4,7 @@
  * activity (SIGINT through the Jupyter server), the switch an appended event.
  */
 import { ActivityFailure, condition, setHandler } from '@temporalio/workflow';
-import type { CellFields } from '../activities/session-activities';
+import type { CellFields } from '../activities/cell-fields';
 import { guardUpdate } from './guard-handler';
 import { compactNowUpdate, interruptCellUpdate, switchModelUpdate } from './operator-messages';
 import type { sessionActivities } from './proxies';
@@ -40,6 +40,7 @@ export function installOperatorHandlers(s: SessionState, acts: ReturnType<typeof
   }));
 
   setHandler(compactNowUpdate, () => {
+    void s.settleSteps();
     s.ops.compactAsked = true;
     return { requested: true } as const;
   });

@@ -47,9 +47,12 @@ export function placedActivities(s: SessionState, acts: Acts): Acts {
   return {
     ...acts,
     async runCell(input) {
-      const k = lost !== null ? await rehome(lost) : await placed();
+      const from = lost;
+      const k = from !== null ? await rehome(from) : await placed();
+      // A cell the worker's steps sent on a host found lost since went with that host's kernel.
+      const wentWithHost = from !== null && s.host !== from && input.leftByLoop?.sent === true;
       try {
-        return await k.runCell(input);
+        return await k.runCell(wentWithHost ? { ...input, sentOnLostHost: true } : input);
       } catch (e) {
         if (!hostLost(e) || s.host === null) throw e;
         // The timeout carries the lost attempts' last heartbeat: whether the cell reached that kernel.
@@ -63,6 +66,9 @@ export function placedActivities(s: SessionState, acts: Acts): Acts {
     },
     // A snapshot is never taken elsewhere (a fresh kernel's would replace the real one): it fails, and the next cell re-homes.
     snapshotKernel: async (input) => (await placed()).snapshotKernel(input).catch(noting),
+    // Steps run only once placed (workflows/worker-steps.ts); steps lost with their host are taken back elsewhere, and the next cell re-homes.
+    runSteps: async (input) => (await placed()).runSteps(input).catch(noting),
+    stopSteps: async (input) => (await placed()).stopSteps(input),
     interruptKernel: async (input) => (await placed()).interruptKernel(input).catch(noting),
     async shutdownKernel(input) {
       // Never placed, it never had a kernel: any worker finds none to shut down, as before placement existed.

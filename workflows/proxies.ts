@@ -103,7 +103,18 @@ export function kernelActivities(cellTimeoutSeconds: number, taskQueue?: string)
     startToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 3, initialInterval: '500ms' },
   });
+  const loop = proxyActivities<Pick<SessionActivities, 'runSteps'>>({
+    ...on,
+    // Its heartbeat is what watches it; an allowance of slow model calls may run for hours.
+    startToCloseTimeout: '24 hours',
+    heartbeatTimeout: '10 seconds',
+    // A later attempt adopts what the earlier one logged and resumes its cell (run-steps.ts).
+    retry: { maximumAttempts: 8, initialInterval: '1 second', maximumInterval: '20 seconds' },
+  });
+  const stops = proxyActivities<Pick<SessionActivities, 'stopSteps'>>({ ...on, ...SHORT_CALL });
   return {
+    runSteps: loop.runSteps,
+    stopSteps: stops.stopSteps,
     runCell: cells.runCell,
     snapshotKernel: snapshots.snapshotKernel,
     shutdownKernel: shutdown.shutdownKernel,
@@ -115,4 +126,4 @@ export function kernelActivities(cellTimeoutSeconds: number, taskQueue?: string)
 export const HOST_LOST_AFTER = '15 seconds';
 
 /** What a host's own task queue serves: kernel-bound work only; everything else goes to any worker. */
-export const KERNEL_ACTIVITIES = ['runCell', 'snapshotKernel', 'shutdownKernel', 'interruptKernel'] as const;
+export const KERNEL_ACTIVITIES = ['runCell', 'snapshotKernel', 'shutdownKernel', 'interruptKernel', 'runSteps', 'stopSteps'] as const;

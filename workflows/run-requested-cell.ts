@@ -5,6 +5,7 @@
  */
 import { ActivityFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { BlobRef } from '../schemas/generated/events';
+import type { RunCellInput } from '../activities/session-activities';
 import { interruptSent, withOperatorNote } from './operator-handlers';
 import type { sessionActivities } from './proxies';
 import { interrupted } from './session-event-fields';
@@ -20,7 +21,8 @@ export interface RequestedCell {
   codeBlob: BlobRef | null;
 }
 
-export async function runRequestedCell(s: SessionState, acts: ReturnType<typeof sessionActivities>, c: RequestedCell) {
+/** `leftByLoop`: the worker's steps logged the request and left the cell in flight (worker-steps.ts): it is resumed, never sent again. */
+export async function runRequestedCell(s: SessionState, acts: ReturnType<typeof sessionActivities>, c: RequestedCell, leftByLoop: RunCellInput['leftByLoop'] = null) {
   const { input } = s;
   const { requestId, code, codeBlob } = c;
   try {
@@ -31,7 +33,7 @@ export async function runRequestedCell(s: SessionState, acts: ReturnType<typeof 
       sessionId: s.id, rootId: input.rootId, cellId: requestId, code, codeBlob, timeoutSeconds: input.limits.cellTimeoutSeconds,
       // A snapshot still riding is in the batch this activity writes before it could restore.
       firstCell: s.long.cellsRun++ === 0, restoreFrom: s.snapshotRiding ?? s.lastSnapshot, throughSeq: c.reqSeq, ...ride,
-      scan: s.scanInCell ? cellScan(s, requestId) : null,
+      scan: s.scanInCell ? cellScan(s, requestId) : null, ...(leftByLoop && { leftByLoop }),
     })).catch((e: unknown) => {
       // A failed append, before the cell was sent, ends the session as any failed append does.
       if (!(e instanceof ActivityFailure) || isCancellation(e) || appendFailed(e)) throw e;

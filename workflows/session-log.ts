@@ -3,6 +3,7 @@ import type { RecurEventInput } from '../schemas/generated/events';
 import type { SessionActivities } from '../activities/session-activities';
 import type { AppendEventsInput } from '../activities/event-log';
 import type { AppendedFirst, RidingAppend } from '../activities/append-first';
+import type { LogHead } from '../activities/step-loop/steps-types';
 import type { EventTrace, LogCarry, SessionInput } from './session-types';
 
 const GENESIS = '0'.repeat(64);
@@ -38,6 +39,8 @@ const SNAPSHOT_RIDES = 'snapshot-rides';
 const SNAPSHOT_BESIDE_MODEL = 'snapshot-beside-model';
 /** Marks runs whose cell's activity scans the workspace once the cell has ended (workflows/workspace-log.ts). */
 const SCAN_IN_CELL = 'scan-in-cell';
+/** Marks runs whose plain steps the worker may run, the log handed over to it (workflows/worker-steps.ts). */
+const WORKER_RUNS_STEPS = 'worker-runs-steps';
 
 /**
  * The session's writer to its log: one batch at a time, so the log's seq and hash chain have a
@@ -71,6 +74,12 @@ export class SessionLog {
   readonly snapshotBesideModel = this.snapshotRides && patched(SNAPSHOT_BESIDE_MODEL);
   /** Likewise: whether the cell's activity scans the workspace after the cell, or a local activity of the workflow's does. */
   readonly scanInCell = this.cellEndInOneAppend && patched(SCAN_IN_CELL);
+  /** Likewise: whether the worker may run plain steps with the log handed over (`handOver`). */
+  readonly workerRunsSteps = this.snapshotBesideModel && this.scanInCell && patched(WORKER_RUNS_STEPS);
+  /** While the log is handed over (`handOver`): stops the steps it is handed to. */
+  private handedTo: (() => void) | null = null;
+  /** Set when the log's head is no longer known (a hand-over failed and its log could not be taken back): nothing more is appended. */
+  private headLost: string | null = null;
   constructor(readonly input: SessionInput, private readonly acts: Pick<SessionActivities, 'appendEvents'>) {
     const c = input.carry;
     this.id = input.sessionId;
@@ -160,10 +169,48 @@ export class SessionLog {
     }).catch(() => undefined);
   }
 
+  /**
+   * Hands the log to `run` (the worker's steps, workflows/worker-steps.ts) with its head and the
+   * riding batch, for it to write first: no other append is made until it returns (one queued
+   * meanwhile calls `stop`), and the head then moves to where it left the log; `land` applies
+   * what it did, after the batch's own commit, before any append queued meanwhile. `run`
+   * rejecting leaves the head unknown, so nothing more is appended: a writer that may have
+   * logged past it must be taken back first, in `run`.
+   */
+  handOver<R extends { head: LogHead }>(run: (head: LogHead, ride: RidingAppend) => Promise<R>, stop: () => void, land: (r: R) => void): Promise<R> {
+    return this.inTurn(async () => {
+      const ride = this.riding;
+      const head = { nextSeq: ride ? ride.input.fromSeq : this.nextSeq, headHash: this.headHash, trace: this.trace };
+      let r: R;
+      this.handedTo = stop;
+      try {
+        r = await run(head, ride ? { append: ride.input } : {});
+      } catch (e) {
+        this.headLost = (e as Error).message;
+        throw e;
+      } finally {
+        this.handedTo = null;
+      }
+      // A batch not found logged (the log taken back after failed steps) rides on, to the next append.
+      if (ride && r.head.nextSeq <= ride.input.fromSeq) {
+        land(r);
+        return r;
+      }
+      this.riding = null;
+      ({ nextSeq: this.nextSeq, headHash: this.headHash, trace: this.trace } = r.head);
+      ride?.commit?.();
+      land(r);
+      return r;
+    });
+  }
+
   /** Runs `step` after every step queued before it; `logs`: refused once the session has ended. */
   private inTurn<T>(step: () => T | Promise<T>, logs = true): Promise<T> {
+    // An append queued behind steps the worker runs (a handler's) stops them: it waits for their end.
+    this.handedTo?.();
     const run = this.tail.then(() => {
       if (logs && this.closed) throw ApplicationFailure.nonRetryable(`${this.id} has ended: nothing more is logged`, 'SessionEnded');
+      if (logs && this.headLost !== null) throw ApplicationFailure.nonRetryable(`${this.id}'s log head is unknown (${this.headLost}): nothing more is logged`, 'SessionLogLost');
       return step();
     });
     this.tail = run.catch(() => undefined);

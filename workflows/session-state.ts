@@ -67,6 +67,10 @@ export class SessionState extends SessionLog {
   fault: string | null = null;
   /** Set by the workflow: stops the loop so it can log the fault. */
   onFault: () => void = () => undefined;
+  /** Plain steps the worker is running with the log handed over (workflows/worker-steps.ts); null when none. */
+  stepsInFlight: { stop(): void; settled: Promise<void> } | null = null;
+  /** Allowances handed to the worker in this run: each one's id (not carried: the run's id is in it). */
+  stepRuns = 0;
   constructor(input: SessionInput, acts: Pick<SessionActivities, 'appendEvents'>) {
     super(input, acts);
     const c = input.carry;
@@ -109,6 +113,17 @@ export class SessionState extends SessionLog {
       this.inbox = this.inbox.slice(taken.length);
     });
     return taken;
+  }
+
+  /**
+   * Tells plain steps the worker is running to return, and resolves once their result is the
+   * state's: a handler then sees the session as the log has it, and its append follows theirs.
+   */
+  async settleSteps(): Promise<void> {
+    const run = this.stepsInFlight;
+    if (!run) return;
+    run.stop();
+    await run.settled;
   }
 
   accept(message: InboxMessage): void {

@@ -41,7 +41,12 @@ export function installTreeBudgetHandler(s: SessionState): void {
  * has nothing to check, so its sessions make no round trip to the root per call.
  */
 function counted(s: SessionState): boolean {
-  if (s.ledger || s.input.inSlice) return true;
+  return s.ledger !== null || underBudget(s);
+}
+
+/** Whether the tree has a budget, or the session a slice of one: then each of its calls counts. */
+export function underBudget(s: SessionState): boolean {
+  if (s.input.inSlice) return true;
   const b = treeBudgetOf(s.input.limits);
   return b.tokens !== null || b.costUsd !== null || b.seconds !== null || b.turns !== null;
 }

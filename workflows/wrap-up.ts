@@ -3,6 +3,7 @@
  * it with one wrap-up turn, never silently. Deterministic: workflow time only, logged via emit.
  */
 import { isCancellation } from '@temporalio/workflow';
+import type { CallModelResult } from '../activities/call-model';
 import { goalBudgetStop, goalEvent } from './goals';
 import { inject } from './keep-going';
 import { checkTurns, type BudgetStop } from './plan-next-step';
@@ -15,11 +16,15 @@ type Acts = ReturnType<typeof sessionActivities>;
 
 const wrapUpText = (why: string) => `[wrap-up] ${why}. This is your last model call: reply with a short final report (what was done, results, what remains). Do not run code.`;
 
-/** One model call with this session's compaction settings; logs a compaction it made, counts tokens and cost, and tells the tree. */
-export async function callModelFor(s: SessionState, acts: Acts) {
-  const manual = s.ops.compactAsked;
+/**
+ * One model call with this session's compaction settings; logs a compaction it made, counts tokens
+ * and cost, and tells the tree. `given`: a reply the worker's steps got and left unlogged
+ * (worker-steps.ts), counted here as the call it is.
+ */
+export async function callModelFor(s: SessionState, acts: Acts, given?: CallModelResult) {
+  const manual = !given && s.ops.compactAsked;
   // The prompt is built from the log once the activity has written the batch that rides it (SessionLog.ride).
-  const reply = await s.withRide((ride) => acts.callModel({
+  const reply = given ?? await s.withRide((ride) => acts.callModel({
     sessionId: s.id, agent: s.input.name, model: s.ops.model, callIndex: s.turn, throughSeq: s.nextSeq - 1,
     compactAtTokens: s.input.limits.compactAtTokens ?? null, compactions: s.long.compactions, ...(manual && { compactNow: true }), ...ride,
   }));

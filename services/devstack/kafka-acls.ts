@@ -1,6 +1,7 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes, type AclEntry } from 'kafkajs';
 import type { RecurConfig } from '../../config';
 import { ensureTopic, ensureTopicSettings } from '../../activities/event-topic';
+import { SESSION_TRANSACTION_PREFIX } from '../../activities/fenced-log';
 import { kafkaClient } from '../../config/connections';
 import { CONSUMER_GROUP_PREFIX, EMBEDDED_USERS, type KafkaRole } from '../../config/kafka-credentials';
 
@@ -10,7 +11,8 @@ type Grant = Pick<AclEntry, 'resourceType' | 'resourceName' | 'resourcePatternTy
  * What each embedded principal may do; the broker denies everything else (no ACL, no access).
  * Only the writer may append to the event topic. Both roles read through throwaway consumer
  * groups of their own, which they create, read and delete. Idempotent producing needs no
- * cluster grant since Kafka 3.0: Write on a topic implies it.
+ * cluster grant since Kafka 3.0: Write on a topic implies it. The writer also writes in
+ * transactions whose ids start with SESSION_TRANSACTION_PREFIX.
  */
 export function eventTopicGrants(topic: string): Record<Exclude<KafkaRole, 'admin'>, Grant[]> {
   const onTopic = (operation: AclOperationTypes): Grant => ({
@@ -19,9 +21,14 @@ export function eventTopicGrants(topic: string): Record<Exclude<KafkaRole, 'admi
   const onGroups = (operation: AclOperationTypes): Grant => ({
     resourceType: AclResourceTypes.GROUP, resourceName: CONSUMER_GROUP_PREFIX, resourcePatternType: ResourcePatternTypes.PREFIXED, operation,
   });
+  // A session's steps run by the worker append in transactions of the session's own id (activities/fenced-log.ts).
+  const onSessionTransactions = (operation: AclOperationTypes): Grant => ({
+    resourceType: AclResourceTypes.TRANSACTIONAL_ID, resourceName: SESSION_TRANSACTION_PREFIX, resourcePatternType: ResourcePatternTypes.PREFIXED, operation,
+  });
   const groups = [onGroups(AclOperationTypes.READ), onGroups(AclOperationTypes.DESCRIBE), onGroups(AclOperationTypes.DELETE)];
   const read = [onTopic(AclOperationTypes.READ), onTopic(AclOperationTypes.DESCRIBE)];
-  return { writer: [onTopic(AclOperationTypes.WRITE), ...read, ...groups], reader: [...read, ...groups] };
+  const transactions = [onSessionTransactions(AclOperationTypes.WRITE), onSessionTransactions(AclOperationTypes.DESCRIBE)];
+  return { writer: [onTopic(AclOperationTypes.WRITE), ...read, ...groups, ...transactions], reader: [...read, ...groups] };
 }
 
 /**

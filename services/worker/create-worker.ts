@@ -17,6 +17,9 @@ import { createKernelClient } from '../../activities/kernel/index';
 import { createJupyterSessions } from '../../activities/kernel/jupyter-sessions';
 import { createKernelCap } from '../../activities/kernel/kernel-cap';
 import { createKernelActivities } from '../../activities/run-cell';
+import { openFencedLog } from '../../activities/fenced-log';
+import { createStepLoop } from '../../activities/step-loop/run-steps';
+import { LoopStops } from '../../activities/step-loop/loop-stops';
 import { createSnapshotActivities } from '../../activities/snapshot/index';
 import { createGateActivities } from '../../activities/run-gate';
 import type { JobActivities } from '../../activities/jobs/run-job';
@@ -130,8 +133,9 @@ export async function createRecurWorker(
 
   const localModels = { installedDir: stackPaths(config).localModels, ...config.local };
   const snapshots = createSnapshotActivities({ kernels, blobs, places: host });
+  const signer = homeSigner(stackPaths(config).keys);
   const log = createEventLogActivities({
-    kafka, topic: config.kafka.topic, producer, signer: homeSigner(stackPaths(config).keys), onAppended: (r) => transcripts.record(r),
+    kafka, topic: config.kafka.topic, producer, signer, onAppended: (r) => transcripts.record(r),
     beforeTreeStarts: treeStartMarker(kafka, config.kafka.topic, index),
   });
   const { callModel } = createModelActivities({
@@ -140,7 +144,7 @@ export async function createRecurWorker(
     contextFiles: (sessionId) => readContextFiles(host.place(sessionId).workspace, config.agent.contextFileMaxBytes, blobs),
     onTextDelta: opts.onTextDelta,
   });
-  const kernelActs = createKernelActivities({ kernels, blobs, transcripts, snapshots });
+  const { cell, ...kernelActs } = createKernelActivities({ kernels, blobs, transcripts, snapshots });
   const workspace = createWorkspaceActivities({
     blobs, places: host, root: stackPaths(config).workspaceLog, maxFileBytes: config.worker.workspaceMaxFileKiB * 1024, heartbeat: () => {
       // A local scan (workflows/proxies.ts) has no heartbeat to send: its workflow task's timeout watches it.
@@ -150,6 +154,10 @@ export async function createRecurWorker(
     },
   });
   const tree = createTreeActivities({ client });
+  const steps = createStepLoop({
+    ...obs.steps({ callModel, cell }), harnessSection: harnessPromptSection(harness), snapshotKernel: snapshots.snapshotKernel, scanAfterCell: workspace.scanAfterCell, readLog: readOwnLog, signer, stops: new LoopStops(),
+    openLog: (sessionId) => openFencedLog({ kafka, topic: config.kafka.topic, signer, onAppended: (r) => transcripts.record(r) }, sessionId),
+  });
   const activities: SessionActivities & HarnessActivities & ForkActivities & ReturnType<typeof createAutoRefineActivities> & ReturnType<typeof createRoleActivities> & JobActivities = withRecurErrors({
     ...log,
     ...createForkActivities({ readLog: readOwnLog, appendEvents: log.appendEvents }),
@@ -165,6 +173,7 @@ export async function createRecurWorker(
     ...createAutoRefineActivities({ harness, apply: config.harness.refineApply }),
     ...createRoleActivities({ harness, roles: shippedRoles }),
     ...kernelActs,
+    ...steps,
     ...tree,
     // Their inputs may carry a batch of the session's events, written before their work (SessionLog.ride).
     callModel: appendFirst(log.appendEvents, callModel),

@@ -18,6 +18,9 @@ import type { StopReason } from '../../activities/model/types';
 import type { RunCellInput, RunCellResult } from '../../activities/session-activities';
 import type { ScanWorkspaceInput, ScanWorkspaceResult, WorkspaceChangedFields } from '../../activities/workspace/scan-workspace';
 import { createTreeActivities } from '../../activities/tree-sessions';
+import { createStepLoop } from '../../activities/step-loop/run-steps';
+import { LoopStops } from '../../activities/step-loop/loop-stops';
+import { testLogKey } from './test-log-key';
 import { createPlacementActivities } from '../../activities/place-session';
 import { jobLauncher } from '../../activities/jobs/job-launch';
 import { slurmJobName } from '../../activities/jobs/slurm-script';
@@ -98,6 +101,7 @@ export class FakeSessionWorld {
   /** Sessions whose kernel was interrupted, in order. */
   readonly interrupts: string[] = [];
   private readonly blocked = new Map<string, () => void>();
+  private readonly cellsByRequest = new Map<string, Promise<RunCellResult>>();
   /** The Slurm the world's host submits jobs to. */
   readonly slurm = new FakeSlurm();
   /** The first attempt of each job's runJob submits it and is then lost, as with a worker killed under it. */
@@ -118,7 +122,23 @@ export class FakeSessionWorld {
       partition: null, pollMs: 50, logFile: (s, j) => join(logs, s, `${j}.log`), launch, env: {}, ...jobReports(env.client, DEFAULT_HOST_ID),
     });
     const tree = createTreeActivities({ client: env.client });
+    // The real step loop (activities/step-loop), over this world's model, cells and log; its writer fences nothing here.
+    const steps = createStepLoop({
+      callModel: (i) => world.callModel(i),
+      cell: (i, _resume, sending) => {
+        sending(null);
+        return world.runCell(i);
+      },
+      snapshotKernel: () => Promise.reject(new Error('this world takes no snapshots')),
+      scanAfterCell: (i) => world.scanWorkspace(i),
+      harnessSection: async () => '',
+      openLog: async () => ({ append: (i) => world.append(i), close: async () => undefined }),
+      readLog: async (id) => world.logs.get(id) ?? [],
+      signer: testLogKey().signer,
+      stops: new LoopStops(),
+    });
     const activities = withRecurErrors({
+      ...steps,
       runJob: async (i: RunJobInput) => {
         if (world.loseFirstJobAttempt && Context.current().info.attempt === 1) {
           await world.slurm.submit('', { name: slurmJobName(i.sessionId, i.jobId), cpus: i.cpus, minutes: null, output: '', cwd: logs, partition: null, env: {} });
@@ -272,7 +292,16 @@ export class FakeSessionWorld {
     return { event: i.reason === 'cell' ? this.cellScanFinds(i) : null, manifest: { sha256: '0'.repeat(64), size: 0 } };
   }
 
-  private async runCell(i: RunCellInput): Promise<RunCellResult> {
+  /** A cell the step loop left in flight is the one already running, as a kernel's record of it would be: never run again. */
+  private runCell(i: RunCellInput): Promise<RunCellResult> {
+    const running = this.cellsByRequest.get(i.cellId);
+    if (running && i.leftByLoop) return running;
+    const run = this.runCellOnce(i);
+    this.cellsByRequest.set(i.cellId, run);
+    return run;
+  }
+
+  private async runCellOnce(i: RunCellInput): Promise<RunCellResult> {
     this.cellInputs.push(i);
     const h = this.client.workflow.getHandle(i.sessionId);
     const results: unknown[] = [];

@@ -70,8 +70,9 @@ describe('every session ends with a terminal event, and recur run exits non-zero
     const events = result.lines.map((l) => JSON.parse(l));
     const last = events[events.length - 1];
     expect(last).toMatchObject({ type: 'SessionFailed', event: { kind: 'internal' } });
-    // The cell's end rides the next model call's activity, which writes it before anything else (SessionLog.ride).
-    expect(last.event.reason).toMatch(/callModel failed for good: append of .*\/3 to .* failed/);
+    // The cell's end rides the next carrier, which writes it before anything else (SessionLog.ride):
+    // here the worker's steps (workflows/worker-steps.ts), to whom the placed session's log is handed.
+    expect(last.event.reason).toMatch(/runSteps failed for good: append of .*\/3 to .* failed/);
     expect(events.map((e) => e.type)).toEqual(['SessionStarted', 'ModelCalled', 'CellRequested', 'SessionFailed']);
   });
 

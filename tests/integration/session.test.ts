@@ -199,7 +199,11 @@ except Exception as e:
     expect(run.of('SubagentCompleted')).toEqual([expect.objectContaining({ childId: sleeper, status: 'cancelled' })]);
   });
 
-  it('snapshots the kernel on a cadence; after the kernel dies it restores the snapshot, re-runs later cells, and reports the lost cell as interrupted', async () => {
+  // A budget makes the workflow take each step itself (workflows/worker-steps.ts); without one the worker runs them.
+  it.each([
+    ['the workflow runs the steps', { maxTokens: 100_000_000 }],
+    ['the worker runs the steps', {}],
+  ])('snapshots the kernel on a cadence; after the kernel dies it restores the snapshot, re-runs later cells, and reports the lost cell as interrupted (%s)', async (by, budget) => {
     const run = await h.run({
       root: [
         py('a = 1'),
@@ -209,7 +213,7 @@ except Exception as e:
         py('print(a, b, c)'),
         'restored',
       ],
-    }, 'survive a kernel crash', { snapshotEveryCells: 2 });
+    }, 'survive a kernel crash', { snapshotEveryCells: 2, ...budget });
     expect(run.result).toEqual({ status: 'completed', answer: 'restored' });
     const types = run.types();
     const cells = run.of('CellExecuted');
@@ -227,10 +231,20 @@ except Exception as e:
     // The restore is logged before the cell it preceded, and after the snapshot it used.
     expect(types.indexOf('KernelRestored')).toBeGreaterThan(types.indexOf('KernelSnapshotted'));
     expect(types.lastIndexOf('CellExecuted')).toBeGreaterThan(types.indexOf('KernelRestored'));
+    // Its event is logged with the reply it ran beside, just before it.
+    expect(types.flatMap((t, i) => (t === 'KernelSnapshotted' ? [types[i + 1]] : []))).toEqual(['ModelCalled', 'ModelCalled']);
+    const history = await h.client.workflow.getHandle(run.id).fetchHistory();
+    const activities = (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+    if (by === 'the worker runs the steps') {
+      // The snapshots, the restore and the lost cell all came about in the worker's steps.
+      expect(activities).not.toContain('snapshotKernel');
+      expect(activities).toContain('runSteps');
+      return;
+    }
+    expect(activities).not.toContain('runSteps');
     // Each of the cadence's snapshots (after cells 2 and 5; the one after cell 4 found no kernel) runs
     // beside the next model call, asked for in the same workflow task, and carries no batch: the
-    // cell's end rides the model call. Its event is logged next, just before the reply it ran beside.
-    const history = await h.client.workflow.getHandle(run.id).fetchHistory();
+    // cell's end rides the model call.
     const asked = new Map<string, string[]>();
     for (const e of history.events ?? []) {
       const a = e.activityTaskScheduledEventAttributes;
@@ -245,6 +259,5 @@ except Exception as e:
     const withSnapshot = batches.filter((b) => b.types.includes('KernelSnapshotted'));
     expect(withSnapshot.length).toBeGreaterThanOrEqual(2);
     expect(withSnapshot.map((b) => b.types[b.types.indexOf('KernelSnapshotted') + 1])).toEqual(withSnapshot.map(() => 'ModelCalled'));
-    expect(types.flatMap((t, i) => (t === 'KernelSnapshotted' ? [types[i + 1]] : []))).toEqual(['ModelCalled', 'ModelCalled']);
   });
 });

@@ -213,6 +213,32 @@ describe('worker SIGKILL at seeded random points of a multi-agent session', () =
     expect((events ?? []).filter((ev) => ev.workflowTaskTimedOutEventAttributes).map((ev) => ev.workflowTaskTimedOutEventAttributes!.timeoutType)).toEqual([]);
   }, 300_000);
 
+  test('a worker killed while it runs a session\'s steps: the retried allowance takes what was logged as its own, resumes the cell, and every cell runs once', async () => {
+    await restartsWithin(3_000);
+    const cells = Array.from({ length: 8 }, (_, i) => py(`import time\nruns = globals().get("runs", 0) + 1\ntime.sleep(0.3)\nprint(${i}, runs)`));
+    let killedPid: number | null = null;
+    let requested = 0;
+    const run = await runOnStackWorker(h, { root: [...cells, py('final(str(runs))')] }, {
+      task: 'count while the worker dies',
+      onEvent: async (_n, e) => {
+        // The fourth cell's request: the first cell placed the session, and the worker runs the steps since.
+        if (killedPid !== null || e.type !== 'CellRequested' || ++requested < 4) return;
+        const { raw } = await h.client.workflow.getHandle(e.sessionId).describe();
+        if (!raw.pendingActivities?.some((a) => a.activityType?.name === 'runSteps' && a.state === STARTED)) return;
+        killedPid = await workerPid(config);
+        if (killedPid !== null) process.kill(killedPid, 'SIGKILL');
+      },
+    });
+    expect(killedPid).not.toBeNull();
+    expect(run.result).toEqual({ status: 'completed', answer: '8' });
+    // No cell lost or run twice: the counter and the kernel's execution counts go up by one a cell.
+    expect(run.of('CellExecuted').map((c) => [c.status, c.executionCount])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => ['ok', n]));
+    expect(run.of('ModelCalled').map((m) => m.turn)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    const { events } = await h.client.workflow.getHandle(run.id).fetchHistory();
+    const retried = (events ?? []).map((ev) => ev.activityTaskStartedEventAttributes).filter((a) => (a?.attempt ?? 1) > 1);
+    expect(retried.map((a) => a!.lastFailure?.applicationFailureInfo?.type)).toEqual(['WorkerLost']);
+  }, 300_000);
+
   test('a worker killed under a running job takes the job\'s processes with it, and the successor reports the job failed at once', async () => {
     await restartsWithin(3_000);
     const script = {

@@ -34,7 +34,11 @@ describe('workspace log', () => {
   beforeAll(() => h.start(), 120_000);
   afterAll(() => h.stop());
 
-  test('cells that add, modify and delete files are WorkspaceChanged events with their diffs; recur diff prints the net change; --verify checks the disk', async () => {
+  // A budget makes the workflow take each step itself (workflows/worker-steps.ts); without one the worker runs them.
+  test.each([
+    ['the workflow runs the steps', { maxTokens: 100_000_000 }],
+    ['the worker runs the steps', {}],
+  ])('cells that add, modify and delete files are WorkspaceChanged events with their diffs; recur diff prints the net change; --verify checks the disk (%s)', async (by, budget) => {
     const run = await h.run({
       root: [
         py(`
@@ -49,7 +53,7 @@ os.remove('doomed.txt')`),
         py('print(open("notes.txt").read().count("a"))'),
         'done',
       ],
-    });
+    }, 'test task', budget);
     expect(run.result).toEqual({ status: 'completed', answer: 'done' });
     const workspace = createKernelHost(h.config).place(run.id).workspace;
     // A fresh plain directory: its baseline is unlogged; the third cell changed nothing, so no event after it.
@@ -59,10 +63,15 @@ os.remove('doomed.txt')`),
     // A cell's end and what it changed go to the log in one append: a step that writes files costs no extra round trip.
     const batches = carriedBatches(await h.client.workflow.getHandle(run.id).fetchHistory());
     const holding = (type: string) => batches.filter((b) => b.types.includes(type));
-    expect(holding('CellExecuted').map((b) => b.types)).toEqual([['CellExecuted', 'WorkspaceChanged'], ['CellExecuted', 'WorkspaceChanged'], ['CellExecuted']]);
-    // A step's events ride its next activity: none takes an append activity of its own.
-    expect(holding('CellExecuted').map((b) => b.by)).not.toContain('appendEvents');
-    expect(holding('CellRequested').map((b) => [b.by, b.types])).toEqual(Array(3).fill(['runCell', ['ModelCalled', 'CellRequested']]));
+    if (by === 'the workflow runs the steps') {
+      expect(holding('CellExecuted').map((b) => b.types)).toEqual([['CellExecuted', 'WorkspaceChanged'], ['CellExecuted', 'WorkspaceChanged'], ['CellExecuted']]);
+      // A step's events ride its next activity: none takes an append activity of its own.
+      expect(holding('CellExecuted').map((b) => b.by)).not.toContain('appendEvents');
+      expect(holding('CellRequested').map((b) => [b.by, b.types])).toEqual(Array(3).fill(['runCell', ['ModelCalled', 'CellRequested']]));
+    } else {
+      // The first cell places the session; the worker's steps log the rest, each with what it changed.
+      expect(holding('CellRequested').map((b) => [b.by, b.types])).toEqual([['runCell', ['ModelCalled', 'CellRequested']]]);
+    }
     const [first, second, end] = run.of('WorkspaceChanged') as WorkspaceChanged[];
     const row = (e: WorkspaceChanged) => e.files.map((f) => [f.path, f.change, f.binary]);
     expect(first).toMatchObject({ workspace, reason: 'cell', git: null });
