@@ -74,7 +74,8 @@ export function createEventLogActivities(deps: {
 
   return {
     async appendEvents(input) {
-      const { batch, chunks } = encodeAppend(input, deps.signer);
+      const batch = encodeForLog(input, deps.signer);
+      const chunks = produceChunks(batch, input.sessionId);
       try {
         if (chunks.length > 0) await connect();
         if (chunks.length > 0 && input.fromSeq === 0 && input.parentId === null) await deps.beforeTreeStarts?.(input.rootId);
@@ -93,12 +94,16 @@ export function createEventLogActivities(deps: {
 /**
  * A batch as the log writes it: each event held to its field limits (schemas/field-limits.ts; the
  * last net under every writer, so a value some path forgot to offload is cut, never fatal to the
- * append), sealed by `signer`, keyed by sessionId, in chunks that fit a produce request.
+ * append), sealed by `signer`. Encoding a batch in parts, each continuing the last, gives the
+ * same records as encoding it whole.
  */
-export function encodeAppend(input: AppendEventsInput, signer: EventSigner): { batch: EncodedBatch; chunks: Message[][] } {
-  const batch = encodeEventBatch({ ...input, events: input.events.map((e) => ({ ...e, event: clipEvent(e.event) })) }, signer);
-  const messages: Message[] = batch.values.map((value, i) => ({ key: input.sessionId, value, timestamp: String(batch.records[i].ts) }));
-  return { batch, chunks: chunkBySize(messages) };
+export function encodeForLog(input: AppendEventsInput, signer: EventSigner): EncodedBatch {
+  return encodeEventBatch({ ...input, events: input.events.map((e) => ({ ...e, event: clipEvent(e.event) })) }, signer);
+}
+
+/** An encoded batch's records as Kafka messages keyed by sessionId, in chunks that each fit a produce request. */
+export function produceChunks(batch: EncodedBatch, sessionId: string): Message[][] {
+  return chunkBySize(batch.values.map((value, i) => ({ key: sessionId, value, timestamp: String(batch.records[i].ts) })));
 }
 
 /** What a failed write of `batch` is reported as: retryable unless the broker's answer cannot change. */

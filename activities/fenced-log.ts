@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import { EventLogError } from '../errors';
-import type { EventSigner, StoredEvent } from '../schemas';
-import { appendError, appendedBatch, brokerErrorIn, encodeAppend, type AppendEventsInput, type AppendEventsResult } from './event-log';
+import type { EncodedBatch, StoredEvent } from '../schemas';
+import { appendError, appendedBatch, brokerErrorIn, produceChunks, type AppendEventsResult } from './event-log';
 
 /** Every session's transactional id starts so: the writer's principal is granted this prefix (services/devstack/kafka-acls.ts). */
 export const SESSION_TRANSACTION_PREFIX = 'recur-session/';
@@ -10,8 +10,8 @@ export const SESSION_TRANSACTION_PREFIX = 'recur-session/';
 const FENCED = new Set(['INVALID_PRODUCER_EPOCH', 'PRODUCER_FENCED']);
 
 export interface FencedLog {
-  /** Appends one batch of the session's events in a transaction of its own, committed before it resolves. */
-  append(input: AppendEventsInput): Promise<AppendEventsResult>;
+  /** Appends one batch of the session's events (activities/event-log.ts `encodeForLog`) in a transaction of its own, committed before it resolves. */
+  append(batch: EncodedBatch): Promise<AppendEventsResult>;
   close(): Promise<void>;
 }
 
@@ -25,7 +25,7 @@ export interface FencedLog {
  * worker runs", says why and what it costs.
  */
 export async function openFencedLog(
-  deps: { kafka: Kafka; topic: string; signer: EventSigner; onAppended?: (records: readonly StoredEvent[]) => void },
+  deps: { kafka: Kafka; topic: string; onAppended?: (records: readonly StoredEvent[]) => void },
   sessionId: string,
 ): Promise<FencedLog> {
   const producer = deps.kafka.producer({ transactionalId: `${SESSION_TRANSACTION_PREFIX}${sessionId}`, idempotent: true, maxInFlightRequests: 1 });
@@ -38,8 +38,8 @@ export async function openFencedLog(
     throw new EventLogError(`could not open ${sessionId}'s fenced writer on ${deps.topic}: ${(cause as Error).message}`, { cause, retryable: true });
   }
   return {
-    async append(input) {
-      const { batch, chunks } = encodeAppend(input, deps.signer);
+    async append(batch) {
+      const chunks = produceChunks(batch, sessionId);
       if (chunks.length === 0) return appendedBatch(batch);
       const tx = await producer.transaction().catch((cause: unknown) => {
         throw writeFailed(cause, deps.topic, sessionId, batch);

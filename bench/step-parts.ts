@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import { createEventLogActivities, createEventLogProducer, type EventLogActivities } from '../activities/event-log';
+import { createEventLogActivities, createEventLogProducer, encodeForLog, type EventLogActivities } from '../activities/event-log';
 import { openFencedLog } from '../activities/fenced-log';
 import type { KernelClient } from '../activities/kernel';
 import { createModel } from '../activities/model';
@@ -51,13 +51,13 @@ async function withAppend(p: Parts): Promise<number[]> {
  */
 async function withFencedAppend(p: Parts): Promise<{ steps: number[]; fenceMs: number; readBackMs: number }> {
   const sessionId = newSessionId();
-  const deps = { kafka: p.kafka, topic: p.topic, signer: p.signer };
+  const deps = { kafka: p.kafka, topic: p.topic };
   const writer = await openFencedLog(deps, sessionId);
   let head = { nextSeq: 0, headHash: ZERO_HASH };
   const ts = Date.now();
-  const batch = (step: number) => ({
+  const batch = (step: number) => encodeForLog({
     sessionId, rootId: sessionId, parentId: null, fromSeq: head.nextSeq, prevHash: head.headHash, events: stepEvents(step, ts).map((event) => ({ ts, event })),
-  });
+  }, p.signer);
   const steps = await runBareLoop({ kernels: p.kernels, model: p.modelFor(), beforeCell: async (step) => void (head = await writer.append(batch(step))) }, sessionId, TASK);
   const t0 = performance.now();
   const successor = await openFencedLog(deps, sessionId);

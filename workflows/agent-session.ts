@@ -114,10 +114,8 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     let cellDone: number;
     if (ran?.modelFailed) return { status: 'failed', kind: failureKind(ran.modelFailed.type), reason: ran.modelFailed.message };
     if (ran?.cellLeft) cellDone = await cellStep(s, acts, ran.cellLeft, { sent: ran.cellLeft.sent, restored: ran.cellLeft.restored ?? null });
-    else if (ran?.cellEnded) {
-      const { requestId, code, cell, restored } = ran.cellEnded;
-      cellDone = await logCellEnd(s, acts, { cell: { type: 'CellExecuted', requestId, code, ...cell }, restored: restored && { type: 'KernelRestored', ...restored }, scanned: null });
-    } else if (ran && !ran.reply) {
+    else if (ran?.cellEnded) cellDone = await logCellEnd(s, acts, ran.cellEnded, null);
+    else if (ran && !ran.reply) {
       // The allowance ends at an auto-refine's turn (worker-steps.ts): the refine is the workflow's.
       await maybeAutoRefine(s);
       if (continueDue(s)) return 'continue';
@@ -177,9 +175,5 @@ const continueDue = (s: SessionState): boolean => workflowInfo().continueAsNewSu
 /** Runs a logged CellRequested's cell (one the worker's steps left in flight: resumed) and logs its end; resolves to the CellExecuted's seq. */
 async function cellStep(s: SessionState, acts: Acts, c: RequestedCell, leftByLoop: RunCellInput['leftByLoop']): Promise<number> {
   const { cell, restored, scanned } = await runRequestedCell(s, acts, c, leftByLoop);
-  return logCellEnd(s, acts, {
-    cell: { type: 'CellExecuted', requestId: c.requestId, code: c.code, ...cell },
-    restored: restored && { type: 'KernelRestored', ...restored },
-    scanned,
-  });
+  return logCellEnd(s, acts, { requestId: c.requestId, code: c.code, cell, restored }, scanned);
 }

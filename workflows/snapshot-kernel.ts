@@ -2,6 +2,7 @@ import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
 import type { RidingAppend } from '../activities/append-first';
+import { kernelSnapshotted } from './step-events';
 
 /**
  * Snapshots the kernel and logs it; false when it failed, which is never fatal (the next cadence
@@ -29,10 +30,7 @@ export async function snapshotKernel(
   }
   // Whichever finishes first, the event joins the log after what the call writes: the batches are the same every run.
   await beside?.catch(() => undefined);
-  const build = () => [{
-    type: 'KernelSnapshotted' as const, manifest: r.manifest, coversSeq, variables: r.variables, bytes: r.bytes,
-    unsaved: r.unsaved, oversize: r.oversize, durationMs: r.durationMs,
-  }];
+  const build = () => [kernelSnapshotted(r, coversSeq)];
   const pointer = { manifest: r.manifest, coversSeq };
   let logged = false;
   const commit = () => {

@@ -5,6 +5,7 @@
  * next scan, by this session or another sharing it, reports those changes, so none is lost.
  */
 import { ActivityFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
+import { cellEndEvents, cellExecuted, kernelRestored, workspaceChanged, type CellEnd } from './step-events';
 import type { ScanWorkspaceInput, ScanWorkspaceResult } from '../activities/workspace/scan-workspace';
 import type { RecurEventInput } from '../schemas/generated/events';
 import type { sessionActivities } from './proxies';
@@ -13,8 +14,6 @@ import type { SessionState } from './session-state';
 type Acts = ReturnType<typeof sessionActivities>;
 type Reason = 'start' | 'cell' | 'end';
 type WorkspaceChanged = Extract<RecurEventInput, { type: 'WorkspaceChanged' }>;
-type CellExecuted = Extract<RecurEventInput, { type: 'CellExecuted' }>;
-type KernelRestored = Extract<RecurEventInput, { type: 'KernelRestored' }>;
 
 export async function logWorkspace(s: SessionState, acts: Acts, reason: Reason, requestId: string | null = null): Promise<void> {
   const event = await scanWorkspace(s, acts, scanInput(s, reason, requestId));
@@ -28,26 +27,23 @@ export async function logWorkspace(s: SessionState, acts: Acts, reason: Reason, 
  * still logs the cell's end. The batch rides the next activity (SessionLog.ride): the model
  * call, mostly. Resolves to the CellExecuted's seq.
  */
-export async function logCellEnd(
-  s: SessionState, acts: Acts, end: { cell: CellExecuted; restored: KernelRestored | null; scanned: ScanWorkspaceResult | null },
-): Promise<number> {
+export async function logCellEnd(s: SessionState, acts: Acts, end: CellEnd, scanned: ScanWorkspaceResult | null): Promise<number> {
+  const { requestId, restored } = end;
   if (!s.cellEndInOneAppend) {
     // Runs from before: an append each, the scan after the cell's end is logged.
-    const { restored } = end;
-    if (restored) await s.emit(() => [restored]);
-    const seq = await s.emit(() => [end.cell]);
-    await logWorkspace(s, acts, 'cell', end.cell.requestId);
+    if (restored) await s.emit(() => [kernelRestored(restored)]);
+    const seq = await s.emit(() => [cellExecuted(end)]);
+    await logWorkspace(s, acts, 'cell', requestId);
     return seq;
   }
   // The cell's activity scanned the workspace after the cell (activities/scan-after.ts); where it
   // did not (the cell failed, the scan did, or the workspace is over the walk's limits), the
   // workflow scans, with the same key: a scan the activity got as far as recording is the answer.
-  const { requestId } = end.cell;
-  const changed = s.scanInCell && end.scanned
-    ? changedOf(end.scanned)
+  const changed = s.scanInCell && scanned
+    ? workspaceChanged(scanned)
     : await CancellationScope.nonCancellable(() => scanWorkspace(s, acts, s.scanInCell ? cellScan(s, requestId) : scanInput(s, 'cell', requestId)));
-  const first = await s.ride(() => [...(end.restored ? [end.restored] : []), end.cell, ...(changed ? [changed] : [])]);
-  return first + (end.restored ? 1 : 0);
+  const first = await s.ride(() => cellEndEvents(end, changed));
+  return first + (restored ? 1 : 0);
 }
 
 /**
@@ -72,7 +68,5 @@ async function scanWorkspace(s: SessionState, acts: Acts, input: ScanWorkspaceIn
   }
   // A pointer into the blob store, not a logged fact: the end scan's net diff starts from it.
   if (input.reason === 'start') s.workspaceStart = r.manifest;
-  return changedOf(r);
+  return workspaceChanged(r);
 }
-
-const changedOf = ({ event }: ScanWorkspaceResult): WorkspaceChanged | null => (event === null ? null : { type: 'WorkspaceChanged', ...event });

@@ -1,15 +1,16 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { RecurError } from '../../errors';
-import type { RecurEventInput, StoredEvent } from '../../schemas';
+import type { EncodedBatch, EventSigner, RecurEventInput, StoredEvent } from '../../schemas';
 import type { CallModelInput, CallModelResult } from '../call-model';
-import { encodeAppend, type AppendEventsInput, type AppendEventsResult } from '../event-log';
+import { encodeForLog } from '../event-log';
 import type { FencedLog } from '../fenced-log';
 import type { Restored } from '../cell-fields';
 import type { RunCellInput, RunCellResult } from '../session-activities';
-import type { CellEnded, CellLeft, LogHead, RunStepsInput, RunStepsResult } from './steps-types';
+import { cellEndEvents, kernelSnapshotted, workspaceChanged, type CellEnd } from '../../workflows/step-events';
+import type { CellLeft, LogHead, RunStepsInput, RunStepsResult } from './steps-types';
 import type { SnapshotKernelInput, SnapshotKernelResult } from '../snapshot/snapshot-activities';
 import type { ScanWorkspaceInput, ScanWorkspaceResult } from '../workspace/scan-workspace';
-import type { LoopStops } from './loop-stops';
+import type { LoopStop, LoopStops } from './loop-stops';
 import { stepsDone, type SnapshotMark } from './steps-done';
 
 /**
@@ -28,7 +29,7 @@ export interface StepLoopDeps {
   openLog(sessionId: string): Promise<FencedLog>;
   /** The session's committed events, all of them (a later attempt adopts what an earlier one logged). */
   readLog(sessionId: string): Promise<readonly StoredEvent[]>;
-  signer: Parameters<typeof encodeAppend>[1];
+  signer: EventSigner;
   stops: LoopStops;
 }
 
@@ -65,9 +66,10 @@ export function createStepLoop(deps: StepLoopDeps) {
 class Steps {
   private head: LogHead;
   /** Encoded, not yet written: they go with the next append. */
-  private staged: StoredEvent[] = [];
-  private stagedInput: AppendEventsInput | null = null;
+  private staged: EncodedBatch | null = null;
   private readonly logged: RecurEventInput[] = [];
+  /** What the model calls in `logged` spent. */
+  private readonly spent = { tokens: 0, costUsd: 0 };
   /** The head the workflow gave. */
   private readonly fromSeq: number;
   private turn: number;
@@ -80,7 +82,7 @@ class Steps {
     private readonly input: RunStepsInput,
     private readonly deps: StepLoopDeps,
     private readonly log: FencedLog,
-    private readonly stop: { stopped: boolean; told: Promise<void> },
+    private readonly stop: LoopStop,
   ) {
     this.head = input.head;
     this.fromSeq = input.head.nextSeq;
@@ -97,7 +99,7 @@ class Steps {
     // Taking the log back writes nothing: a batch of the workflow's not found logged stays the workflow's to write.
     if (this.input.append && this.logged.length < ride) {
       if (this.input.adopt) return { reply: null, cellLeft: null, cellEnded: null, modelFailed: null, why: 'allowance', head: this.head, done: stepsDone([], this.fromSeq, this.input.cellsSinceSnapshot) };
-      await this.write(this.input.append);
+      await this.write(encodeForLog(this.input.append, this.deps.signer));
     }
     const fromSeq = this.fromSeq + ride;
     const adopted = stepsDone(this.logged.slice(ride), fromSeq, this.cellsSinceSnapshot);
@@ -118,7 +120,7 @@ class Steps {
     const tail = (await this.deps.readLog(this.input.sessionId)).filter((e) => e.seq >= this.fromSeq);
     const last = tail.at(-1);
     if (last) this.head = { ...this.head, nextSeq: last.seq + 1, headHash: last.hash };
-    this.logged.push(...tail.map((e) => e.event));
+    this.took(tail.map((e) => e.event));
   }
 
   private async steps(open: CellLeft | null, scheduledAtMs: number, adopted: number): Promise<Omit<RunStepsResult, 'head' | 'done'>> {
@@ -138,11 +140,11 @@ class Steps {
       const call = this.deps.callModel({
         sessionId: this.input.sessionId, agent: this.input.agent, model: this.input.model, callIndex: this.turn,
         throughSeq: this.head.nextSeq - 1, compactAtTokens: this.input.compactAtTokens, compactions: this.input.compactions,
-      }, { staged: this.staged, harness: await this.harness() });
+      }, { staged: this.staged?.records ?? [], harness: await this.harness() });
       // Settled before anything else: the next cell must find the kernel as the snapshot left it.
       const [called, snap] = await Promise.all([call.then((reply) => ({ reply }), (error: unknown) => ({ error })), snapshot]);
       if (snap) {
-        this.stage([{ type: 'KernelSnapshotted', manifest: snap.manifest, coversSeq: snap.coversSeq, variables: snap.variables, bytes: snap.bytes, unsaved: snap.unsaved, oversize: snap.oversize, durationMs: snap.durationMs }]);
+        this.stage([kernelSnapshotted(snap, snap.coversSeq)]);
         this.cellsSinceSnapshot = 0;
       }
       if ('error' in called) {
@@ -156,7 +158,7 @@ class Steps {
         await this.flush();
         return { ...none, reply, why: this.stop.stopped ? 'stopped' : 'reply' };
       }
-      const reqSeq = this.head.nextSeq + this.stagedCount() + 1;
+      const reqSeq = this.nextSeq() + 1;
       const requestId = `${this.input.sessionId}/${reqSeq}`;
       this.stage([
         { type: 'ModelCalled', turn: this.turn, ...reply.event },
@@ -170,7 +172,7 @@ class Steps {
   }
 
   /** Runs (or resumes) a logged cell and stages its end; what to return instead when it could not. */
-  private async cell(c: CellLeft, resume: { sentBefore: boolean; scheduledAtMs: number } | null): Promise<'ended' | { cellLeft: CellLeft; why: 'stopped' } | { cellEnded: CellEnded; why: 'scan' }> {
+  private async cell(c: CellLeft, resume: { sentBefore: boolean; scheduledAtMs: number } | null): Promise<'ended' | { cellLeft: CellLeft; why: 'stopped' } | { cellEnded: CellEnd; why: 'scan' }> {
     // What the workflow resumes if the loop leaves the cell running: sent, with the restore made for it.
     let left: CellLeft = { ...c, sent: true };
     let markSent: (restored: Restored | null) => void = () => undefined;
@@ -193,16 +195,12 @@ class Steps {
       return { cellLeft: left, why: 'stopped' };
     }
     this.cellsRun++;
-    const end = { requestId: c.requestId, code: c.code, cell: outcome.cell, restored: outcome.restored };
+    const end: CellEnd = { requestId: c.requestId, code: c.code, cell: outcome.cell, restored: outcome.restored };
     const scan = await this.deps.scanAfterCell({
       sessionId: this.input.sessionId, reason: 'cell', requestId: c.requestId, key: `${c.requestId}/scan`, startManifest: this.input.workspaceStart,
     }).catch(() => null);
     if (scan === null) return { cellEnded: end, why: 'scan' };
-    this.stage([
-      ...(outcome.restored ? [{ type: 'KernelRestored' as const, ...outcome.restored }] : []),
-      { type: 'CellExecuted', requestId: c.requestId, code: c.code, ...outcome.cell },
-      ...(scan.event ? [{ type: 'WorkspaceChanged' as const, ...scan.event }] : []),
-    ]);
+    this.stage(cellEndEvents(end, workspaceChanged(scan)));
     this.cellsSinceSnapshot++;
     return 'ended';
   }
@@ -219,14 +217,22 @@ class Steps {
   /** Whether the calls logged so far have spent what the gate allows before it asks. */
   private spentAll(): boolean {
     const { tokens, costUsd } = this.input.spendLeft;
-    const spent = stepsDone(this.logged, this.fromSeq, 0).calls;
-    const sum = (k: 'tokens' | 'costUsd') => spent.reduce((n, c) => n + c[k], 0);
-    return (tokens !== null && sum('tokens') >= tokens) || (costUsd !== null && sum('costUsd') >= costUsd);
+    return (tokens !== null && this.spent.tokens >= tokens) || (costUsd !== null && this.spent.costUsd >= costUsd);
+  }
+
+  /** Events now in the log, and what their model calls spent. */
+  private took(events: readonly RecurEventInput[]): void {
+    this.logged.push(...events);
+    for (const e of events) {
+      if (e.type !== 'ModelCalled') continue;
+      this.spent.tokens += e.tokensIn + e.tokensOut;
+      this.spent.costUsd += e.costUsd;
+    }
   }
 
   /** The cadence's snapshot, beside the model call; it covers every cell staged so far. */
   private snapshot(): Promise<SnapshotKernelResult | null> {
-    const coversSeq = this.head.nextSeq + this.stagedCount() - 1;
+    const coversSeq = this.nextSeq() - 1;
     return this.deps.snapshotKernel({ sessionId: this.input.sessionId, coversSeq }).catch(() => null);
   }
 
@@ -235,35 +241,36 @@ class Steps {
     return { reply: null, cellLeft: null, cellEnded: null, modelFailed: null, why };
   }
 
-  private stagedCount(): number {
-    return this.stagedInput?.events.length ?? 0;
+  /** The seq the next event staged gets. */
+  private nextSeq(): number {
+    return this.staged?.nextSeq ?? this.head.nextSeq;
   }
 
+  /** Encodes `events` after those staged: each is encoded and sealed once, whatever joins the batch after it. */
   private stage(events: RecurEventInput[]): void {
     const ts = Date.now();
-    const items = events.map((event) => ({ ts, ...this.input.head.trace, event }));
-    const s = this.stagedInput;
-    this.stagedInput = s ? { ...s, events: [...s.events, ...items] } : {
-      sessionId: this.input.sessionId, rootId: this.input.rootId, parentId: this.input.parentId, fromSeq: this.head.nextSeq, prevHash: this.head.headHash, events: items,
-    };
-    this.staged = [...encodeAppend(this.stagedInput, this.deps.signer).batch.records];
+    const s = this.staged;
+    const added = encodeForLog({
+      sessionId: this.input.sessionId, rootId: this.input.rootId, parentId: this.input.parentId,
+      fromSeq: this.nextSeq(), prevHash: s?.headHash ?? this.head.headHash, events: events.map((event) => ({ ts, ...this.input.head.trace, event })),
+    }, this.deps.signer);
+    this.staged = s ? { records: [...s.records, ...added.records], values: [...s.values, ...added.values], nextSeq: added.nextSeq, headHash: added.headHash } : added;
   }
 
   private async flush(): Promise<void> {
-    const batch = this.stagedInput;
+    const batch = this.staged;
     if (!batch) return;
     await this.write(batch);
-    this.stagedInput = null;
-    this.staged = [];
+    this.staged = null;
   }
 
-  private async write(batch: AppendEventsInput): Promise<AppendEventsResult> {
+  private async write(batch: EncodedBatch): Promise<void> {
     const r = await this.log.append(batch);
-    this.logged.push(...batch.events.map((e) => e.event));
+    const events = batch.records.map((e) => e.event);
+    this.took(events);
     this.head = { nextSeq: r.nextSeq, headHash: r.headHash, trace: r.trace ?? this.head.trace };
     // A snapshot becomes the base of a restore once its event is in the log.
-    this.lastSnapshot = stepsDone(batch.events.map((e) => e.event), batch.fromSeq, 0).lastSnapshot ?? this.lastSnapshot;
-    return r;
+    this.lastSnapshot = stepsDone(events, batch.records[0]?.seq ?? r.nextSeq, 0).lastSnapshot ?? this.lastSnapshot;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { BlobRef } from '../../schemas';
 import type { CallModelResult } from '../call-model';
-import type { CellFields, KernelRestoredFields, Restored } from '../cell-fields';
+import type { Restored } from '../cell-fields';
+import type { CellEnd } from '../../workflows/step-events';
 import type { AppendEventsInput } from '../event-log';
 import type { SnapshotMark, StepsDone } from './steps-done';
 
@@ -56,14 +57,6 @@ export interface CellLeft {
   restored?: Restored | null;
 }
 
-/** A cell that ended with its end not logged: the workflow logs it, with the scan the loop could not make. */
-export interface CellEnded {
-  requestId: string;
-  code: string;
-  cell: CellFields;
-  restored: KernelRestoredFields | null;
-}
-
 export interface RunStepsResult {
   /** The head after everything it logged, the batch it was given included; before that batch when it was not logged (taking the log back writes none). */
   head: LogHead;
@@ -72,7 +65,8 @@ export interface RunStepsResult {
   /** A reply it did not act on (an answer, a rejected reply, a compaction, or one that came as it was told to stop): unlogged, the workflow's to handle. */
   reply: CallModelResult | null;
   cellLeft: CellLeft | null;
-  cellEnded: CellEnded | null;
+  /** A cell that ended with its end not logged: the workflow logs it, with the scan the loop could not make. */
+  cellEnded: CellEnd | null;
   /** A model call that failed for good (a retry cannot help): the session ends with it, as the workflow's own call would. */
   modelFailed: { type: string; message: string } | null;
   /** Why it returned. */

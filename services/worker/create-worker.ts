@@ -156,7 +156,7 @@ export async function createRecurWorker(
   const tree = createTreeActivities({ client });
   const steps = createStepLoop({
     ...obs.steps({ callModel, cell }), harnessSection: harnessPromptSection(harness), snapshotKernel: snapshots.snapshotKernel, scanAfterCell: workspace.scanAfterCell, readLog: readOwnLog, signer, stops: new LoopStops(),
-    openLog: (sessionId) => openFencedLog({ kafka, topic: config.kafka.topic, signer, onAppended: (r) => transcripts.record(r) }, sessionId),
+    openLog: (sessionId) => openFencedLog({ kafka, topic: config.kafka.topic, onAppended: (r) => transcripts.record(r) }, sessionId),
   });
   const activities: SessionActivities & HarnessActivities & ForkActivities & ReturnType<typeof createAutoRefineActivities> & ReturnType<typeof createRoleActivities> & JobActivities = withRecurErrors({
     ...log,

@@ -31,7 +31,7 @@ import { jobsUpdate } from '../../workflows/jobs/job-messages';
 import { FakeSlurm } from './fake-slurm';
 import { DEFAULT_HOST_ID, hostTaskQueue } from '../../workflows/hosts/host-queue';
 import { KERNEL_ACTIVITIES } from '../../workflows/proxies';
-import { encodeEventBatch, type StoredEvent } from '../../schemas';
+import { encodeEventBatch, type EncodedBatch, type StoredEvent } from '../../schemas';
 import { stampEventTrace } from '../../observability/event-trace';
 import type { RecurEvent, RecurEventInput } from '../../schemas/generated/events';
 import { recordHarnessEditsUpdate } from '../../workflows/harness/harness-messages';
@@ -68,6 +68,15 @@ export type Reply = { code: Op[] } | { answer: string } | { text: string; stopRe
 const spanOf = (i: AppendEventsInput): SpanContext => ({
   traceId: createHash('sha256').update(i.rootId).digest('hex').slice(0, 32), spanId: (i.fromSeq + 1).toString(16).padStart(16, '0'), traceFlags: 1,
 });
+
+/** The batch a step loop's writer was given (non-empty), as the append input it was encoded from. */
+function batchInput({ records }: EncodedBatch): AppendEventsInput {
+  const [first] = records;
+  return {
+    sessionId: first.sessionId, rootId: first.rootId, parentId: first.parentId, fromSeq: first.seq, prevHash: first.prevHash,
+    events: records.map((r) => ({ ts: r.ts, traceId: r.traceId, spanId: r.spanId, event: r.event })),
+  };
+}
 
 export class FakeSessionWorld {
   /** Replies per agent name, in call order. */
@@ -132,7 +141,7 @@ export class FakeSessionWorld {
       snapshotKernel: () => Promise.reject(new Error('this world takes no snapshots')),
       scanAfterCell: (i) => world.scanWorkspace(i),
       harnessSection: async () => '',
-      openLog: async () => ({ append: (i) => world.append(i), close: async () => undefined }),
+      openLog: async () => ({ append: (b) => world.append(batchInput(b)), close: async () => undefined }),
       readLog: async (id) => world.logs.get(id) ?? [],
       signer: testLogKey().signer,
       stops: new LoopStops(),

@@ -334,6 +334,10 @@ describe('worker SIGKILL at seeded random points of a multi-agent session', () =
       },
     });
     process.stderr.write(`[chaos] killed ${JSON.stringify(killed)}\n`);
+    // A run that ended otherwise prints each session's log, to read against the kills.
+    if (JSON.stringify(disturbed.result) !== JSON.stringify(baseline.result)) {
+      for (const [id, events] of disturbed.sessions) process.stderr.write(`[chaos] ${id}: ${events.map((e) => `${e.seq}:${e.type}`).join(' ')}\n`);
+    }
     const { duplicates, lost } = compareRuns(baseline, disturbed);
     rows.push({
       seed, kills: killed.length, completed: disturbed.result.status === 'completed', duplicates, lost,

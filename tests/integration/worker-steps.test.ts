@@ -106,7 +106,7 @@ describe('an allowance whose first attempt was given up on (real Kafka and Jupyt
       callModel, cell, signer, stops: new LoopStops(), harnessSection: async () => '',
       snapshotKernel: () => Promise.reject(new Error('no snapshots in this test')),
       scanAfterCell: async () => ({ event: null, manifest: { sha256: '0'.repeat(64), size: 0 } }),
-      openLog: (sessionId) => openFencedLog({ kafka, topic: config.kafka.topic, signer }, sessionId),
+      openLog: (sessionId) => openFencedLog({ kafka, topic: config.kafka.topic }, sessionId),
       readLog: async (sessionId) => (await readSessionLog({ kafka, topic: config.kafka.topic, sessionId, descendants: false })).events,
     });
   }
