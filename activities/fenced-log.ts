@@ -6,6 +6,14 @@ import { appendError, appendedBatch, brokerErrorIn, produceChunks, type AppendEv
 /** Every session's transactional id starts so: the writer's principal is granted this prefix (services/devstack/kafka-acls.ts). */
 export const SESSION_TRANSACTION_PREFIX = 'recur-session/';
 
+/**
+ * A step's transaction may begin while the broker still writes the last one's commit markers: the
+ * broker refuses it as concurrent and the client asks again. The client's own first wait (200 ms,
+ * config/connections.ts) would stall that step; from 10 ms, five more tries keep about the same
+ * patience with a broker that is down.
+ */
+const RETRY = { retries: 15, initialRetryTime: 10 };
+
 /** Broker answers that mean a newer writer of the session has started: this one may never write again. */
 const FENCED = new Set(['INVALID_PRODUCER_EPOCH', 'PRODUCER_FENCED']);
 
@@ -28,7 +36,7 @@ export async function openFencedLog(
   deps: { kafka: Kafka; topic: string; onAppended?: (records: readonly StoredEvent[]) => void },
   sessionId: string,
 ): Promise<FencedLog> {
-  const producer = deps.kafka.producer({ transactionalId: `${SESSION_TRANSACTION_PREFIX}${sessionId}`, idempotent: true, maxInFlightRequests: 1 });
+  const producer = deps.kafka.producer({ transactionalId: `${SESSION_TRANSACTION_PREFIX}${sessionId}`, idempotent: true, maxInFlightRequests: 1, retry: RETRY });
   try {
     await producer.connect();
     // kafkajs asks for the producer id, which fences every earlier writer, at the first transaction.
