@@ -72,7 +72,7 @@ export const stepOverhead: Benchmark = {
     const replies = [...codes(fast).map(py), 'done'];
     results.push(await variant(ctx, {
       key: 'zero-latency', title: 'Step time, scripted model (0 ms)', model: scriptedModel(ctx.config, replies), env: process.env, steps: fast,
-      limits: 'the worker runs the plain steps in one activity, no Temporal round trip a step; each step\'s events go to the log in one Kafka transaction of the session\'s own, which fences any earlier writer of it (three broker round trips, and the broker\'s work on the transaction); docs/performance.md',
+      limits: 'the worker runs the plain steps in one activity, no Temporal round trip a step; each step\'s events go to the log in one Kafka transaction of the session\'s own, which fences any earlier writer of it (five broker round trips with kafkajs, and the broker\'s work on the transaction); docs/performance.md',
     }));
     results.push(await variant(ctx, {
       key: 'writes-file', title: 'Step time, scripted model (0 ms), each cell rewrites a file', env: process.env, steps: fast,

@@ -130,7 +130,7 @@ export const stepParts: Benchmark = {
       compare({
         name: 'step-parts/fenced-append', title: 'Bare loop plus the step\'s one append in a transaction of the session\'s own', unit: 'ms/step', better: 'lower',
         subject: { label: 'bare loop + one transactional append a step', samples: fenced }, baseline,
-        limits: 'the append plus two more broker round trips a step (the partition joins the transaction; the commit)',
+        limits: 'the append plus four more broker round trips a step (the partition joins the transaction; the commit; kafkajs looks the transaction\'s coordinator up before each)',
         details: { fenceMsMedian: summarize(fences).median, readBackMsMedian: summarize(readBacks).median, stepsPerLoop: steps },
       }),
     ];
