@@ -33,6 +33,7 @@ import { runRequestedCell, type RequestedCell } from './run-requested-cell';
 import { runWorkerSteps } from './worker-steps';
 import { snapshotBesideModel, snapshotKernel } from './snapshot-kernel';
 import { startFork } from './start-fork';
+import { cellAsked, modelCalled } from './step-events';
 import { budgetEvents } from './tree-budget';
 import { logCellEnd, logWorkspace } from './workspace-log';
 import { callModelFor, reachedLimit, wrapUp } from './wrap-up';
@@ -139,17 +140,14 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
       if (rejected === 'again') continue;
       if (rejected) return rejected;
       if (code === null) {
-        await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }], () => s.turn++);
+        await s.emit(() => [modelCalled(turn, reply)], () => s.turn++);
         if (await afterAnswer(s) === 'end') return completed(reply.answer ?? '', reply.answerBlob);
         if (continueDue(s)) return 'continue';
         continue;
       }
       // The reply and the cell it asks for go to the log in one append, and the cell's activity
       // makes it before it runs the cell (SessionLog.ride): no append activity of their own.
-      const reqSeq = 1 + await s.ride((seq) => [
-        { type: 'ModelCalled', turn, ...reply.event },
-        { type: 'CellRequested', cellId: (s.ops.cellInFlight = `${s.id}/${seq + 1}`), code, codeBlob, toolCallId: reply.toolCallId },
-      ], () => s.turn++);
+      const reqSeq = 1 + await s.ride((seq) => cellAsked(turn, { ...reply, code }, (s.ops.cellInFlight = `${s.id}/${seq + 1}`)), () => s.turn++);
       cellDone = await cellStep(s, acts, { requestId: `${s.id}/${reqSeq}`, reqSeq, code, codeBlob }, null);
     }
     if (++s.cellsSinceSnapshot >= s.input.limits.snapshotEveryCells) {

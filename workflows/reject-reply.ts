@@ -7,6 +7,7 @@ import { workflowInfo } from '@temporalio/workflow';
 import type { CallModelResult } from '../activities/call-model';
 import type { SessionState } from './session-state';
 import type { SessionResult } from './session-types';
+import { modelCalled } from './step-events';
 
 /** Rejected replies in a row that end the session: a model that cannot be steered by notes rarely recovers. */
 export const MAX_REJECTED_IN_A_ROW = 3;
@@ -33,7 +34,7 @@ export async function rejectReply(s: SessionState, reply: CallModelResult): Prom
   }
   const { problem, note } = reply.rejected;
   const inARow = s.rejectedInARow + 1;
-  await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }, { type: 'ReplyRejected', problem, inARow, note }], () => {
+  await s.emit(() => [modelCalled(turn, reply), { type: 'ReplyRejected', problem, inARow, note }], () => {
     s.turn++;
     s.rejectedInARow = inARow;
   });

@@ -4,6 +4,7 @@
  * Built in one place, so a session's log reads the same whichever path took the step. Pure.
  */
 import type { RecurEventInput } from '../schemas/generated/events';
+import type { CallModelResult } from '../activities/call-model';
 import type { CellFields, KernelRestoredFields } from '../activities/cell-fields';
 import type { SnapshotKernelResult } from '../activities/snapshot/snapshot-activities';
 import type { ScanWorkspaceResult } from '../activities/workspace/scan-workspace';
@@ -16,6 +17,13 @@ export interface CellEnd {
   code: string;
   cell: CellFields;
   restored: KernelRestoredFields | null;
+}
+
+export const modelCalled = (turn: number, reply: CallModelResult): EventOf<'ModelCalled'> => ({ type: 'ModelCalled', turn, ...reply.event });
+
+/** A reply that asks for a cell as one append logs it: the call, then the cell under `cellId`. */
+export function cellAsked(turn: number, reply: CallModelResult & { code: string }, cellId: string): [EventOf<'ModelCalled'>, EventOf<'CellRequested'>] {
+  return [modelCalled(turn, reply), { type: 'CellRequested', cellId, code: reply.code, codeBlob: reply.codeBlob, toolCallId: reply.toolCallId }];
 }
 
 export const cellExecuted = ({ requestId, code, cell }: CellEnd): EventOf<'CellExecuted'> => ({ type: 'CellExecuted', requestId, code, ...cell });

@@ -10,6 +10,7 @@ import { checkTurns, type BudgetStop } from './plan-next-step';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
 import type { SessionResult } from './session-types';
+import { modelCalled } from './step-events';
 import { askTree, reportSpend } from './tree-budget';
 
 type Acts = ReturnType<typeof sessionActivities>;
@@ -75,7 +76,7 @@ export async function wrapUp(s: SessionState, acts: Acts, stop: BudgetStop): Pro
   try {
     const reply = await callModelFor(s, acts);
     const turn = s.turn;
-    await s.emit(() => [{ type: 'ModelCalled', turn, ...reply.event }], () => s.turn++);
+    await s.emit(() => [modelCalled(turn, reply)], () => s.turn++);
   } catch (e) {
     if (isCancellation(e)) throw e;
     return { status: 'failed', kind: stop.kind, reason: `${stop.reason}; the wrap-up call failed: ${(e as Error).message}` };

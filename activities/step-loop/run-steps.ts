@@ -6,7 +6,7 @@ import { encodeForLog } from '../event-log';
 import type { FencedLog } from '../fenced-log';
 import type { Restored } from '../cell-fields';
 import type { RunCellInput, RunCellResult } from '../session-activities';
-import { cellEndEvents, kernelSnapshotted, workspaceChanged, type CellEnd } from '../../workflows/step-events';
+import { cellAsked, cellEndEvents, kernelSnapshotted, workspaceChanged, type CellEnd } from '../../workflows/step-events';
 import type { CellLeft, LogHead, RunStepsInput, RunStepsResult } from './steps-types';
 import type { SnapshotKernelInput, SnapshotKernelResult } from '../snapshot/snapshot-activities';
 import type { ScanWorkspaceInput, ScanWorkspaceResult } from '../workspace/scan-workspace';
@@ -63,6 +63,9 @@ export function createStepLoop(deps: StepLoopDeps) {
   };
 }
 
+/** A result that hands the workflow no reply, cell or failure to carry on with. */
+const NOTHING_BACK = { reply: null, cellLeft: null, cellEnded: null, modelFailed: null } as const;
+
 class Steps {
   private head: LogHead;
   /** Encoded, not yet written: they go with the next append. */
@@ -98,7 +101,7 @@ class Steps {
     if (retry || this.input.adopt) await this.adopt();
     // Taking the log back writes nothing: a batch of the workflow's not found logged stays the workflow's to write.
     if (this.input.append && this.logged.length < ride) {
-      if (this.input.adopt) return { reply: null, cellLeft: null, cellEnded: null, modelFailed: null, why: 'allowance', head: this.head, done: stepsDone([], this.fromSeq, this.input.cellsSinceSnapshot) };
+      if (this.input.adopt) return { ...NOTHING_BACK, why: 'allowance', head: this.head, done: stepsDone([], this.fromSeq, this.input.cellsSinceSnapshot) };
       await this.write(encodeForLog(this.input.append, this.deps.signer));
     }
     const fromSeq = this.fromSeq + ride;
@@ -124,12 +127,11 @@ class Steps {
   }
 
   private async steps(open: CellLeft | null, scheduledAtMs: number, adopted: number): Promise<Omit<RunStepsResult, 'head' | 'done'>> {
-    const none = { reply: null, cellLeft: null, cellEnded: null, modelFailed: null };
     // Taking the log back, a cell left open is the workflow's: it may have to re-home the session first.
-    if (open && this.input.adopt) return { ...none, cellLeft: open, why: 'stopped' };
+    if (open && this.input.adopt) return { ...NOTHING_BACK, cellLeft: open, why: 'stopped' };
     if (open) {
       const ended = await this.cell(open, { sentBefore: open.sent, scheduledAtMs });
-      if (ended !== 'ended') return { ...none, ...ended };
+      if (ended !== 'ended') return { ...NOTHING_BACK, ...ended };
     }
     for (let taken = adopted; ; taken++) {
       if (this.stop.stopped) return this.end('stopped');
@@ -151,23 +153,20 @@ class Steps {
         const failed = finalFailure(called.error);
         if (!failed) throw called.error;
         await this.flush();
-        return { ...none, modelFailed: failed, why: 'model' };
+        return { ...NOTHING_BACK, modelFailed: failed, why: 'model' };
       }
       const { reply } = called;
       if (reply.code === null || reply.rejected || reply.compacted || this.stop.stopped) {
         await this.flush();
-        return { ...none, reply, why: this.stop.stopped ? 'stopped' : 'reply' };
+        return { ...NOTHING_BACK, reply, why: this.stop.stopped ? 'stopped' : 'reply' };
       }
       const reqSeq = this.nextSeq() + 1;
       const requestId = `${this.input.sessionId}/${reqSeq}`;
-      this.stage([
-        { type: 'ModelCalled', turn: this.turn, ...reply.event },
-        { type: 'CellRequested', cellId: requestId, code: reply.code, codeBlob: reply.codeBlob, toolCallId: reply.toolCallId },
-      ]);
+      this.stage(cellAsked(this.turn, { ...reply, code: reply.code }, requestId));
       await this.flush();
       this.turn++;
       const ended = await this.cell({ requestId, reqSeq, code: reply.code, codeBlob: reply.codeBlob, sent: false }, null);
-      if (ended !== 'ended') return { ...none, ...ended };
+      if (ended !== 'ended') return { ...NOTHING_BACK, ...ended };
     }
   }
 
@@ -238,7 +237,7 @@ class Steps {
 
   private async end(why: 'stopped' | 'allowance' | 'until'): Promise<Omit<RunStepsResult, 'head' | 'done'>> {
     await this.flush();
-    return { reply: null, cellLeft: null, cellEnded: null, modelFailed: null, why };
+    return { ...NOTHING_BACK, why };
   }
 
   /** The seq the next event staged gets. */
@@ -266,11 +265,10 @@ class Steps {
 
   private async write(batch: EncodedBatch): Promise<void> {
     const r = await this.log.append(batch);
-    const events = batch.records.map((e) => e.event);
-    this.took(events);
+    this.took(batch.records.map((e) => e.event));
     this.head = { nextSeq: r.nextSeq, headHash: r.headHash, trace: r.trace ?? this.head.trace };
     // A snapshot becomes the base of a restore once its event is in the log.
-    this.lastSnapshot = stepsDone(events, batch.records[0]?.seq ?? r.nextSeq, 0).lastSnapshot ?? this.lastSnapshot;
+    for (const { event: e } of batch.records) if (e.type === 'KernelSnapshotted') this.lastSnapshot = { manifest: e.manifest, coversSeq: e.coversSeq };
   }
 }
 
