@@ -14,6 +14,8 @@ import { clearRestore, layOutRestore, takeSpool } from './spool';
  */
 export const DEFAULT_SNAPSHOT_LIMITS: SnapshotLimits = { maxVariableBytes: 256 * 2 ** 20, maxTotalBytes: 2 ** 30 };
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+/** Sessions whose last snapshot's blobs a worker remembers (64 bytes a variable). */
+const REMEMBERED_SESSIONS = 1024;
 
 export interface SnapshotDeps {
   kernels: Pick<KernelClient, 'start' | 'runSilent' | 'interrupt'>;
@@ -60,6 +62,15 @@ export function createSnapshotActivities(deps: SnapshotDeps) {
   const { kernels, blobs, places } = deps;
   const limits = deps.limits ?? DEFAULT_SNAPSHOT_LIMITS;
   const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  /** Per session, the blobs of the last snapshot this worker took: the store holds them, so the kernel does not write them again. */
+  const stored = new Map<string, ReadonlySet<string>>();
+  const remember = (sessionId: string, shas: ReadonlySet<string>) => {
+    stored.delete(sessionId);
+    stored.set(sessionId, shas);
+    // The longest unsnapshotted goes first: forgetting a session costs it one snapshot that writes every blob.
+    const oldest = stored.keys().next().value;
+    if (stored.size > REMEMBERED_SESSIONS && oldest !== undefined) stored.delete(oldest);
+  };
 
   return {
     /**
@@ -69,8 +80,9 @@ export function createSnapshotActivities(deps: SnapshotDeps) {
     async snapshotKernel(input: SnapshotKernelInput): Promise<SnapshotKernelResult> {
       const started = performance.now();
       const { spool } = places.place(input.sessionId);
+      const held = stored.get(input.sessionId) ?? new Set<string>();
       const value = await whileBeating(input.sessionId, kernels, () =>
-        kernels.runSilent(input.sessionId, '', { expression: snapshotExpression({ sessionId: input.sessionId, blobsRoot: spool, ...limits }), timeoutMs }),
+        kernels.runSilent(input.sessionId, '', { expression: snapshotExpression({ sessionId: input.sessionId, blobsRoot: spool, stored: held, ...limits }), timeoutMs }),
       );
       const added = await takeSpool(spool, blobs);
       if (typeof value === 'object' && value !== null && 'unbound' in value) {
@@ -79,7 +91,8 @@ export function createSnapshotActivities(deps: SnapshotDeps) {
         throw new KernelLostError(input.sessionId, '', `kernel namespace was reset (the kernel is bound to ${bound ?? 'no session'}); restore it first`);
       }
       const report = parseSnapshotReport(value);
-      for (const v of report.variables) {
+      // Those taken from the spool or held already are in the store: only the rest are asked for.
+      for (const v of report.variables.filter((x) => !added.taken.has(x.sha256) && !held.has(x.sha256))) {
         if (!(await blobs.has(v.sha256))) {
           throw new SnapshotError(`the kernel stored ${v.name} as blob ${v.sha256}, which is neither in its spool nor in this worker's blob store`, {
             hint: `the kernel must write its pickles to ${spool}`,
@@ -87,6 +100,7 @@ export function createSnapshotActivities(deps: SnapshotDeps) {
         }
       }
       const manifest = await blobs.put(Buffer.from(JSON.stringify(buildManifest(report, input.coversSeq, limits))));
+      remember(input.sessionId, new Set(report.variables.map((v) => v.sha256)));
       return {
         manifest,
         coversSeq: input.coversSeq,

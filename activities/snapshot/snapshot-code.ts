@@ -8,12 +8,17 @@ const MODULE = "__import__('recur_kernel._snapshot')._snapshot";
 
 const call = (fn: string, args: object): string => `${MODULE}.${fn}(${JSON.stringify(JSON.stringify(args))})`;
 
-export function snapshotExpression(args: { sessionId: string; blobsRoot: string; maxVariableBytes: number | null; maxTotalBytes: number | null }): string {
+export function snapshotExpression(args: {
+  sessionId: string; blobsRoot: string; maxVariableBytes: number | null; maxTotalBytes: number | null;
+  /** Blobs the store holds already: the kernel does not write them to its spool again. */
+  stored: Iterable<string>;
+}): string {
   return call('snapshot_for_host', {
     session_id: args.sessionId,
     blobs_root: args.blobsRoot,
     max_variable_bytes: args.maxVariableBytes,
     max_total_bytes: args.maxTotalBytes,
+    stored: [...args.stored],
   });
 }
 

@@ -12,18 +12,20 @@ import { BlobStoreError, type BlobStore } from '../blob-store';
  */
 const HEX64 = /^[0-9a-f]{64}$/;
 
-/** Blobs (and their bytes) the store did not hold before. */
-export async function takeSpool(spool: string, blobs: BlobStore): Promise<{ blobs: number; bytes: number }> {
-  const added = { blobs: 0, bytes: 0 };
+/** Blobs (and their bytes) the store did not hold before, and every blob taken: the store holds each now. */
+export async function takeSpool(spool: string, blobs: BlobStore): Promise<{ blobs: number; bytes: number; taken: Set<string> }> {
+  const added = { blobs: 0, bytes: 0, taken: new Set<string>() };
   for (const path of await entries(join(spool, 'sha256'), 2)) {
     const name = path.slice(path.lastIndexOf('/') + 1);
     if (HEX64.test(name) && (await isFile(path))) {
       const data = await readNoFollow(path);
-      if (data && createHash('sha256').update(data).digest('hex') === name && !(await blobs.has(name))) {
+      if (!data || createHash('sha256').update(data).digest('hex') !== name) continue;
+      if (!(await blobs.has(name))) {
         await blobs.put(data);
         added.blobs++;
         added.bytes += data.length;
       }
+      added.taken.add(name);
     }
   }
   await fs.rm(join(spool, 'sha256'), { recursive: true, force: true });

@@ -6,8 +6,9 @@ back through ``user_expressions``; the pickles themselves go straight to the blo
 Shared references: each variable is pickled separately, so an object reachable from two
 variables (``a = [1]; b = {"k": a}``) comes back as two copies and ``b["k"] is a`` no longer
 holds. References inside one variable (cycles included) survive. That is the price of
-per-variable blobs, which make snapshots incremental (an unchanged variable hashes the same and
-is not written again) and let one bad variable fail alone.
+per-variable blobs, which make snapshots incremental (an unchanged variable hashes the same, and
+the host names the blobs its store holds already, so it is not written again) and let one bad
+variable fail alone.
 
 A variable that failed to restore is carried into later snapshots of this process until the
 agent assigns that name again, so a failed restore is never silently overwritten.
@@ -65,8 +66,10 @@ def _versions(used):
     return versions
 
 
-def snapshot(blobs_root, max_variable_bytes=None, max_total_bytes=None, user_ns=None, hidden=None):
+def snapshot(blobs_root, max_variable_bytes=None, max_total_bytes=None, user_ns=None, hidden=None, stored=frozenset()):
     """Pickle each visible variable into ``blobs_root``; return the manifest's contents.
+
+    A pickle whose sha256 is in ``stored`` (blobs the host's store holds) is not written.
 
     ``variables``: ``{name, sha256, size, pickler}`` per saved variable; ``modules``: ``{name,
     module}`` to re-import; ``unsaved``: ``{name, reason}``; ``oversize``: ``{name, size,
@@ -93,7 +96,7 @@ def snapshot(blobs_root, max_variable_bytes=None, max_total_bytes=None, user_ns=
         if max_total_bytes is not None and total + len(data) > max_total_bytes:
             out["oversize"].append({"name": name, "size": len(data), "limit": "total"})
             continue
-        entry, new = _store(name, data, pickler, blobs_root)
+        entry, new = _store(name, data, pickler, blobs_root, stored)
         total += entry["size"]
         written += new
         written_bytes += entry["size"] if new else 0
@@ -112,12 +115,14 @@ def _top_names(ns):
     return {n for n in ns if not n.startswith("_")}
 
 
-def _store(name, data, pickler, blobs_root):
+def _store(name, data, pickler, blobs_root, stored):
     """The manifest entry for one pickled variable, and whether its blob is new."""
     sha256 = _blobs.sha256_hex(data)
     alias = _aliases.get(name)
     if alias and alias[0] == sha256:
         return dict(alias[1]), False
+    if sha256 in stored:
+        return {"name": name, "sha256": sha256, "size": len(data), "pickler": pickler}, False
     _, size, new = _blobs.put(blobs_root, data, sha256)
     return {"name": name, "sha256": sha256, "size": size, "pickler": pickler}, new
 
@@ -185,7 +190,7 @@ class _Json:
 
 
 def snapshot_for_host(args_json):
-    """``snapshot`` with JSON arguments ``{session_id, blobs_root, max_variable_bytes, max_total_bytes}``.
+    """``snapshot`` with JSON arguments ``{session_id, blobs_root, max_variable_bytes, max_total_bytes, stored}``.
 
     Answers ``{unbound: <bound session or None>}`` instead when this process was not bound to
     ``session_id``: a kernel restarted behind the host's back holds an empty namespace, and
@@ -195,6 +200,7 @@ def snapshot_for_host(args_json):
     bound = _session.session_id()
     if bound != args.pop("session_id"):
         return _Json({"unbound": bound})
+    args["stored"] = frozenset(args.get("stored", ()))
     started = time.perf_counter()
     result = snapshot(**args)
     result["seconds"] = time.perf_counter() - started

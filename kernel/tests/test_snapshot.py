@@ -156,6 +156,17 @@ class SnapshotTest(unittest.TestCase):
         self.assertEqual(changed["written"], 1)
         self.assertNotEqual(self.entries(changed)["x"]["sha256"], self.entries(first)["x"]["sha256"])
 
+    def test_a_blob_the_host_holds_already_is_not_written_to_a_spool_it_emptied(self):
+        ns = namespace("x = 1\ny = [2]")
+        first = self.snap(ns)
+        shutil.rmtree(os.path.join(self.root, "sha256"))
+        ns["y"].append(3)
+        second = self.snap(ns, stored=frozenset(v["sha256"] for v in first["variables"]))
+        self.assertEqual(second["written"], 1)
+        self.assertEqual(self.entries(second)["x"], self.entries(first)["x"])
+        on_disk = {name for _, _, names in os.walk(self.root) for name in names}
+        self.assertEqual(on_disk, {self.entries(second)["y"]["sha256"]})
+
     def test_a_tampered_blob_is_refused_before_it_is_unpickled(self):
         m = self.snap(namespace("x = 1\ny = 2"))
         entry = self.entries(m)["x"]

@@ -66,7 +66,7 @@ describe('snapshot activities (fake kernel, real blob store)', () => {
     const result = await run(activities().snapshotKernel, { sessionId: 's1', coversSeq: 12 });
 
     const call = argsOf(kernels.runSilent.mock.calls[0][2]!.expression!);
-    expect(call).toEqual({ fn: 'snapshot_for_host', args: { session_id: 's1', blobs_root: places.place('s1').spool, max_variable_bytes: 1000, max_total_bytes: 5000 } });
+    expect(call).toEqual({ fn: 'snapshot_for_host', args: { session_id: 's1', blobs_root: places.place('s1').spool, max_variable_bytes: 1000, max_total_bytes: 5000, stored: [] } });
     expect(kernels.start).not.toHaveBeenCalled();
     for (const v of report.variables) expect((await blobs.get(v.sha256)).toString()).toBe(v.name === 'x' ? '41' : '{"a": 1}');
     expect(existsSync(join(places.place('s1').spool, 'sha256'))).toBe(false);
@@ -86,6 +86,34 @@ describe('snapshot activities (fake kernel, real blob store)', () => {
     const a = await run(activities().snapshotKernel, { sessionId: 's1', coversSeq: 3 });
     const b = await run(activities().snapshotKernel, { sessionId: 's1', coversSeq: 3 });
     expect(b.manifest).toEqual(a.manifest);
+  });
+
+  test("the next snapshot names the last one's blobs as stored, and the store is asked only about blobs neither taken nor named", async () => {
+    const acts = activities();
+    kernelReport = async () => storedReport({ x: '41', y: '[1]' });
+    const first = await run(acts.snapshotKernel, { sessionId: 's1', coversSeq: 3 });
+    // What the kernel does with `stored`: writes only y, which changed; x it leaves out of the spool.
+    const x = sha256Hex(Buffer.from('41'));
+    const y = sha256Hex(Buffer.from('[1, 2]'));
+    const elsewhere = sha256Hex(Buffer.from('z'));
+    await blobs.put(Buffer.from('z'));
+    kernelReport = async (args) => {
+      expect(args.stored).toEqual(expect.arrayContaining([x, sha256Hex(Buffer.from('[1]'))]));
+      writeSpool('s1', y, '[1, 2]');
+      return { ...(await storedReport({})), variables: [
+        { name: 'x', sha256: x, size: 2, pickler: 'pickle' }, { name: 'y', sha256: y, size: 6, pickler: 'pickle' }, { name: 'z', sha256: elsewhere, size: 1, pickler: 'pickle' },
+      ] };
+    };
+    const has = jest.spyOn(blobs, 'has');
+    const second = await run(acts.snapshotKernel, { sessionId: 's1', coversSeq: 6 });
+    expect(has.mock.calls.map(([sha]) => sha).filter((sha) => sha !== y)).toEqual([elsewhere]);
+    expect(second).toMatchObject({ variables: 3, newBlobs: 1, newBytes: 6 });
+    expect(parseManifest(await blobs.get(second.manifest.sha256)).variables.map((v) => v.sha256)).toEqual([x, y, elsewhere]);
+    expect(first.manifest).not.toEqual(second.manifest);
+    // Another session's snapshot names nothing of s1's.
+    kernelReport = async () => storedReport({});
+    await run(acts.snapshotKernel, { sessionId: 's2', coversSeq: 1 });
+    expect(argsOf(kernels.runSilent.mock.calls.at(-1)![2]!.expression!).args.stored).toEqual([]);
   });
 
   test('a kernel that wrote its blobs somewhere else fails the snapshot instead of logging dangling refs', async () => {
