@@ -47,11 +47,11 @@ async function bareSteps(ctx: BenchContext, model: string, env: NodeJS.ProcessEn
 }
 
 /**
- * One session each way before the rounds, not counted. The bench's process (the worker in it) and
- * the broker compile their hot paths over the first durable session: its steps take about 1.5
- * times those of the third, while the bare loop, with little code of its own, hardly changes.
- * A worker that has run a while is the steady state this compares; the first session's medians
- * stay in the result's details, so what a fresh worker pays is reported too.
+ * One session each way before the rounds, not counted. A fresh stack warms up over its first
+ * durable session (the broker compiles its hot paths as it serves): its steps take about 1.5
+ * times those of the third, while the bare loop hardly changes. A stack that has served a while
+ * is the steady state this compares; the first session's medians stay in the result's details,
+ * so what a fresh stack pays is reported too (docs/performance.md, "A warm stack").
  */
 async function warmUp(ctx: BenchContext, o: { key: string; model: string; env: NodeJS.ProcessEnv; steps: number }) {
   ctx.log(`step-overhead/${o.key}: warm-up, ${o.steps} steps each way, not counted`);
