@@ -45,6 +45,13 @@ function format(config: RecurConfig, f: KafkaFiles, creds: KafkaCredentials): vo
 }
 
 /**
+ * The broker compiles a method after a tenth of the JIT's usual count of calls, so a fresh stack's
+ * first sessions run nearer a warm one's, for a few more compilations at its start
+ * (docs/performance.md, "A warm stack").
+ */
+const BROKER_JIT = '-XX:CompileThresholdScaling=0.1';
+
+/**
  * Writes one node's properties (again at each start: ports or host may have changed since the
  * last), formats its log dir on its first start, and says how to run it. `marker` tells this
  * node's process from any other.
@@ -53,7 +60,7 @@ export function launchKafkaNode(config: RecurConfig, f: KafkaFiles, creds: Kafka
   mkdirSync(f.dataDir, { recursive: true });
   writeProperties(f.props, serverProperties(config, f.dataDir, creds.admin, quorum));
   if (!existsSync(join(f.dataDir, 'meta.properties'))) format(config, f, creds);
-  return { cmd: config.java, args: [...jvmOpts(config), marker, '-cp', f.classpath, 'kafka.Kafka', f.props], env: baseEnv(), marker };
+  return { cmd: config.java, args: [...jvmOpts(config), BROKER_JIT, marker, '-cp', f.classpath, 'kafka.Kafka', f.props], env: baseEnv(), marker };
 }
 
 /** One quick probe, as the admin, of the node on `node.port`: it answers, a controller is elected and the node is a live broker of it. Never throws. */
