@@ -147,7 +147,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
       }
       // The reply and the cell it asks for go to the log in one append, and the cell's activity
       // makes it before it runs the cell (SessionLog.ride): no append activity of their own.
-      const reqSeq = 1 + await s.ride((seq) => cellAsked(turn, { ...reply, code }, (s.ops.cellInFlight = `${s.id}/${seq + 1}`)), () => s.turn++);
+      const reqSeq = 1 + await s.ride((seq) => cellAsked(turn, reply, code, (s.ops.cellInFlight = `${s.id}/${seq + 1}`)), () => s.turn++);
       cellDone = await cellStep(s, acts, { requestId: `${s.id}/${reqSeq}`, reqSeq, code, codeBlob }, null);
     }
     if (++s.cellsSinceSnapshot >= s.input.limits.snapshotEveryCells) {

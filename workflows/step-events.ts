@@ -21,9 +21,9 @@ export interface CellEnd {
 
 export const modelCalled = (turn: number, reply: CallModelResult): EventOf<'ModelCalled'> => ({ type: 'ModelCalled', turn, ...reply.event });
 
-/** A reply that asks for a cell as one append logs it: the call, then the cell under `cellId`. */
-export function cellAsked(turn: number, reply: CallModelResult & { code: string }, cellId: string): [EventOf<'ModelCalled'>, EventOf<'CellRequested'>] {
-  return [modelCalled(turn, reply), { type: 'CellRequested', cellId, code: reply.code, codeBlob: reply.codeBlob, toolCallId: reply.toolCallId }];
+/** A reply that asks for a cell (its `code`) as one append logs it: the call, then the cell under `cellId`. */
+export function cellAsked(turn: number, reply: CallModelResult, code: string, cellId: string): [EventOf<'ModelCalled'>, EventOf<'CellRequested'>] {
+  return [modelCalled(turn, reply), { type: 'CellRequested', cellId, code, codeBlob: reply.codeBlob, toolCallId: reply.toolCallId }];
 }
 
 export const cellExecuted = ({ requestId, code, cell }: CellEnd): EventOf<'CellExecuted'> => ({ type: 'CellExecuted', requestId, code, ...cell });

@@ -162,7 +162,7 @@ class Steps {
       }
       const reqSeq = this.nextSeq() + 1;
       const requestId = `${this.input.sessionId}/${reqSeq}`;
-      this.stage(cellAsked(this.turn, { ...reply, code: reply.code }, requestId));
+      this.stage(cellAsked(this.turn, reply, reply.code, requestId));
       await this.flush();
       this.turn++;
       const ended = await this.cell({ requestId, reqSeq, code: reply.code, codeBlob: reply.codeBlob, sent: false }, null);
