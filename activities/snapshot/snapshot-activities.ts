@@ -14,8 +14,8 @@ import { clearRestore, layOutRestore, takeSpool } from './spool';
  */
 export const DEFAULT_SNAPSHOT_LIMITS: SnapshotLimits = { maxVariableBytes: 256 * 2 ** 20, maxTotalBytes: 2 ** 30 };
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
-/** Sessions whose last snapshot's blobs a worker remembers (64 bytes a variable). */
-const REMEMBERED_SESSIONS = 1024;
+/** Blobs a worker remembers of its sessions' last snapshots: about 100 bytes each. */
+const REMEMBERED_BLOBS = 100_000;
 
 export interface SnapshotDeps {
   kernels: Pick<KernelClient, 'start' | 'runSilent' | 'interrupt'>;
@@ -25,6 +25,8 @@ export interface SnapshotDeps {
   limits?: SnapshotLimits;
   /** How long one snapshot or restore may keep the kernel busy. */
   timeoutMs?: number;
+  /** How many blobs of its sessions' last snapshots the worker remembers (REMEMBERED_BLOBS). */
+  rememberBlobs?: number;
 }
 
 export interface SnapshotKernelInput {
@@ -62,14 +64,20 @@ export function createSnapshotActivities(deps: SnapshotDeps) {
   const { kernels, blobs, places } = deps;
   const limits = deps.limits ?? DEFAULT_SNAPSHOT_LIMITS;
   const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const rememberBlobs = deps.rememberBlobs ?? REMEMBERED_BLOBS;
   /** Per session, the blobs of the last snapshot this worker took: the store holds them, so the kernel does not write them again. */
   const stored = new Map<string, ReadonlySet<string>>();
+  let remembered = 0;
   const remember = (sessionId: string, shas: ReadonlySet<string>) => {
+    remembered += shas.size - (stored.get(sessionId)?.size ?? 0);
     stored.delete(sessionId);
     stored.set(sessionId, shas);
-    // The longest unsnapshotted goes first: forgetting a session costs it one snapshot that writes every blob.
-    const oldest = stored.keys().next().value;
-    if (stored.size > REMEMBERED_SESSIONS && oldest !== undefined) stored.delete(oldest);
+    // Those snapshotted longest ago go first: forgetting a session costs it one snapshot that writes every blob.
+    for (const [id, old] of stored) {
+      if (remembered <= rememberBlobs) break;
+      stored.delete(id);
+      remembered -= old.size;
+    }
   };
 
   return {

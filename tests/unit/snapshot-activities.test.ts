@@ -116,6 +116,30 @@ describe('snapshot activities (fake kernel, real blob store)', () => {
     expect(argsOf(kernels.runSilent.mock.calls.at(-1)![2]!.expression!).args.stored).toEqual([]);
   });
 
+  test('past the blobs it may remember, a worker forgets the sessions snapshotted longest ago first', async () => {
+    const acts = createSnapshotActivities({ kernels, blobs, places, limits: LIMITS, rememberBlobs: 4 });
+    const storedArg = () => argsOf(kernels.runSilent.mock.calls.at(-1)![2]!.expression!).args.stored;
+    const snap = async (sessionId: string, values: Record<string, string>) => {
+      const variables = Object.entries(values).map(([name, text]) => {
+        const sha256 = sha256Hex(Buffer.from(text));
+        writeSpool(sessionId, sha256, text);
+        return { name, sha256, size: text.length, pickler: 'pickle' };
+      });
+      kernelReport = async () => ({ ...(await storedReport({})), variables });
+      await run(acts.snapshotKernel, { sessionId, coversSeq: 1 });
+    };
+    await snap('a', { x: '1', y: '2' });
+    await snap('b', { z: '3' });
+    await snap('a', { x: '1', y: '2' });
+    expect(storedArg()).toHaveLength(2);
+    // c's two make five: b, snapshotted longest ago, goes; a's two stay.
+    await snap('c', { u: '4', v: '5' });
+    await snap('a', { x: '1', y: '2' });
+    expect(storedArg()).toHaveLength(2);
+    await snap('b', { z: '3' });
+    expect(storedArg()).toEqual([]);
+  });
+
   test('a kernel that wrote its blobs somewhere else fails the snapshot instead of logging dangling refs', async () => {
     const report = await storedReport({ x: '41' });
     report.variables.push({ name: 'y', sha256: sha256Hex(Buffer.from('elsewhere')), size: 9, pickler: 'pickle' });
