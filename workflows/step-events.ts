@@ -1,6 +1,7 @@
 /*
  * The events a step logs that both step paths build: the workflow's (agent-session.ts,
- * workspace-log.ts, snapshot-kernel.ts) and the worker's (activities/step-loop/run-steps.ts).
+ * workspace-log.ts, snapshot-kernel.ts, and reject-reply.ts and wrap-up.ts for a reply's
+ * ModelCalled) and the worker's (activities/step-loop/run-steps.ts).
  * Built in one place, so a session's log reads the same whichever path took the step. Pure.
  */
 import type { RecurEventInput } from '../schemas/generated/events';

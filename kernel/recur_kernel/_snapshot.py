@@ -122,8 +122,9 @@ def _store(name, data, pickler, blobs_root, stored):
     if alias and alias[0] == sha256:
         return dict(alias[1]), False
     if sha256 in stored:
-        return {"name": name, "sha256": sha256, "size": len(data), "pickler": pickler}, False
-    _, size, new = _blobs.put(blobs_root, data, sha256)
+        size, new = len(data), False
+    else:
+        _, size, new = _blobs.put(blobs_root, data, sha256)
     return {"name": name, "sha256": sha256, "size": size, "pickler": pickler}, new
 
 
