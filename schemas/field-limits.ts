@@ -136,10 +136,11 @@ export const FIELD_LIMITS = {
   SubagentSpawned: { childId: ID, name: NAME, task: INLINE.task, taskBlob: BLOB, model: NAME, spec: NAME, requestId: ID },
   SubagentTasked: { childId: ID, name: NAME, task: INLINE.task, taskBlob: BLOB, messageId: ID, requestId: ID },
   TaskEnded: { answer: INLINE.answer, reason: REASON },
+  GitOperation: { branch: NAME, previous: HASH, commit: HASH, message: 4_000, files: { items: 200, of: 512 } },
   WorkspaceMerged: { childId: ID, files: { items: 200, of: 512 }, base: HASH, result: HASH },
   WorkspaceChanged: {
     workspace: 4_096, requestId: ID, baseManifest: BLOB, manifest: BLOB, diff: BLOB, netDiff: BLOB,
-    files: { items: WORKSPACE_FILES, of: { fields: { path: ID, oldHash: HASH, newHash: HASH } } },
+    files: { items: WORKSPACE_FILES, of: { fields: { path: ID, oldHash: HASH, newHash: HASH, kind: 16, sensitive: NAME } } },
     ignored: { fields: {} }, git: { fields: { head: HASH, branch: NAME } },
   },
 } as const satisfies Record<EventType, LimitTable>;

@@ -7,7 +7,7 @@ import { answersCurrentTask, outcomeMessageId } from './decide-idle-unload';
 import { guardSignal, guardUpdate } from './guard-handler';
 import { recordHarnessEditsUpdate } from './harness/harness-messages';
 import {
-  childFinishedSignal, deleteChildUpdate, deliverMessageSignal, getChildrenQuery, getStatusQuery, recordMergeUpdate, reserveTreeSessionUpdate,
+  childFinishedSignal, deleteChildUpdate, deliverMessageSignal, getChildrenQuery, getStatusQuery, recordGitUpdate, recordMergeUpdate, reserveTreeSessionUpdate,
   sendAgentMessageUpdate, setFinalUpdate, spawnChildUpdate, takeMessagesUpdate, unloadIdleSignal, type SendReply,
 } from './messages';
 import { spendMessage } from './message-rate';
@@ -62,6 +62,10 @@ export function installHandlers(
 
   setHandler(recordMergeUpdate, guardUpdate(s, async (m) => {
     await s.emit(() => [{ type: 'WorkspaceMerged', ...m }]);
+  }));
+
+  setHandler(recordGitUpdate, guardUpdate(s, async (g) => {
+    await s.emit(() => [{ type: 'GitOperation', ...g }]);
   }));
 
   setHandler(recordHarnessEditsUpdate, guardUpdate(s, async ({ op, editIds }) => {

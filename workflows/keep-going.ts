@@ -2,9 +2,11 @@
  * Keep-going policy at a turn's end: goals, autonomous mode and its gates, schedules.
  * Deterministic: workflow time and workflow timers only, every change logged via emit.
  */
-import { condition, proxyActivities } from '@temporalio/workflow';
+import { condition, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { SessionActivities } from '../activities/session-activities';
 import { goalContinuationText, goalEvent, goalTurnCapText } from './goals';
+import { hostTaskQueue } from './hosts/host-queue';
+import { HOST_LOST_AFTER } from './proxies';
 import { nextWake, takeDue, type DueTick } from './schedules';
 import type { SessionState } from './session-state';
 import type { ContinuationInjected } from '../schemas/generated/events';
@@ -67,11 +69,17 @@ export async function afterAnswer(s: SessionState): Promise<'continue' | 'end'> 
   if (auto) {
     if (auto.gates.length === 0) return inject(s, 'autonomous', AUTONOMOUS_TEXT);
     const round = ++s.long.gateRounds;
+    // A gate runs the agent's code: in the session's sandbox, so on its host, where its workspace and policy are.
+    const host = s.host === null ? {} : { taskQueue: hostTaskQueue(workflowInfo().taskQueue, s.host), scheduleToStartTimeout: HOST_LOST_AFTER };
     const gates = proxyActivities<Pick<SessionActivities, 'runGate'>>({
-      startToCloseTimeout: `${auto.gateTimeoutSeconds + 60} seconds`, retry: { maximumAttempts: 1 },
+      ...host,
+      startToCloseTimeout: `${auto.gateTimeoutSeconds + 60} seconds`,
+      // A check, so a worker lost under it runs it again; its heartbeat tells that sooner than its timeout would.
+      heartbeatTimeout: '10 seconds',
+      retry: { maximumAttempts: 3 },
     });
     for (const command of auto.gates) {
-      const r = await gates.runGate({ command, timeoutSeconds: auto.gateTimeoutSeconds, cwd: auto.gateCwd });
+      const r = await gates.runGate({ sessionId: s.id, command, timeoutSeconds: auto.gateTimeoutSeconds, cwd: auto.gateCwd });
       await s.emit(() => [{ type: 'GateChecked', command, attempt: round, ...r }]);
       if (!r.passed) return inject(s, 'gate_failed', `[quality gate failed] \`${command}\` exited ${r.exitCode ?? 'without a status'}. Fix it and carry on; the gates run again when you next finish.\n${r.output}`);
     }

@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { BlobRef } from '../schemas/generated/events';
+import type { BlobRef, GitOperation } from '../schemas/generated/events';
 import type { ChildInfo, ChildOutcome } from './child-types';
 import type { InboxMessage } from './session-types';
 import type { Slice, Spend } from './tree-ledger';
@@ -42,6 +42,10 @@ export const spawnChildUpdate = defineUpdate<SpawnReply, [SpawnRequest]>('spawnC
 /** What the worker's merge of a child's worktree did (h.merge()), to be logged as WorkspaceMerged. */
 export interface MergeRecord { childId: string; status: 'merged' | 'unchanged' | 'conflict'; files: string[]; base: string; result: string | null }
 export const recordMergeUpdate = defineUpdate<void, [MergeRecord]>('recordMerge');
+
+/** A git write the worker made for the session's agent (git.commit, git.branch), to be logged as GitOperation. */
+export type GitRecord = Omit<GitOperation, 'type'>;
+export const recordGitUpdate = defineUpdate<void, [GitRecord]>('recordGit');
 
 export type SendReply = { ok: true; messageId: string; to: string } | { ok: false; reason: string; limit?: boolean };
 export const sendAgentMessageUpdate = defineUpdate<SendReply, [{ to: string; text: string; textBlob?: BlobRef | null }]>('sendAgentMessage');

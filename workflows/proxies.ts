@@ -123,7 +123,7 @@ export function kernelActivities(cellTimeoutSeconds: number, taskQueue?: string)
 }
 
 /** How long a kernel-bound activity may wait on its host's queue before the host counts as lost (docs/hosts.md). */
-export const HOST_LOST_AFTER = '15 seconds';
+export const HOST_LOST_AFTER = '15 seconds' as const;
 
 /** What a host's own task queue serves: kernel-bound work only; everything else goes to any worker. */
 export const KERNEL_ACTIVITIES = ['runCell', 'snapshotKernel', 'shutdownKernel', 'interruptKernel', 'runSteps', 'stopSteps'] as const;

@@ -1,4 +1,5 @@
 import type { BlobRef } from '../../schemas/generated/events';
+import { GATE_ENV, gateEnv, type GateLaunch, type RunGateInput } from '../run-gate';
 
 /**
  * A research experiment (docs/research-loop.md): the task's frozen judge, run by the host on a
@@ -59,4 +60,35 @@ export function jobLauncher(o: JobLauncherOptions): (job: JobToLaunch) => JobLau
       cwd: o.kernelDir,
     });
   return (input) => (input.judge ? o.judge(input.judge) : command(input.sessionId, input.command));
+}
+
+export interface GateLauncherOptions extends Omit<JobLauncherOptions, 'judge'> {
+  /** Lays out the session's sandbox directories and policy, and opens its egress socket (the kernel host's prepare). */
+  prepare(sessionId: string): Promise<unknown>;
+  /** The worker's environment: only PATH and LANG reach the sandboxed launcher; with the sandbox off, all but its secrets reach the gate. */
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * How a quality gate runs on this host. Sandboxed, as a job does (`recur_jupyter.job`), with the
+ * kernel's mounts (`.git` read-only), limits, uid and cleared environment, plus GATE_ENV and a
+ * forwarder to the session's egress proxy (`--egress`), so a gate that needs the network gets it by
+ * the session's `--net` policy, logged and approved as the kernel's connections are. It starts in
+ * `cwd` (which the launcher refuses outside the workspace), else the workspace. Off, bash runs in
+ * that directory with the worker's environment less its secrets.
+ */
+export function gateLauncher(o: GateLauncherOptions): (input: RunGateInput) => Promise<GateLaunch> {
+  const setenv = Object.entries(GATE_ENV).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
+  return async (input) => {
+    if (o.sandbox === 'off') {
+      return { argv: ['bash', '-c', input.command], cwd: input.cwd ?? o.workspaceOf(input.sessionId), env: { ...gateEnv(o.env), ...GATE_ENV } };
+    }
+    await o.prepare(input.sessionId);
+    return {
+      argv: [o.python, '-m', 'recur_jupyter.job', '--egress', ...setenv, ...(input.cwd ? ['--cwd', input.cwd] : []),
+        o.sandboxRoot, o.keyOf(input.sessionId), '--', 'bash', '-c', input.command],
+      cwd: o.kernelDir,
+      env: { PATH: o.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LANG: o.env.LANG ?? 'C.UTF-8' },
+    };
+  };
 }

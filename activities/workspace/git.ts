@@ -11,6 +11,8 @@ export interface GitOptions {
   input?: string;
   /** Exit codes that are answers, not failures (`git diff --quiet` style). */
   ok?: number[];
+  /** `-c` settings after the fixed ones: `driversOff` for a repository whose attributes the agent writes. */
+  config?: string[];
 }
 
 export interface GitResult { code: number; stdout: string; stderr: string }
@@ -22,7 +24,11 @@ export interface GitResult { code: number; stdout: string; stderr: string }
  * reads; no optional locks on the user's index. Author and committer are fixed, so a snapshot
  * commit never needs an identity.
  */
-const SAFE = ['--no-pager', '-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.quotepath=off'];
+const SAFE = [
+  '--no-pager', '-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'core.quotepath=off',
+  // An empty value empties the list of helpers; none of Recur's git runs should sign or ask for a credential.
+  '-c', 'credential.helper=', '-c', 'commit.gpgSign=false', '-c', 'tag.gpgSign=false',
+];
 const ENV = {
   GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C',
   GIT_AUTHOR_NAME: 'recur', GIT_AUTHOR_EMAIL: 'recur@localhost', GIT_COMMITTER_NAME: 'recur', GIT_COMMITTER_EMAIL: 'recur@localhost',
@@ -100,7 +106,7 @@ function run(args: string[], opts: GitOptions): Promise<Ran> {
     const id = nextId++;
     pending.set(id, { resolve, reject });
     child.channel?.ref();
-    const request = { id, args: [...SAFE, ...args], cwd: opts.cwd, env: { ...process.env, ...ENV, ...opts.env }, input: opts.input };
+    const request = { id, args: [...SAFE, ...(opts.config ?? []), ...args], cwd: opts.cwd, env: { ...process.env, ...ENV, ...opts.env }, input: opts.input };
     child.send(request, (e) => {
       if (!e || !pending.delete(id)) return;
       reject(new RecurError(`git's spawner could not be reached: ${e.message}`, { cause: e, retryable: true }));
@@ -143,7 +149,7 @@ export async function repoTop(dir: string): Promise<string | null> {
  * out left out) on top of `parent`, through a scratch index: the user's index, HEAD and branches
  * are never touched; the commit is an unreferenced object.
  */
-export async function snapshotCommit(dir: string, parent: string | null, message: string): Promise<string> {
+export async function snapshotCommit(dir: string, parent: string | null, message: string, config: string[] = []): Promise<string> {
   const scratch = mkdtempSync(join(tmpdir(), 'recur-index-'));
   try {
     const index = join(scratch, 'index');
@@ -157,9 +163,9 @@ export async function snapshotCommit(dir: string, parent: string | null, message
       utimesSync(index, atime, mtime);
     }
     const env = { GIT_INDEX_FILE: index };
-    await gitOut(dir, ['add', '-A', '--', '.'], { env });
-    const tree = await gitOut(dir, ['write-tree'], { env });
-    return await gitOut(dir, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message]);
+    await gitOut(dir, ['add', '-A', '--', '.'], { env, config });
+    const tree = await gitOut(dir, ['write-tree'], { env, config });
+    return await gitOut(dir, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], { config });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -168,4 +174,39 @@ export async function snapshotCommit(dir: string, parent: string | null, message
 export async function headCommit(dir: string): Promise<string | null> {
   const r = await gitIn(dir, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']);
   return r.code === 0 ? r.stdout.trim() : null;
+}
+
+/**
+ * Settings that switch off every filter and merge driver git's configuration names for `dir` (system,
+ * global, the repository's own, and what they include). The workspace's attributes, which the agent
+ * writes, pick a driver per path; with these a path is stored as it is and a path with a custom
+ * merge driver conflicts (`false` is the driver), so no command of a driver runs on the host.
+ */
+async function driverSettings(dir: string, env?: Record<string, string>): Promise<Array<[string, string]>> {
+  const r = await gitIn(dir, ['config', '--includes', '--name-only', '--get-regexp', '^(filter|merge)\\..+\\.[a-z]+$'], { env });
+  const off: Array<[string, string]> = [];
+  const seen = new Set<string>();
+  for (const key of r.code === 0 ? r.stdout.split('\n').filter(Boolean) : []) {
+    const section = key.slice(0, key.indexOf('.'));
+    const name = key.slice(section.length + 1, key.lastIndexOf('.'));
+    if (seen.has(`${section}.${name}`)) continue;
+    seen.add(`${section}.${name}`);
+    if (section === 'filter') off.push([`filter.${name}.clean`, ''], [`filter.${name}.smudge`, ''], [`filter.${name}.process`, ''], [`filter.${name}.required`, 'false']);
+    else off.push([`merge.${name}.driver`, 'false']);
+  }
+  return off;
+}
+
+/** `driverSettings` as `-c` options, for git run in a workspace's own repository. */
+export async function driversOff(dir: string): Promise<string[]> {
+  return (await driverSettings(dir)).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+}
+
+/** `driverSettings` as GIT_CONFIG_* variables, for every git run with `env` (a shadow repository's). */
+export async function driversOffEnv(dir: string, env: Record<string, string>): Promise<Record<string, string>> {
+  const settings = await driverSettings(dir, env);
+  return Object.fromEntries([
+    ['GIT_CONFIG_COUNT', String(settings.length)],
+    ...settings.flatMap(([k, v], i) => [[`GIT_CONFIG_KEY_${i}`, k], [`GIT_CONFIG_VALUE_${i}`, v]]),
+  ]);
 }

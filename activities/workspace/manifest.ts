@@ -36,8 +36,8 @@ export function decodeManifest(bytes: Buffer): WorkspaceManifest {
 export const sameManifest = (a: WorkspaceManifest, b: WorkspaceManifest): boolean =>
   encodeManifest(a).equals(encodeManifest(b));
 
-function fileChange(path: string, change: WorkspaceFileChange['change'], rest: Partial<WorkspaceFileChange>): WorkspaceFileChange {
-  return { path, change, binary: false, overCap: false, oldHash: null, newHash: null, size: null, linesAdded: 0, linesDeleted: 0, ...rest };
+export function fileChange(path: string, change: WorkspaceFileChange['change'], rest: Partial<WorkspaceFileChange>): WorkspaceFileChange {
+  return { path, change, binary: false, overCap: false, oldHash: null, newHash: null, size: null, linesAdded: 0, linesDeleted: 0, kind: 'file', sensitive: null, ...rest };
 }
 
 /** Over-cap files that appeared, changed size or went away. A same-size rewrite is not seen: they are never read. */

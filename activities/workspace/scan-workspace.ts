@@ -1,6 +1,4 @@
 import { existsSync } from 'node:fs';
-import { readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { BlobRef, WorkspaceChanged, WorkspaceFileChange } from '../../schemas/generated/events';
 import { WORKSPACE_FILES } from '../../schemas/field-limits';
 import type { BlobStore } from '../blob-store';
@@ -9,9 +7,11 @@ import {
   byPath, decodeManifest, encodeManifest, manifestOf, mergeChanges, overCapChanges, parseDiffTree, sameManifest, type WorkspaceManifest,
 } from './manifest';
 import { diffTrees, gitState, ignoredSummary, indexIdentity, openShadow, patchOf, scanTree, type ShadowRepo } from './shadow-repo';
+import { gitMetaChanges, gitMetaPrint, gitMetaRoots } from './git-meta';
 import { statFingerprint } from './stat-fingerprint';
+import { createWorkspaceRecord, type WorkspaceChangedFields, type WorkspaceRecord } from './workspace-record';
 
-export type WorkspaceChangedFields = Omit<WorkspaceChanged, 'type'>;
+export type { WorkspaceChangedFields };
 
 export interface ScanWorkspaceInput {
   sessionId: string;
@@ -31,19 +31,6 @@ export interface ScanWorkspaceResult {
   manifest: BlobRef;
 }
 
-/**
- * The workspace's last recorded scan, whichever session ran it: what the next scan compares
- * against. Small (the manifest is a tree id and the over-cap list), so it is kept whole here.
- */
-interface Latest {
-  manifest: BlobRef;
-  state: WorkspaceManifest;
-  /** The key of the scan that wrote this, and the event it returned, so a retry of that scan returns it again. */
-  by: string;
-  scan: number;
-  event: WorkspaceChangedFields | null;
-}
-
 interface WorkspaceDeps {
   blobs: BlobStore;
   places: Pick<KernelHost, 'place'>;
@@ -52,6 +39,8 @@ interface WorkspaceDeps {
   maxFileBytes: number;
   /** Tells Temporal the scan is alive (the activity context's heartbeat); absent outside an activity. */
   heartbeat?: () => void;
+  /** The scan records and their lock, shared with Recur's own git writes in this process; absent: this module's own. */
+  record?: WorkspaceRecord;
 }
 
 /**
@@ -61,21 +50,9 @@ interface WorkspaceDeps {
  */
 const FINGERPRINT = { settleMs: 2_000, maxEntries: 2_000, maxRecentBytes: 4 * 1024 * 1024 };
 
-/** Runs `fn` after every earlier call for the same key: one scan of a workspace at a time in this process. */
-function serialiser() {
-  const tails = new Map<string, Promise<unknown>>();
-  return <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const run = (tails.get(key) ?? Promise.resolve()).then(fn);
-    const tail = run.catch(() => undefined);
-    tails.set(key, tail);
-    void tail.then(() => tails.get(key) === tail && tails.delete(key));
-    return run;
-  };
-}
-
 export function createWorkspaceActivities(deps: WorkspaceDeps) {
   const { blobs } = deps;
-  const one = serialiser();
+  const record = deps.record ?? createWorkspaceRecord(deps.root);
   // Whether a workspace is a repository's top is looked up once per process, not per cell.
   const shadows = new Map<string, Promise<ShadowRepo>>();
   const shadowOf = (workspace: string): Promise<ShadowRepo> => {
@@ -98,14 +75,6 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     if (f.print === null && f.why === 'entries') large.add(s.dir);
     return f.print;
   };
-  const readLatest = (s: ShadowRepo) => readFile(join(s.dir, 'latest.json'), 'utf8').then((t) => JSON.parse(t) as Latest, () => null);
-
-  async function writeLatest(s: ShadowRepo, latest: Latest): Promise<void> {
-    const tmp = join(s.dir, `latest.json.${process.pid}`);
-    await writeFile(tmp, JSON.stringify(latest));
-    await rename(tmp, join(s.dir, 'latest.json'));
-  }
-
   async function changes(s: ShadowRepo, base: WorkspaceManifest, now: WorkspaceManifest, sizes: ReadonlyMap<string, number>) {
     if (base.tree === now.tree) return { files: overCapChanges(base.overCap, now.overCap), diff: null };
     const d = await diffTrees(s, base.tree, now.tree);
@@ -126,7 +95,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
   async function scan(input: ScanWorkspaceInput, s: ShadowRepo, bounded: boolean): Promise<ScanWorkspaceResult | null>;
   async function scan(input: ScanWorkspaceInput, s: ShadowRepo, bounded: boolean): Promise<ScanWorkspaceResult | null> {
     const t0 = Date.now();
-    const latest = await readLatest(s);
+    const latest = await record.read(s.dir);
     // This scan's earlier attempt got as far as recording itself: its result is the answer.
     if (latest?.by === input.key) return { event: latest.event, manifest: latest.manifest };
     const edge = input.reason !== 'cell';
@@ -134,8 +103,12 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     const print = fingerprint(s);
     if (bounded && print === null) return null;
     const known = still.get(s.dir);
+    // Git's metadata by its own walk (git skips .git): compared with the latest scan's, which took in Recur's own git writes since.
+    const gitMeta = gitMetaPrint(s.workspace, gitMetaRoots(s.workspace, s.repo));
+    const metaFiles = latest?.gitMeta ? gitMetaChanges(latest.gitMeta, gitMeta, s.workspace, deps.maxFileBytes) : [];
+    const quiet = metaFiles.length === 0;
     // Nothing changed since the latest scan, and no other scan since, by any session or process: no git run.
-    if (!edge && latest && print !== null && known?.by === latest.by && known.print === print && known.index === await indexIdentity(s.env.GIT_INDEX_FILE)) {
+    if (!edge && quiet && latest && print !== null && known?.by === latest.by && known.print === print && known.index === await indexIdentity(s.env.GIT_INDEX_FILE)) {
       return { event: null, manifest: latest.manifest };
     }
     const remember = async (by: string) => {
@@ -145,12 +118,13 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     const { tree, overCap, sizes } = await scanTree(s, deps.maxFileBytes);
     const now = manifestOf(tree, overCap);
     const base = latest?.state ?? null;
-    if (!edge && latest && sameManifest(latest.state, now)) {
+    if (!edge && quiet && latest && sameManifest(latest.state, now)) {
       await remember(latest.by);
       return { event: null, manifest: latest.manifest };
     }
-    const { files, diff } = base ? await changes(s, base, now, sizes) : { files: [] as WorkspaceFileChange[], diff: null };
-    files.sort(byPath);
+    const found = base ? await changes(s, base, now, sizes) : { files: [] as WorkspaceFileChange[], diff: null };
+    const { diff } = found;
+    const files = [...metaFiles, ...found.files.sort(byPath)];
     const manifest = await blobs.put(encodeManifest(now));
     const scanNo = latest ? latest.scan + 1 : 0;
     const git = edge ? await gitState(s, tree, overCap) : null;
@@ -164,7 +138,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
       overCapFiles: overCap.length, overCapBytes: overCap.reduce((n, [, size]) => n + size, 0),
       ignored: edge ? await ignoredSummary(s) : null, git, netDiff: net, durationMs: Date.now() - t0,
     } : null;
-    await writeLatest(s, { manifest, state: now, by: input.key, scan: scanNo, event });
+    await record.write(s.dir, { manifest, state: now, by: input.key, scan: scanNo, event, gitMeta });
     await remember(input.key);
     return { event, manifest };
   }
@@ -189,7 +163,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     const beat = deps.heartbeat ? setInterval(deps.heartbeat, 3_000) : undefined;
     try {
       const s = await shadowOf(deps.places.place(input.sessionId).workspace);
-      return await one(s.dir, () => fn(s));
+      return await record.one(s.dir, () => fn(s));
     } finally {
       clearInterval(beat);
     }

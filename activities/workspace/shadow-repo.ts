@@ -10,7 +10,7 @@ import { chmod, copyFile, lstat, mkdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
-import { git, zList } from './git';
+import { driversOffEnv, git, zList } from './git';
 import { EMPTY_TREE, type OverCapFile } from './manifest';
 
 export interface ShadowRepo {
@@ -77,7 +77,9 @@ export async function openShadow(root: string, workspace: string): Promise<Shado
   }
   const exclude = atTop ? join(repo.gitDir, 'info', 'exclude') : null;
   const excludeFrom = exclude && existsSync(exclude) ? exclude : null;
-  return { workspace, dir, env, excludeFrom, repo, inputs: await scanInputs(gitDir, excludeFrom) };
+  // The workspace's attributes are the agent's: no filter driver they name (the user's own, from git's global config) runs on its files.
+  const off = await driversOffEnv(dir, bare);
+  return { workspace, dir, env: { ...env, ...off }, excludeFrom, repo, inputs: await scanInputs(gitDir, excludeFrom) };
 }
 
 /** Every file git takes ignore rules or settings from besides the workspace's own `.gitignore` files. */

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync 
 import { dirname, join } from 'node:path';
 import { RecurError } from '../../errors';
 import type { WorkspaceBinding } from './binding';
-import { gitIn, gitOut, headCommit, repoTop, snapshotCommit } from './git';
+import { driversOff, gitIn, gitOut, headCommit, repoTop, snapshotCommit } from './git';
 
 function readIfThere(file: string): string {
   try {
@@ -44,13 +44,15 @@ export function createWorktrees(book: WorkspaceBook, dirFor: (rootId: string, ch
       if (top === null || realpathSync(top) !== parent.dir) {
         return { ok: false, reason: `rlm(workspace="worktree") needs the workspace to be a git repository's top level; ${parent.dir} is ${top === null ? 'not in a git repository' : `inside ${top}`}` };
       }
-      const base = await snapshotCommit(parent.dir, await headCommit(parent.dir), `recur: ${input.parentId} when ${input.childId} started`);
+      // The workspace's attributes are the agent's: no filter they name runs here (git.ts driversOff).
+      const config = await driversOff(parent.dir);
+      const base = await snapshotCommit(parent.dir, await headCommit(parent.dir), `recur: ${input.parentId} when ${input.childId} started`, config);
       const dir = dirFor(input.rootId, input.childId);
       mkdirSync(dirname(dir), { recursive: true, mode: 0o700 });
       // Left by an attempt that died before recording it.
       if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
-      await gitOut(parent.dir, ['worktree', 'prune']);
-      await gitOut(parent.dir, ['worktree', 'add', '--detach', dir, base]);
+      await gitOut(parent.dir, ['worktree', 'prune'], { config });
+      await gitOut(parent.dir, ['worktree', 'add', '--detach', dir, base], { config });
       const common = await gitOut(parent.dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
       const real = realpathSync(dir);
       book.record(input.childId, { dir: real, group: parent.group, shared: [realpathSync(common)], worktree: { parent: parent.dir, base } });
@@ -66,16 +68,18 @@ export function createWorktrees(book: WorkspaceBook, dirFor: (rootId: string, ch
       const child = book.own(childId);
       if (!child?.worktree) throw new RecurError(`${childId} has no worktree of its own: only a child started with rlm(task, workspace="worktree") can be merged`);
       const { parent, base } = child.worktree;
-      const theirs = await snapshotCommit(child.dir, base, `recur: ${childId}`);
-      const ours = await snapshotCommit(parent, base, `recur: before merging ${childId}`);
-      const merged = await gitIn(parent, ['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs]);
+      // Both trees' attributes are agents' to write: no filter or merge driver they name runs here.
+      const config = await driversOff(parent);
+      const theirs = await snapshotCommit(child.dir, base, `recur: ${childId}`, config);
+      const ours = await snapshotCommit(parent, base, `recur: before merging ${childId}`, config);
+      const merged = await gitIn(parent, ['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs], { config });
       const [tree, ...rest] = merged.stdout.trim().split('\n');
       if (merged.code === 1) return { status: 'conflict', files: [...new Set(rest.filter(Boolean))], base, result: null };
       if (merged.code !== 0) throw new RecurError(`git merge-tree failed in ${parent}: ${merged.stderr.trim()}`);
-      const files = (await gitOut(parent, ['diff', '--no-ext-diff', '--no-textconv', '--name-only', '--no-renames', ours, tree])).split('\n').filter(Boolean);
+      const files = (await gitOut(parent, ['diff', '--no-ext-diff', '--no-textconv', '--name-only', '--no-renames', ours, tree], { config })).split('\n').filter(Boolean);
       if (files.length > 0) {
-        const patch = await gitOut(parent, ['diff', '--no-ext-diff', '--no-textconv', '--binary', '--full-index', '--no-renames', ours, tree]);
-        const applied = await gitIn(parent, ['apply', '--whitespace=nowarn', '-'], { input: `${patch}\n` });
+        const patch = await gitOut(parent, ['diff', '--no-ext-diff', '--no-textconv', '--binary', '--full-index', '--no-renames', ours, tree], { config });
+        const applied = await gitIn(parent, ['apply', '--whitespace=nowarn', '-'], { input: `${patch}\n`, config });
         if (applied.code !== 0) throw new RecurError(`the parent's workspace changed while merging ${childId}; nothing was applied: ${applied.stderr.trim()}`, { retryable: false });
       }
       // The next merge brings only what the child changes after this one.

@@ -85,8 +85,77 @@ def sandbox_ids(key, policy, base):
 
 
 def writable(policy):
-    """The host directories a kernel may change: its workspace and what it shares (a worktree's repository)."""
+    """The host directories the kernel's group is granted: its workspace, and what it shares (a worktree's
+    repository, which it reads but cannot change: see ``git_mounts``)."""
     return [policy["workspace"], *policy.get("shared", [])]
+
+
+def _gitdir_of(pointer):
+    """The directory a ``.git`` pointer file names (``gitdir: X``, X relative to the file), or None."""
+    try:
+        with open(pointer, encoding="utf-8", errors="replace") as f:
+            head = f.read(4096)
+    except OSError:
+        return None
+    m = re.match(r"gitdir: *(.+)", head)
+    if not m:
+        return None
+    target = os.path.realpath(os.path.join(os.path.dirname(pointer), m.group(1).strip()))
+    return target if os.path.isdir(target) else None
+
+
+def _commondir_of(gitdir):
+    """A linked worktree's admin directory names the repository's own git directory in ``commondir``."""
+    try:
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8", errors="replace") as f:
+            rel = f.read(4096).strip()
+    except OSError:
+        return None
+    common = os.path.realpath(os.path.join(gitdir, rel))
+    return common if rel and os.path.isdir(common) else None
+
+
+def _submodule_paths(workspace):
+    """Where ``.gitmodules`` puts submodules, kept inside the workspace (the agent may have written the file)."""
+    try:
+        with open(os.path.join(workspace, ".gitmodules"), encoding="utf-8", errors="replace") as f:
+            text = f.read(1 << 20)
+    except OSError:
+        return []
+    inside = []
+    for rel in re.findall(r"^\s*path\s*=\s*(.+?)\s*$", text, re.MULTILINE):
+        path = os.path.realpath(os.path.join(workspace, rel))
+        if path.startswith(workspace.rstrip("/") + "/"):
+            inside.append(path)
+    return inside
+
+
+def git_mounts(policy):
+    """Git's metadata the sandbox sees read-only, over the writable workspace: each ``.git`` (a directory,
+    or a pointer file and the directories it names: a worktree's admin directory and its repository's),
+    the workspace's and its submodules', and a worktree's shared repository. Hooks, config, attributes
+    and refs written there would run later on the host, where git runs outside any sandbox; the agent's
+    commits and branches go through the host instead (``git.commit``, ``git.branch``)."""
+    workspace = os.path.realpath(policy["workspace"])
+    paths = []
+    for top in (workspace, *_submodule_paths(workspace)):
+        dot = os.path.join(top, ".git")
+        if os.path.islink(dot):
+            target = os.path.realpath(dot)
+            paths += [target] if os.path.exists(target) else []
+        elif os.path.isdir(dot):
+            paths.append(dot)
+        elif os.path.isfile(dot):
+            paths.append(dot)
+            gitdir = _gitdir_of(dot)
+            if gitdir:
+                paths += [gitdir, *filter(None, [_commondir_of(gitdir)])]
+    paths += [os.path.realpath(d) for d in policy.get("shared", []) if os.path.isdir(d)]
+    seen = []
+    for p in paths:
+        if p not in seen:
+            seen.append(p)
+    return seen
 
 
 def _python_dirs():
@@ -117,11 +186,12 @@ def _parents(path):
     return out
 
 
-def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap", gid=None, extra_env=None):
+def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap", gid=None, extra_env=None, chdir=None):
     """The bubblewrap command line that runs ``kernel_cmd`` as the policy says.
 
-    A job (recur_jupyter.job) has no ``connection_file``, and ``extra_env`` is what it adds to the
-    rebuilt environment; the rest is the kernel's, so a job is confined exactly as its kernel is.
+    A job or a gate (recur_jupyter.job) has no ``connection_file``, ``extra_env`` is what it adds to
+    the rebuilt environment and ``chdir`` where in the workspace it starts; the rest is the kernel's,
+    so a job is confined exactly as its kernel is.
     """
     limits = policy["limits"]
     argv = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net",
@@ -136,7 +206,8 @@ def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap", gid
             argv += ["--symlink", f"usr/{name}", f"/{name}"]
     argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
     # The workspace first: any of the rest that lies inside it (a checkout of Recur itself) is mounted over it, read-only as ever.
-    binds = [("--bind", d) for d in writable(policy)]
+    binds = [("--bind", policy["workspace"])]
+    binds += [("--ro-bind", d) for d in git_mounts(policy)]
     binds += [("--ro-bind", d) for d in _python_dirs()]
     binds += [("--ro-bind", policy["kernelPackage"]), ("--bind", policy["zmq"]),
               ("--ro-bind", policy["bridge"]), ("--bind", policy["spool"]), ("--ro-bind", policy["restore"]),
@@ -147,9 +218,10 @@ def bwrap_argv(kernel_cmd, connection_file, policy, uid=None, bwrap="bwrap", gid
     if connection_file is not None:
         # In the kernel's own directory, so its ready marker (recur_kernel._cells) outlives a restart.
         argv += ["--ro-bind", connection_file, kernel_connection_file(connection_file, policy)]
-    argv += ["--clearenv", "--chdir", policy["workspace"]]
+    argv += ["--clearenv", "--chdir", chdir or policy["workspace"]]
     env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        # First, git's wrapper: a write to the read-only .git fails naming the helpers that do it on the host.
+        "PATH": f"{policy['kernelPackage']}/bin:/usr/local/bin:/usr/bin:/bin",
         "HOME": "/tmp",
         "LANG": os.environ.get("LANG", "C.UTF-8"),
         "PYTHONPATH": os.path.dirname(policy["kernelPackage"]),

@@ -13,6 +13,7 @@ from ._errors import ApprovalRefusedError, HostError, HostUnavailableError
 from ._files import Files
 from ._final import final
 from ._harness import Harness, install_finder
+from ._git import Git
 from ._goal import Goal
 from ._jobs import Jobs
 from ._messages import AgentMessage
@@ -26,7 +27,7 @@ __all__ = ["bind", "binding_info", "call", "mark_ready", "resume_info", "Approva
 call = _session.call
 
 # The only names bind() adds to the user's namespace.
-AGENT_API = {"rlm": Rlm(), "agent_message": AgentMessage(), "harness": Harness(), "final": final, "goal": Goal(), "schedule": Schedule(), "jobs": Jobs(), "research": Research(), "ledger": Ledger(), "files": Files()}
+AGENT_API = {"rlm": Rlm(), "agent_message": AgentMessage(), "harness": Harness(), "final": final, "goal": Goal(), "schedule": Schedule(), "jobs": Jobs(), "research": Research(), "ledger": Ledger(), "files": Files(), "git": Git()}
 
 
 

@@ -70,3 +70,27 @@ def socket_beside(bridge_url):
     if not bridge_url or not bridge_url.startswith("unix:"):
         return None
     return os.path.join(os.path.dirname(bridge_url[len("unix:"):]), "egress")
+
+
+def run_behind(socket_path, argv):
+    """Runs ``argv`` with the forwarder listening beside it (a gate or job in its own network namespace); its exit status."""
+    import subprocess
+
+    start(socket_path)
+    try:
+        code = subprocess.call(argv)
+    except OSError as e:
+        print(f"recur: cannot run {argv[0]}: {e}", file=__import__("sys").stderr)
+        return 127
+    # As a shell reports a command killed by a signal.
+    return 128 - code if code < 0 else code
+
+
+if __name__ == "__main__":
+    # Run as a file (python -I -S …/_egress.py SOCKET -- CMD…), so the package and site are not imported first.
+    import sys
+
+    if len(sys.argv) < 4 or sys.argv[2] != "--":
+        print("usage: _egress.py EGRESS_SOCKET -- COMMAND...", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(run_behind(sys.argv[1], sys.argv[3:]))

@@ -121,7 +121,7 @@ class ApiTest(unittest.TestCase):
     def test_bind_adds_only_the_agent_api(self):
         ns = {}
         recur_kernel.bind(None, "test-session", None, user_ns=ns)
-        self.assertEqual(sorted(ns), ["agent_message", "files", "final", "goal", "harness", "jobs", "ledger", "research", "rlm", "schedule"])
+        self.assertEqual(sorted(ns), ["agent_message", "files", "final", "git", "goal", "harness", "jobs", "ledger", "research", "rlm", "schedule"])
 
     def test_result_polls_until_done_and_times_out(self):
         replies = iter([{"done": False}, {"done": True, "value": 7}])

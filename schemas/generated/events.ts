@@ -264,6 +264,31 @@ export interface GateChecked {
   readonly attempt: number;
 }
 
+/** Which git write. */
+export type GitOp = 'commit' | 'branch';
+
+/** The host made a git write the session's agent asked for (git.commit, git.branch) in its workspace's repository, whose .git the sandbox mounts read-only. Git ran on the host with hooks, fsmonitor, filters, merge drivers and credential helpers off. Appended by the session's workflow once the worker has made the change (docs/sandbox.md). */
+export interface GitOperation {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'GitOperation';
+  /** commit: the workspace's changes (or the named paths) committed on the current branch; branch: a branch made at HEAD, and checked out when asked. */
+  readonly op: GitOp;
+  /** False when there was nothing to do: nothing to commit, or the branch was already checked out at HEAD. */
+  readonly changed: boolean;
+  /** The branch checked out afterwards; null when HEAD is detached. Limit: 256 characters. */
+  readonly branch: string | null;
+  /** The commit HEAD pointed at before; null in a repository with no commit yet. Limit: 64 characters. */
+  readonly previous: string | null;
+  /** The commit HEAD points at afterwards. Limit: 64 characters. */
+  readonly commit: string | null;
+  /** commit: the message as committed. Limit: 4000 characters. */
+  readonly message: string | null;
+  /** commit: the paths the commit changed against its parent, relative to the repository's top, at most 200; filesTotal counts them all. Limit: 512 characters. */
+  readonly files: readonly string[];
+  /** How many paths the commit changed, listed or not. */
+  readonly filesTotal: number;
+}
+
 /** What happened to the goal. */
 export type GoalChange = 'set' | 'completed' | 'refused' | 'paused' | 'resumed' | 'cleared' | 'budget_limited';
 
@@ -1016,6 +1041,10 @@ export interface WorkspaceFileChange {
   readonly linesAdded: number;
   /** Lines deleted (0 for binary and over-cap files). */
   readonly linesDeleted: number;
+  /** file: a file of the workspace; git-meta: a file of git's own metadata that Recur did not change (under the workspace's .git, a pointer file's git directory, or the enclosing repository's), which git runs or reads later outside any sandbox (hooks, config, attributes, refs); its path is relative to the workspace when inside it (.git/hooks/pre-commit), else absolute, and it has no diff lines. Limit: 16 characters. */
+  readonly kind: string;
+  /** The sensitive-path rule this path matched (RECUR_SENSITIVE_PATHS, docs/sandbox.md): a file that runs later outside Recur (CI workflows, editor tasks, package scripts, git attributes), listed first; null: none matched. Limit: 256 characters. */
+  readonly sensitive: string | null;
 }
 
 /** What .gitignore rules (nested ones, .git/info/exclude and the global excludes file) and .git/ kept out of the scan. */
@@ -1054,7 +1083,7 @@ export interface WorkspaceChanged {
   readonly manifest: BlobRef;
   /** Unified diff (git format) of the text files changed since baseManifest; binary and over-cap files appear in files only. Null when no text file changed. */
   readonly diff: BlobRef | null;
-  /** The changed files in path order, at most 100; filesTotal counts them all (the diff holds every text change). */
+  /** The changed files, at most 100: git-meta entries first, then sensitive ones, then the rest, each part in path order; filesTotal counts them all (the diff holds every text change). */
   readonly files: readonly WorkspaceFileChange[];
   /** How many files changed, listed or not. */
   readonly filesTotal: number;
@@ -1136,6 +1165,7 @@ export type RecurEvent =
   | ExperimentRecorded
   | ForkedFrom
   | GateChecked
+  | GitOperation
   | GoalChanged
   | HarnessEditRequested
   | HarnessEdited
@@ -1175,7 +1205,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ExperimentAnnotated', 'ExperimentRecorded', 'ForkedFrom', 'GateChecked', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'JobEnded', 'JobPreempted', 'JobQueued', 'JobStarted', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'RecordAccepted', 'RecordRejected', 'RecordReleased', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ExperimentAnnotated', 'ExperimentRecorded', 'ForkedFrom', 'GateChecked', 'GitOperation', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'JobEnded', 'JobPreempted', 'JobQueued', 'JobStarted', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'RecordAccepted', 'RecordRejected', 'RecordReleased', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -1193,6 +1223,7 @@ export type RecurEventInput =
   | WithDefaults<ExperimentRecorded, 'parent' | 'steps' | 'mean' | 'configHash' | 'frozenHash' | 'by'>
   | WithDefaults<ForkedFrom, 'snapshotSeq' | 'instructionMessageId'>
   | WithDefaults<GateChecked, 'exitCode'>
+  | WithDefaults<GitOperation, 'branch' | 'previous' | 'commit' | 'message'>
   | WithDefaults<GoalChanged, 'tokenBudget' | 'secondsBudget' | 'costBudgetUsd' | 'reason'>
   | HarnessEditRequested
   | WithDefaults<HarnessEdited, 'before' | 'after' | 'requestedBy' | 'error' | 'revertOf' | 'refineId'>

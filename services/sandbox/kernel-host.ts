@@ -9,6 +9,7 @@ import type { EgressProxy } from './egress-proxy';
 import { sandboxRecord } from './sandbox-record';
 import { createWorkspaces, type Workspaces } from './workspace-binding';
 import { createWorktrees, type Worktrees } from '../../activities/workspace/worktree';
+import type { WorkspaceRecord } from '../../activities/workspace/workspace-record';
 import { sessionParent, sessionRoot } from '../../schemas/session-ids';
 
 /** The directory of per-session sandbox policies the Jupyter server reads (kernel/recur_jupyter/sandbox.py). */
@@ -33,7 +34,9 @@ function sessionWorktrees(config: RecurConfig, workspaces: Workspaces): Worktree
  * `bridge/` (its socket), `restore/` and `skills/` (read-only to it). Its workspace is what
  * `workspace.json` there (or an ancestor's) names, else the root's `workspaces/<key>` (docs/workspace.md).
  */
-export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egress?: EgressProxy): KernelHost & { workspaces: Workspaces; worktrees: Worktrees } {
+export function createKernelHost(
+  config: RecurConfig, bridge?: HostBridge, egress?: EgressProxy, record?: Pick<WorkspaceRecord, 'gitWrite'>,
+): KernelHost & { workspaces: Workspaces; worktrees: Worktrees } {
   const root = sandboxRoot(config);
   const dirOf = (sessionId: string) => join(root, sandboxKey(sessionId));
   const workspaces = sessionWorkspaces(config);
@@ -88,7 +91,11 @@ export function createKernelHost(config: RecurConfig, bridge?: HostBridge, egres
       await egress?.close(sessionId);
       await bridge?.revokeSession(sessionId);
       // The tree is over: its sub-agents' worktrees go (their changes are merged or dropped by now).
-      if (sessionParent(sessionId) === null) await worktrees.removeTree(sessionId);
+      // Pruning them changes the root's repository: Recur's own change, not another's.
+      if (sessionParent(sessionId) === null) {
+        const remove = () => worktrees.removeTree(sessionId);
+        await (record ? record.gitWrite(place(sessionId).workspace, remove) : remove());
+      }
     },
   };
 }

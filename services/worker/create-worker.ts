@@ -23,7 +23,8 @@ import { LoopStops } from '../../activities/step-loop/loop-stops';
 import { createSnapshotActivities } from '../../activities/snapshot/index';
 import { createGateActivities } from '../../activities/run-gate';
 import type { JobActivities } from '../../activities/jobs/run-job';
-import { jobLauncher } from '../../activities/jobs/job-launch';
+import { gateLauncher, jobLauncher } from '../../activities/jobs/job-launch';
+import { createWorkspaceRecord } from '../../activities/workspace/workspace-record';
 import { createTreeActivities } from '../../activities/tree-sessions';
 import { createPlacementActivities } from '../../activities/place-session';
 import { hostTaskQueue } from '../../workflows/hosts/host-queue';
@@ -49,6 +50,7 @@ import { pythonModuleNames } from '../../activities/harness/module-names';
 import { createApprovalGate } from './approval-gate';
 import { registerApprovalOps } from './approval-ops';
 import { registerSessionOps } from './bridge-ops';
+import { registerGitOps } from './git-ops';
 import { bridgeValues } from './bridge-values';
 import { createHarnessClient } from './harness-client';
 import { registerHarnessOps } from './harness-ops';
@@ -112,8 +114,11 @@ export async function createRecurWorker(
   const values = bridgeValues(blobs);
   const approvals = createApprovalGate(client);
   const egress = workerEgress({ client, approvals, readOwnLog, defaultNet: config.sandbox.net });
-  const host = createKernelHost(config, ops, egress);
+  // Scans and Recur's own git writes in a workspace take one lock, so a scan never counts Recur's change as another's.
+  const record = createWorkspaceRecord(stackPaths(config).workspaceLog);
+  const host = createKernelHost(config, ops, egress, record);
   registerSessionOps(ops, client, resolveSpecFrom(harness), values, host.worktrees);
+  registerGitOps(ops, client, { workspaceOf: (sessionId) => host.place(sessionId).workspace, absorb: (workspace, write) => record.gitWrite(workspace, write) });
   const moduleNames = pythonModuleNames(stackPaths(config).python, `${repoRoot()}/kernel`);
   registerApprovalOps(ops, approvals);
   registerHarnessOps(ops, {
@@ -146,7 +151,7 @@ export async function createRecurWorker(
   });
   const { cell, ...kernelActs } = createKernelActivities({ kernels, blobs, transcripts, snapshots });
   const workspace = createWorkspaceActivities({
-    blobs, places: host, root: stackPaths(config).workspaceLog, maxFileBytes: config.worker.workspaceMaxFileKiB * 1024, heartbeat: () => {
+    blobs, places: host, root: stackPaths(config).workspaceLog, maxFileBytes: config.worker.workspaceMaxFileKiB * 1024, record, heartbeat: () => {
       // A local scan (workflows/proxies.ts) has no heartbeat to send: its workflow task's timeout watches it.
       // Run after a cell (activities/scan-after.ts), the beat is the cell activity's.
       const ctx = Context.current();
@@ -154,6 +159,11 @@ export async function createRecurWorker(
     },
   });
   const tree = createTreeActivities({ client });
+  // Where this host's jobs and gates start, and in whose sandbox.
+  const launchPlaces = {
+    sandbox: config.sandbox.mode, python: stackPaths(config).python, kernelDir: `${repoRoot()}/kernel`, sandboxRoot: sandboxRoot(config),
+    keyOf: sandboxKey, workspaceOf: (sessionId: string) => host.place(sessionId).workspace,
+  };
   const steps = createStepLoop({
     ...obs.steps({ callModel, cell }), harnessSection: harnessPromptSection(harness), snapshotKernel: snapshots.snapshotKernel, scanAfterCell: workspace.scanAfterCell, readLog: readOwnLog, signer, stops: new LoopStops(),
     openLog: (sessionId) => openFencedLog({ kafka, topic: config.kafka.topic, onAppended: (r) => transcripts.record(r) }, sessionId),
@@ -180,17 +190,20 @@ export async function createRecurWorker(
     runCell: appendFirst(log.appendEvents, scanAfter(workspace.scanAfterCell, kernelActs.runCell)),
     snapshotKernel: appendFirst(log.appendEvents, snapshots.snapshotKernel),
     chargeTreeBudget: appendFirst(log.appendEvents, tree.chargeTreeBudget),
-    ...createGateActivities({ env: opts.env ?? process.env }),
+    ...createGateActivities({
+      launch: gateLauncher({ ...launchPlaces, prepare: (sessionId) => host.prepare(sessionId), env: opts.env ?? process.env }),
+      heartbeat: () => Context.current().heartbeat(),
+    }),
     ...hostJobActivities(config, client, {
       logFile: jobLog,
       launch: jobLauncher({
-        sandbox: config.sandbox.mode, python: stackPaths(config).python, kernelDir: `${repoRoot()}/kernel`, sandboxRoot: sandboxRoot(config),
-        keyOf: sandboxKey, workspaceOf: (sessionId) => host.place(sessionId).workspace, judge: judgeLauncher({ blobs, dir: stackPaths(config).judged, onTheClock: config.worker.jobExecutor === 'virtual' }),
+        ...launchPlaces, judge: judgeLauncher({ blobs, dir: stackPaths(config).judged, onTheClock: config.worker.jobExecutor === 'virtual' }),
       }),
       env: opts.env ?? process.env,
     }),
     ...createPlacementActivities({ client, hostId: config.hostId }),
-    prepareWorktree: (input) => host.worktrees.prepare(input),
+    // `git worktree add` writes into the parent's repository: Recur's own change there, not another's.
+    prepareWorktree: (input: Parameters<SessionActivities['prepareWorktree']>[0]) => record.gitWrite(host.place(input.parentId).workspace, () => host.worktrees.prepare(input)),
     scanWorkspace: workspace.scanWorkspace,
   });
   const nativeConnection = await NativeConnection.connect(temporalConnection(config));
@@ -214,7 +227,7 @@ export async function createRecurWorker(
     taskQueue: hostTaskQueue(taskQueue, config.hostId),
     identity,
     // Jobs too: they run in their session's sandbox, beside its workspace.
-    activities: { ...Object.fromEntries(KERNEL_ACTIVITIES.map((name) => [name, activities[name]])), runJob: activities.runJob, cancelJob: activities.cancelJob },
+    activities: { ...Object.fromEntries(KERNEL_ACTIVITIES.map((name) => [name, activities[name]])), runJob: activities.runJob, cancelJob: activities.cancelJob, runGate: activities.runGate },
     ...(obs.workerOptions.interceptors?.activity && { interceptors: { activity: obs.workerOptions.interceptors.activity } }),
   });
   const beats = startHostBeats({

@@ -20,7 +20,7 @@ beforeEach(() => world.reset());
 
 const changed = (requestId: string | null): Omit<WorkspaceChanged, 'type'> => ({
   workspace: '/w', reason: 'cell', requestId, scan: 1, baseManifest: null, manifest: { sha256: '1'.repeat(64), size: 1 },
-  diff: null, files: [{ path: 'a.txt', change: 'modified', binary: false, overCap: false, oldHash: 'a'.repeat(40), newHash: 'b'.repeat(40), size: 1, linesAdded: 1, linesDeleted: 1 }], filesTotal: 1, overCapFiles: 0, overCapBytes: 0, ignored: null, git: null, netDiff: null, durationMs: 1,
+  diff: null, files: [{ path: 'a.txt', change: 'modified', binary: false, overCap: false, oldHash: 'a'.repeat(40), newHash: 'b'.repeat(40), size: 1, linesAdded: 1, linesDeleted: 1, kind: 'file', sensitive: null }], filesTotal: 1, overCapFiles: 0, overCapBytes: 0, ignored: null, git: null, netDiff: null, durationMs: 1,
 });
 
 async function run(): Promise<string> {

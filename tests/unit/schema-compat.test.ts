@@ -93,7 +93,8 @@ describe('event schema versions stay compatible (schemas/history, tests/fixtures
     const read = event.event as unknown as Record<string, unknown>;
     const now = Type.forSchema(EVENT_SCHEMAS[fx.type as EventType] as never) as unknown as { fields: Array<{ name: string }> };
     for (const { name } of now.fields) {
-      if (name in written) expect([name, JSON.parse(JSON.stringify(read[name] ?? null))]).toEqual([name, avroJsonToPlain(written[name])]);
+      // A record nested in a field may have gained fields since (with their defaults): what the writer wrote must all be there.
+      if (name in written) expect({ [name]: JSON.parse(JSON.stringify(read[name] ?? null)) }).toMatchObject({ [name]: avroJsonToPlain(written[name]) });
     }
   });
 });

@@ -54,8 +54,8 @@ describe('workspace log views (pure)', () => {
     expect(line(scan(0, null, 'a', { reason: 'start', git: { head: 'f'.repeat(40), branch: 'main', dirtyPaths: 2 } })))
       .toBe('r1 #0 WorkspaceChanged  start baseline hash aaaaaaaaaaaa git main@fffffff dirty 2');
     const files = [
-      { path: 'a.txt', change: 'modified' as const, binary: false, overCap: false, oldHash: null, newHash: null, size: 3, linesAdded: 2, linesDeleted: 1 },
-      { path: 'big', change: 'added' as const, binary: false, overCap: true, oldHash: null, newHash: null, size: 9e6, linesAdded: 0, linesDeleted: 0 },
+      { path: 'a.txt', change: 'modified' as const, binary: false, overCap: false, oldHash: null, newHash: null, size: 3, linesAdded: 2, linesDeleted: 1, kind: 'file', sensitive: null },
+      { path: 'big', change: 'added' as const, binary: false, overCap: true, oldHash: null, newHash: null, size: 9e6, linesAdded: 0, linesDeleted: 0, kind: 'file', sensitive: null },
     ];
     expect(line(scan(1, 'a', 'b', { files, filesTotal: 2, overCapFiles: 1, overCapBytes: 9e6 })))
       .toBe('r1 #0 WorkspaceChanged  cell 2 files +2 -1 (1 over cap) hash bbbbbbbbbbbb');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,7 +83,7 @@ describe('workspace scan', () => {
     expect(await text(e.diff)).toContain('Binary files /dev/null and b/pic.bin differ');
   });
 
-  test('ignored paths (nested .gitignore, .git/) are not reported, only counted at start and end; files over the cap by size only', async () => {
+  test('ignored paths (nested .gitignore) are not reported, only counted at start and end; .git/ only as git-meta; files over the cap by size only', async () => {
     put('.gitignore', 'build/\n');
     put('sub/.gitignore', '*.log\n');
     await scan('start');
@@ -91,7 +92,10 @@ describe('workspace scan', () => {
     put('.git/junk', 'z');
     put('big.dat', 'b'.repeat(5000));
     const e = (await scan()).event!;
-    expect(e.files.map((f) => [f.path, f.change, f.overCap, f.size, f.newHash])).toEqual([['big.dat', 'added', true, 5000, null]]);
+    expect(e.files.map((f) => [f.path, f.kind, f.change, f.overCap, f.size, f.newHash])).toEqual([
+      ['.git/junk', 'git-meta', 'added', false, 1, createHash('sha1').update('blob 1\0z').digest('hex')],
+      ['big.dat', 'file', 'added', true, 5000, null],
+    ]);
     expect(e).toMatchObject({ diff: null, overCapFiles: 1, overCapBytes: 5000, ignored: null });
     expect(decodeManifest(await blobs().get(e.manifest.sha256)).overCap).toEqual([['big.dat', 5000]]);
     put('sub/debug.log', 'y'.repeat(20));
