@@ -21,6 +21,7 @@ import { eventLog } from './event-log';
 import { eventSeal } from './event-seal';
 import { fanOut } from './fan-out';
 import { fenceParse } from './fence-parse';
+import { gateSandbox } from './gate-sandbox';
 import { historyGrowth } from './history-growth';
 import { kernelMemory } from './kernel-memory';
 import { historyEntry, previousFigures } from './history';
@@ -37,7 +38,7 @@ import { workerKill } from './worker-kill';
 import { viewerRender } from './viewer-render';
 import { workspaceScan } from './workspace-scan';
 
-const BENCHMARKS: Benchmark[] = [stepOverhead, stepParts, cellRoundTrip, sandboxBench, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender, sessionStart, fanOut, retainedScale, retainedHosts];
+const BENCHMARKS: Benchmark[] = [stepOverhead, stepParts, cellRoundTrip, sandboxBench, gateSandbox, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender, sessionStart, fanOut, retainedScale, retainedHosts];
 
 async function main(): Promise<void> {
   const names = BENCHMARKS.map((b) => b.name);

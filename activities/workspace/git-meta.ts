@@ -41,7 +41,14 @@ export function gitMetaRoots(workspace: string, repo: RepoDirs | null): string[]
   return [...new Set([dot, ...(gitdir ? [gitdir] : []), ...(common ? [common] : [])])];
 }
 
-const signature = (st: BigIntStats): string => `${st.ino}:${st.mode}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+/**
+ * What a write changes: the inode (a file replaced), the owner's and others' mode bits (a hook made
+ * executable), the size and the modification time. Not the change time or the group bits: the
+ * sandbox's ACL walk, which opens the workspace to a kernel's group, sets both on every file. A
+ * writer that puts the modification time back on a same-size rewrite is not seen; with the sandbox
+ * on, no agent can write here at all.
+ */
+const signature = (st: BigIntStats): string => `${st.ino}:${st.mode & ~0o070n}:${st.size}:${st.mtimeNs}`;
 
 /**
  * Every file and link under the roots, by lstat (a link is an entry, never followed; a directory

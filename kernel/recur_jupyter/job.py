@@ -21,7 +21,7 @@ import re
 import shutil
 import sys
 
-from .sandbox import KEY, UID_BASE, SandboxError, bwrap_argv, load_policy, prepare_dirs, sandbox_ids
+from .confine import KEY, UID_BASE, SandboxError, bwrap_argv, load_policy, prepare_dirs, sandbox_ids
 
 # What the executor sets for one run; --clearenv drops everything else of this process's environment.
 PASSED_ENV = ("RECUR_SEED",)

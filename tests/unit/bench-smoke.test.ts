@@ -4,6 +4,7 @@ import { parseBenchArgs } from '../../bench/args';
 import { benchEnv } from '../../bench/bench-stack';
 import { eventSeal } from '../../bench/event-seal';
 import { fanOutScript, fanOutTimes } from '../../bench/fan-out';
+import { gateSandbox } from '../../bench/gate-sandbox';
 import { workspaceScan } from '../../bench/workspace-scan';
 import { barChart, compact, lineChart, niceCeil } from '../../bench/chart';
 import { glyphPixel } from '../../bench/font';
@@ -16,6 +17,7 @@ import { deltas, ratio, summarize } from '../../bench/stats';
 import { viewerResults } from '../../bench/viewer-render';
 import { writeViewerTree } from '../../bench/viewer-tree';
 import { encodeEventBatch, verifyChain, ZERO_HASH, type StoredEvent } from '../../schemas';
+import { canSandbox } from '../helpers/job-sandbox';
 
 // The benchmark suite's pure parts on fake samples, so `npm run bench` does not rot between runs.
 
@@ -140,6 +142,14 @@ describe('bench workspace scan', () => {
     const results = await workspaceScan.run({ quick: true, log: () => undefined } as never);
     expect(results.map((r) => [r.name, r.status])).toEqual([['workspace-scan/changed', 'measured'], ['workspace-scan/unchanged', 'measured']]);
   });
+});
+
+describe('bench gate in the sandbox', () => {
+  const title = 'times the same gate sandboxed and on the host, and an empty gate each way';
+  (canSandbox ? it : it.skip)(canSandbox ? title : `${title} (skipped: needs bwrap on PATH and root)`, async () => {
+    const results = await gateSandbox.run({ quick: true, log: () => undefined } as never);
+    expect(results.map((r) => [r.name, r.status])).toEqual([['gate-sandbox/unittest', 'measured'], ['gate-sandbox/less-start', 'measured'], ['gate-sandbox/start', 'measured']]);
+  }, 120_000);
 });
 
 describe('bench retained sub-agents', () => {
