@@ -231,7 +231,7 @@ export const gateSandbox: Benchmark = {
         compare({
           name: 'gate-sandbox/start', title: 'An empty gate (`true`): sandboxed vs host', unit: 'ms', better: 'lower',
           subject: { label: 'empty gate in the sandbox', samples: ms.emptyOn }, baseline: { label: 'empty gate on the host', samples: ms.emptyOff },
-          limits: "bash alone on the host; sandboxed, also the launcher's Python (most of it importing jupyter_client), the egress forwarder's, setfacl over the workspace and bwrap", details: { rounds },
+          limits: "bash alone on the host; sandboxed, also the launcher's Python, the egress forwarder's, setfacl over the workspace and bwrap", details: { rounds },
         }),
       ];
     } finally {
