@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_APPROVAL_POLICY } from '../workflows/approvals/approval-policy';
+import { DEFAULT_SENSITIVE_PATHS } from '../activities/workspace/sensitive-paths';
 import { DEFAULT_HOST_ID } from '../workflows/hosts/host-queue';
 import type { RecurConfig } from './schema';
 
@@ -64,7 +65,7 @@ export function defaultConfig(): RecurConfig {
     sandbox: { mode: 'on', memoryMiB: 4096, maxProcesses: 1024, maxOpenFiles: 4096, maxFileMiB: 16_384, net: 'none' },
     approvals: { ...structuredClone(DEFAULT_APPROVAL_POLICY), policyFile: null },
     blobStore: { url: null, endpoint: null, region: null },
-    worker: { transcriptCacheMiB: 256, workspaceMaxFileKiB: 1024, cachedWorkflows: 200, jobCpus: 2, jobExecutor: 'local', slurmPartition: null },
+    worker: { transcriptCacheMiB: 256, workspaceMaxFileKiB: 1024, cachedWorkflows: 200, jobCpus: 2, jobExecutor: 'local', slurmPartition: null, sensitivePaths: [...DEFAULT_SENSITIVE_PATHS] },
     // SmolLM2 was trained on 8k tokens; the base prompt alone is about 700.
     local: { modelsDir: null, threads: 2, contextTokens: 8192, maxTokens: 512 },
     ci: { enabled: false, stepSummary: null, stepOutput: null },

@@ -7,6 +7,7 @@ import { RANGES, describeRange, inRange, type NumericRange } from './ranges';
 import { SASL_MECHANISMS, externalServiceErrors } from './external';
 import { uiLinkErrors } from './ui-links';
 import { blobStoreErrors, readAwsEnv } from './blob-store';
+import { sensitivePathErrors, withDefaultRules } from './sensitive-paths';
 import type { ParsedConfig, RecurConfig, SaslMechanism } from './schema';
 
 type Env = Record<string, string | undefined>;
@@ -14,7 +15,7 @@ type Env = Record<string, string | undefined>;
 /**
  * How a variable's text becomes a value: as text, a path list, a port, a refine mode, on/off, a
  * network policy, or a number in its range; for external services also a comma list, a file
- * path, a flag and a SASL mechanism; the job executor's name.
+ * path, a flag and a SASL mechanism; the job executor's name; sensitive-path rules, a comma list too.
  */
 type Kind = 'text' | 'paths' | 'port' | 'refine-apply' | 'on-off' | 'net' | 'job-executor' | NumericRange | 'list' | 'file' | 'flag' | 'sasl-mechanism';
 type Section = (c: RecurConfig) => Record<string, unknown>;
@@ -81,6 +82,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_JOB_CPUS', worker, 'jobCpus', RANGES.jobCpus],
   ['RECUR_JOB_EXECUTOR', worker, 'jobExecutor', 'job-executor'],
   ['RECUR_SLURM_PARTITION', worker, 'slurmPartition', 'text'],
+  ['RECUR_SENSITIVE_PATHS', worker, 'sensitivePaths', 'list'],
   ['RECUR_LOCAL_MODELS_DIR', local, 'modelsDir', 'file'],
   ['RECUR_LOCAL_THREADS', local, 'threads', RANGES.localThreads],
   ['RECUR_LOCAL_CONTEXT_TOKENS', local, 'contextTokens', RANGES.localContextTokens],
@@ -212,7 +214,8 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
   readCiEnv(config, env);
   readAwsEnv(config, env);
   mergePolicyFile(config, env, warnings, errors);
-  errors.push(...outOfRange(config), ...externalServiceErrors(config), ...uiLinkErrors(config), ...blobStoreErrors(config));
+  config.worker.sensitivePaths = withDefaultRules(config.worker.sensitivePaths);
+  errors.push(...outOfRange(config), ...externalServiceErrors(config), ...uiLinkErrors(config), ...blobStoreErrors(config), ...sensitivePathErrors(config));
   // It names a task queue and a directory of the home.
   if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(config.hostId)) errors.push(`RECUR_HOST_ID (config hostId): "${config.hostId}" is not 1-32 lowercase letters, digits and dashes, starting with a letter or digit`);
   if (!['local', 'slurm', 'virtual'].includes(config.worker.jobExecutor)) errors.push(`RECUR_JOB_EXECUTOR (config worker.jobExecutor): expected local, slurm or virtual, got ${JSON.stringify(config.worker.jobExecutor)}`);

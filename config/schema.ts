@@ -153,6 +153,12 @@ export interface RecurConfig {
     jobExecutor: 'local' | 'slurm' | 'virtual';
     /** The Slurm partition jobs go to; null: the cluster's default partition. */
     slurmPartition: string | null;
+    /**
+     * Workspace files that run later outside Recur (docs/sandbox.md, "Sensitive paths"): a scan
+     * flags a change to one in WorkspaceChanged. The defaults, then the rules config.json or
+     * RECUR_SENSITIVE_PATHS (comma-separated) add.
+     */
+    sensitivePaths: string[];
   };
   /** `local/<name>` models, run on the worker's CPU (docs/local-model.md). */
   local: {

@@ -4,10 +4,12 @@ import { WORKSPACE_FILES } from '../../schemas/field-limits';
 import type { BlobStore } from '../blob-store';
 import type { KernelHost } from '../kernel/types';
 import {
-  byPath, decodeManifest, encodeManifest, manifestOf, mergeChanges, overCapChanges, parseDiffTree, sameManifest, type WorkspaceManifest,
+  decodeManifest, encodeManifest, manifestOf, mergeChanges, overCapChanges, parseDiffTree, sameManifest, type WorkspaceManifest,
 } from './manifest';
 import { diffTrees, gitState, ignoredSummary, indexIdentity, openShadow, patchOf, scanTree, type ShadowRepo } from './shadow-repo';
 import { gitMetaChanges, gitMetaPrint, gitMetaRoots } from './git-meta';
+import { git as runGit } from './git';
+import { DEFAULT_SENSITIVE_PATHS, compileSensitiveRules, markSensitive, orderChanges } from './sensitive-paths';
 import { statFingerprint } from './stat-fingerprint';
 import { createWorkspaceRecord, type WorkspaceChangedFields, type WorkspaceRecord } from './workspace-record';
 
@@ -41,6 +43,8 @@ interface WorkspaceDeps {
   heartbeat?: () => void;
   /** The scan records and their lock, shared with Recur's own git writes in this process; absent: this module's own. */
   record?: WorkspaceRecord;
+  /** Sensitive-path rules (config.worker.sensitivePaths, already checked); absent: the defaults. */
+  sensitivePaths?: readonly string[];
 }
 
 /**
@@ -53,6 +57,7 @@ const FINGERPRINT = { settleMs: 2_000, maxEntries: 2_000, maxRecentBytes: 4 * 10
 export function createWorkspaceActivities(deps: WorkspaceDeps) {
   const { blobs } = deps;
   const record = deps.record ?? createWorkspaceRecord(deps.root);
+  const sensitive = compileSensitiveRules(deps.sensitivePaths ?? DEFAULT_SENSITIVE_PATHS);
   // Whether a workspace is a repository's top is looked up once per process, not per cell.
   const shadows = new Map<string, Promise<ShadowRepo>>();
   const shadowOf = (workspace: string): Promise<ShadowRepo> => {
@@ -124,7 +129,9 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     }
     const found = base ? await changes(s, base, now, sizes) : { files: [] as WorkspaceFileChange[], diff: null };
     const { diff } = found;
-    const files = [...metaFiles, ...found.files.sort(byPath)];
+    // A `#key` rule compares the file's two blobs, which the shadow's object store holds.
+    const readBlob = async (hash: string) => (await runGit(['cat-file', 'blob', hash], { env: s.env })).stdout.toString('utf8');
+    const files = orderChanges([...metaFiles, ...(await markSensitive(found.files, sensitive, readBlob))]);
     const manifest = await blobs.put(encodeManifest(now));
     const scanNo = latest ? latest.scan + 1 : 0;
     const git = edge ? await gitState(s, tree, overCap) : null;

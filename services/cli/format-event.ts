@@ -128,14 +128,18 @@ export function eventFacts(e: RecurEvent): string {
   }
 }
 
-/** `cell 3 files +12 -4 (1 over cap) hash 1a2b3c4d5e6f git main@abc1234 dirty 2`. */
+/** `cell 3 files +12 -4 (2 sensitive, 1 git-meta, 1 over cap) hash 1a2b3c4d5e6f git main@abc1234 dirty 2`. */
 function workspaceFacts(e: Extract<RecurEvent, { type: 'WorkspaceChanged' }>): string {
   const added = e.files.reduce((n, f) => n + f.linesAdded, 0);
   const deleted = e.files.reduce((n, f) => n + f.linesDeleted, 0);
   const what = e.baseManifest === null ? 'baseline' : `${e.filesTotal} file${e.filesTotal === 1 ? '' : 's'} +${added} -${deleted}`;
-  const overCap = e.overCapFiles ? ` (${e.overCapFiles} over cap)` : '';
+  // Changes that run later outside Recur come first in the list, so the listed ones count them all.
+  const sensitive = e.files.filter((f) => f.kind === 'file' && f.sensitive !== null).length;
+  const gitMeta = e.files.filter((f) => f.kind === 'git-meta').length;
+  const notes = [sensitive && `${sensitive} sensitive`, gitMeta && `${gitMeta} git-meta`, e.overCapFiles && `${e.overCapFiles} over cap`].filter(Boolean);
+  const noted = notes.length ? ` (${notes.join(', ')})` : '';
   const git = e.git ? ` git ${e.git.branch ?? 'detached'}@${e.git.head?.slice(0, 7) ?? 'none'}${e.git.dirtyPaths ? ` dirty ${e.git.dirtyPaths}` : ' clean'}` : '';
-  return `${e.reason} ${what}${overCap} hash ${e.manifest.sha256.slice(0, 12)}${git}`;
+  return `${e.reason} ${what}${noted} hash ${e.manifest.sha256.slice(0, 12)}${git}`;
 }
 
 /** Fields of an event type this CLI has no case for, `name=value`, so a new type still reads. */

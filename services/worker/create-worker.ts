@@ -151,6 +151,7 @@ export async function createRecurWorker(
   });
   const { cell, ...kernelActs } = createKernelActivities({ kernels, blobs, transcripts, snapshots });
   const workspace = createWorkspaceActivities({
+    sensitivePaths: config.worker.sensitivePaths,
     blobs, places: host, root: stackPaths(config).workspaceLog, maxFileBytes: config.worker.workspaceMaxFileKiB * 1024, record, heartbeat: () => {
       // A local scan (workflows/proxies.ts) has no heartbeat to send: its workflow task's timeout watches it.
       // Run after a cell (activities/scan-after.ts), the beat is the cell activity's.

@@ -36,6 +36,8 @@ describe('the doors beside the cell are shut (overnight configuration: autonomou
   let gate: string;
   let cells: string[];
   const home = () => h.config.home;
+  /** What a planted hook or fsmonitor command would create, were it run. */
+  const pwned = join(realpathSync(mkdtempSync(join(tmpdir(), 'recur-doors-marker-'))), 'pwned');
 
   beforeAll(async () => {
     await h.start();
@@ -70,7 +72,7 @@ except OSError as e:
         py(`probe = ${JSON.stringify(probe)}
 open("probe.py", "w").write(probe)
 exec(probe)
-for path, text in ((".git/hooks/pre-commit", "#!/bin/sh\\ntouch /tmp/pwned\\n"), (".git/config", "[core]\\n\\tfsmonitor = touch /tmp/pwned\\n"),
+for path, text in ((".git/hooks/pre-commit", "#!/bin/sh\\ntouch ${pwned}\\n"), (".git/config", "[core]\\n\\tfsmonitor = touch ${pwned}\\n"),
                    (".git/info/attributes", "* filter=evil\\n")):
     try:
         with open(path, "a") as f:
@@ -98,7 +100,7 @@ common = os.path.realpath(os.path.join(gitdir, open(os.path.join(gitdir, "common
 for path in (".git", gitdir + "/config.worktree", common + "/hooks/post-checkout", common + "/config", common + "/info/attributes"):
     try:
         with open(path, "a") as f:
-            f.write("\\n[core]\\n\\tfsmonitor = touch /tmp/pwned\\n")
+            f.write("\\n[core]\\n\\tfsmonitor = touch ${pwned}\\n")
         print("ESCAPED wrote", path)
     except OSError as e:
         print("BLOCKED wrote", os.path.basename(path), type(e).__name__)
@@ -161,7 +163,10 @@ final("tried")`)],
     expect(existsSync(join(repo, '.git', 'hooks', 'pre-commit'))).toBe(false);
     expect(readFileSync(join(repo, '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
     expect(existsSync(join(repo, '.git', 'info', 'attributes'))).toBe(false);
-    expect(existsSync('/tmp/pwned')).toBe(false);
+    // What the user does the morning after, with plain git and their own hooks: nothing of the agent's runs.
+    git(repo, 'status', '--porcelain');
+    git(repo, 'commit', '--allow-empty', '-qm', 'the morning after');
+    expect(existsSync(pwned)).toBe(false);
     expect(run.of('WorkspaceChanged').flatMap((s) => s.files).filter((f) => f.kind === 'git-meta')).toEqual([]);
   });
 
@@ -183,6 +188,6 @@ final("tried")`)],
     const outputs = replayed.map((r) => r.replay?.output ?? '').join('\n');
     for (const what of ['read keys/signing.pem', 'read run/bridge.secret', 'reach kafka', 'reach daemon', 'wrote .git/hooks/pre-commit']) expect(outputs).toContain(`BLOCKED ${what}`);
     expect(outputs).not.toMatch(/ESCAPED/);
-    expect(existsSync('/tmp/pwned')).toBe(false);
+    expect(existsSync(pwned)).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import type { FailureKind, RecurEventInput } from '../../schemas';
+import type { FailureKind, RecurEventInput, WorkspaceFileChange } from '../../schemas';
 import { CI_EXIT, FAILURE_EXIT, asInfrastructureExit, ciVerdict } from '../../services/cli/ci/exit-codes';
 import { ciEnabled, ciOptions } from '../../services/cli/ci/ci-flags';
 import { recordSessionOutput } from '../../services/cli/ci/finish-run';
@@ -16,6 +16,30 @@ const gate = (command: string, passed: boolean, attempt: number, output = passed
   type: 'GateChecked', command, passed, exitCode: passed ? 0 : 1, output, durationMs: 1500, attempt,
 });
 const failed = (kind: FailureKind, reason = `ended by ${kind}`): RecurEventInput => ({ type: 'SessionFailed', kind, reason, error: null });
+
+const fileChange = (path: string, change: WorkspaceFileChange['change'], over: Partial<WorkspaceFileChange> = {}): WorkspaceFileChange => ({
+  path, change, binary: false, overCap: false, oldHash: null, newHash: null, size: 1, linesAdded: 1, linesDeleted: 0, kind: 'file', sensitive: null, ...over,
+});
+const scanned = (...files: WorkspaceFileChange[]): RecurEventInput => ({
+  type: 'WorkspaceChanged', workspace: '/w', reason: 'cell', requestId: null, scan: 1, baseManifest: { sha256: 'a'.repeat(64), size: 1 }, manifest: { sha256: 'b'.repeat(64), size: 1 },
+  diff: null, files, filesTotal: files.length, overCapFiles: 0, overCapBytes: 0, ignored: null, git: null, netDiff: null, durationMs: 1,
+});
+
+/** Root edits a CI workflow (twice) and a plain file; its child adds a git hook and edits package scripts with a `|` in the path. */
+function outsideTree() {
+  const root = chain('r', [
+    [100, ev.started('root', 0)], [110, ev.spawned('r/fix')],
+    [120, scanned(fileChange('.github/workflows/ci.yml', 'added', { sensitive: '.github/workflows/**' }), fileChange('a.txt', 'added'))],
+    [130, scanned(fileChange('.github/workflows/ci.yml', 'modified', { sensitive: '.github/workflows/**' }))],
+    [400, ev.completed('done')],
+  ]);
+  const child = chain('r/fix', [
+    [111, ev.started('fix', 1, 'r')],
+    [150, scanned(fileChange('.git/hooks/pre-commit', 'added', { kind: 'git-meta' }), fileChange('web|x/package.json', 'modified', { sensitive: 'package.json#scripts' }))],
+    [190, ev.completed('patched')],
+  ]);
+  return [...root.records, ...child.records];
+}
 
 /** Root spawns `fix`, whose gate fails once then passes; the child completes, then the root. */
 function gatedTree(rootEnd: RecurEventInput = ev.completed('fixed the test')) {
@@ -100,6 +124,23 @@ describe('JUnit report', () => {
     expect(doc.testsuites.testsuite[1].testcase[0].error).toMatchObject({ type: 'not-ended', message: 'no end event logged' });
   });
 
+  it('changes that run outside Recur come first, a failed testcase per session and path, git metadata before sensitive paths', () => {
+    const xml = renderJunit('r', outsideTree());
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const doc = parse(xml);
+    expect(doc.testsuites).toMatchObject({ tests: '5', failures: '3', errors: '0' });
+    const [outside, root, child] = doc.testsuites.testsuite;
+    expect(outside).toMatchObject({ name: 'changes that run outside Recur', tests: '3', failures: '3' });
+    expect(outside.testcase.map((c: { classname: string; name: string }) => [c.classname, c.name])).toEqual([
+      ['r.outside', '.github/workflows/ci.yml (added, modified)'], ['r/fix.outside', '.git/hooks/pre-commit (added)'], ['r/fix.outside', 'web|x/package.json (modified)'],
+    ]);
+    expect(outside.testcase[0].failure).toMatchObject({ type: 'sensitive-path', message: expect.stringMatching(/^sensitive path \(rule \.github\/workflows\/\*\*\): runs or is read later outside Recur/) });
+    expect(outside.testcase[0].failure['#text']).toBe('.github/workflows/ci.yml added, modified by r (last flagged in r/3)');
+    expect(outside.testcase[1].failure).toMatchObject({ type: 'git-meta', message: expect.stringMatching(/^git metadata: /) });
+    expect([root.name, root.failures, child.name]).toEqual(['r', '0', 'r/fix']);
+    expect(parse(renderJunit('r', gatedTree())).testsuites.testsuite[0].name).toBe('r');
+  });
+
   it('output with terminal controls, markup and CDATA ends stays well-formed XML and reads back', () => {
     const output = 'red \u001b[31mFAIL\u001b[0m <b>&amp; &lt;</b> ]]> \u0007done "q"';
     const log = chain('r', [[100, ev.started('root', 0)], [200, gate('make <check> && echo "&amp;"', false, 1, output)], [300, failed('internal')]]);
@@ -124,6 +165,20 @@ describe('Markdown summary', () => {
     expect(md).toMatch(/## Changes\n\n```text\n calc\.py \| 2 \+-\n 1 file changed, 1 insertion\(\+\), 1 deletion\(-\)\n```\nThe whole diff: `recur diff r`\./);
     expect(md).toContain('recur audit verify --bundle r.tar.gz --pubkey <keyId>.pem\nrecur replay --bundle r.tar.gz');
     expect(md).toMatch(/Signed by key `[0-9a-f]{32}`\./);
+  });
+
+  it('lists changes that run outside Recur first, right under the verdict: path, change and rule or git metadata, per session', () => {
+    const md = renderSummary({ treeId: 'r', events: outsideTree(), verdict: { code: 0, reason: 'r completed' }, netDiff: null });
+    expect(md).toMatch(/^# Recur run `r`\n\n\*\*exit 0\*\*[^\n]*\n\n## Changes that run outside Recur\n\n3 files that CI, an editor/);
+    expect(md).toContain([
+      '| session | path | change | why |', '|---|---|---|---|',
+      '| r | `.github/workflows/ci.yml` | added, modified | rule `.github/workflows/**` |',
+      '| r/fix | `.git/hooks/pre-commit` | added | git metadata |',
+      '| r/fix | `web\\|x/package.json` | modified | rule `package.json#scripts` |',
+    ].join('\n'));
+    expect(md.indexOf('## Changes that run outside Recur')).toBeLessThan(md.indexOf('## Answer'));
+    expect(md).not.toContain('a.txt');
+    expect(renderSummary({ treeId: 'r', events: gatedTree(), verdict: { code: 0, reason: 'r completed' }, netDiff: null })).not.toContain('outside Recur');
   });
 
   it('a failed root shows why, and a gate that failed last shows its output; table cells cannot break the table', () => {

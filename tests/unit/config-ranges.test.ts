@@ -34,7 +34,7 @@ describe('config ranges', () => {
     const { config, errors } = parseConfig({ RECUR_HOME: home(), RECUR_MAX_DEPTH: '0', RECUR_TRANSCRIPT_CACHE_MIB: '16', RECUR_WORKER_CACHED_WORKFLOWS: '40', RECUR_JOB_CPUS: '16' });
     expect(errors).toEqual([]);
     expect(config.agent.maxDepth).toBe(0);
-    expect(config.worker).toEqual({ transcriptCacheMiB: 16, workspaceMaxFileKiB: 1024, cachedWorkflows: 40, jobCpus: 16, jobExecutor: 'local', slurmPartition: null });
+    expect(config.worker).toEqual({ transcriptCacheMiB: 16, workspaceMaxFileKiB: 1024, cachedWorkflows: 40, jobCpus: 16, jobExecutor: 'local', slurmPartition: null, sensitivePaths: defaultConfig().worker.sensitivePaths });
   });
 
   it('takes the Slurm executor and a partition, and refuses another executor or a partition list', () => {

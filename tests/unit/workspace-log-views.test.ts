@@ -60,4 +60,18 @@ describe('workspace log views (pure)', () => {
     expect(line(scan(1, 'a', 'b', { files, filesTotal: 2, overCapFiles: 1, overCapBytes: 9e6 })))
       .toBe('r1 #0 WorkspaceChanged  cell 2 files +2 -1 (1 over cap) hash bbbbbbbbbbbb');
   });
+
+  test('a WorkspaceChanged line counts the changes that run outside Recur: sensitive paths and git metadata', () => {
+    const line = (e: RecurEventInput) => formatEventLine(stored([e])[0]!);
+    const change = (path: string, kind: string, sensitive: string | null) =>
+      ({ path, change: 'added' as const, binary: false, overCap: false, oldHash: null, newHash: null, size: 1, linesAdded: 1, linesDeleted: 0, kind, sensitive });
+    const files = [
+      change('.git/hooks/pre-commit', 'git-meta', null), change('.github/workflows/ci.yml', 'file', '.github/workflows/**'),
+      change('Makefile', 'file', 'Makefile'), change('a.txt', 'file', null),
+    ];
+    expect(line(scan(1, 'a', 'b', { files, filesTotal: 4 })))
+      .toBe('r1 #0 WorkspaceChanged  cell 4 files +4 -0 (2 sensitive, 1 git-meta) hash bbbbbbbbbbbb');
+    expect(line(scan(1, 'a', 'b', { files: files.slice(0, 1), filesTotal: 1, overCapFiles: 2 })))
+      .toBe('r1 #0 WorkspaceChanged  cell 1 file +1 -0 (1 git-meta, 2 over cap) hash bbbbbbbbbbbb');
+  });
 });

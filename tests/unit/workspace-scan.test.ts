@@ -116,6 +116,44 @@ describe('workspace scan', () => {
     expect(end).toMatchObject({ ignored: { entries: 2, bytes: 20 }, overCapFiles: 1, overCapBytes: 2000 });
   });
 
+  test('a change to a sensitive path is marked with its rule and listed after git-meta entries, before ordinary files', async () => {
+    put('a.txt', 'a\n');
+    await scan('start');
+    put('a.txt', 'A\n');
+    put('.github/workflows/ci.yml', 'on: push\n');
+    put('.git/hooks/pre-commit', '#!/bin/sh\n');
+    put('sub/.envrc', 'export X=1\n');
+    const e = (await scan()).event!;
+    expect(e.files.map((f) => [f.path, f.kind, f.sensitive])).toEqual([
+      ['.git/hooks/pre-commit', 'git-meta', null], ['.github/workflows/ci.yml', 'file', '.github/workflows/**'], ['sub/.envrc', 'file', '.envrc'], ['a.txt', 'file', null],
+    ]);
+    // Rules from the config are added to the defaults by the config module; here they stand alone.
+    const own = createWorkspaceActivities({ blobs: blobs(), places: place(ws), root: join(tmp, 'state'), maxFileBytes: 1024, sensitivePaths: ['*.txt'] });
+    put('a.txt', 'again\n');
+    put('.github/workflows/ci.yml', 'on: pull_request\n');
+    expect((await scan('cell', own)).event!.files.map((f) => [f.path, f.sensitive])).toEqual([['a.txt', '*.txt'], ['.github/workflows/ci.yml', null]]);
+  });
+
+  test("package.json is marked when its scripts changed (added, edited, removed), compared in the shadow's blobs, and not when only its version did", async () => {
+    const pkg = (version: string, scripts?: Record<string, string>) => `${JSON.stringify({ name: 'p', version, ...(scripts && { scripts }) }, null, 2)}\n`;
+    put('package.json', pkg('1.0.0'));
+    await scan('start');
+    const marked = async () => (await scan()).event!.files.map((f) => [f.path, f.sensitive]);
+    put('package.json', pkg('1.0.1'));
+    expect(await marked()).toEqual([['package.json', null]]);
+    put('package.json', pkg('1.0.1', { test: 'jest' }));
+    expect(await marked()).toEqual([['package.json', 'package.json#scripts']]);
+    put('package.json', pkg('1.0.2', { test: 'jest' }));
+    put('web/package.json', pkg('0.1.0', { postinstall: 'node setup.js' }));
+    expect(await marked()).toEqual([['web/package.json', 'package.json#scripts'], ['package.json', null]]);
+    put('package.json', pkg('1.0.2', { test: 'jest --ci' }));
+    expect(await marked()).toEqual([['package.json', 'package.json#scripts']]);
+    unlinkSync(join(ws, 'web/package.json'));
+    expect(await marked()).toEqual([['web/package.json', 'package.json#scripts']]);
+    put('package.json', '{ "scripts": ');
+    expect(await marked()).toEqual([['package.json', 'package.json#scripts']]);
+  });
+
   test('a retried scan (same key) returns its first result, even if the disk changed since; the change after is the next scan\'s', async () => {
     await scan('start');
     put('a.txt', 'a\n');

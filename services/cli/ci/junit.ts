@@ -1,6 +1,7 @@
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces';
 import type { StoredEvent } from '../../../schemas';
+import { outsideChanges, outsideWhy, type OutsideChange } from './outside-changes';
 import { sessionsOf, type SessionOutcome } from './tree-outcome';
 
 /** Characters XML 1.0 cannot carry at all (a cell's output may hold any): each becomes U+FFFD. */
@@ -21,20 +22,36 @@ function sessionCase(suite: XMLBuilder, s: SessionOutcome): void {
 }
 
 /**
+ * Changes that run outside Recur, as the first suite, one failed testcase each: GitHub's JUnit
+ * reporters show failures first and passed cases or properties not at all (docs/ci.md).
+ */
+function outsideSuite(root: XMLBuilder, found: readonly OutsideChange[]): void {
+  const suite = root.ele('testsuite', { name: 'changes that run outside Recur', tests: found.length, failures: found.length, errors: 0, time: seconds(0) });
+  for (const c of found) {
+    const what = c.changes.join(', ');
+    suite.ele('testcase', { classname: `${c.sessionId}.outside`, name: xmlText(`${c.path} (${what})`), time: seconds(0) })
+      .ele('failure', { message: xmlText(`${outsideWhy(c)}: runs or is read later outside Recur; review before merging`), type: c.rule === null ? 'git-meta' : 'sensitive-path' })
+      .txt(xmlText(`${c.path} ${what} by ${c.sessionId} (last flagged in ${c.eventId})`));
+  }
+}
+
+/**
  * The tree as JUnit XML: one testsuite per session, holding a testcase for the session itself
  * (failed: its SessionFailed; error: no end logged) and one per gate run (GateChecked), named
  * with its round, a failed run carrying the gate's output. Every run is kept, so a gate that
- * went red and then green shows both.
+ * went red and then green shows both. Changes that run outside Recur come first, in a suite of their own.
  */
 export function renderJunit(treeId: string, events: readonly StoredEvent[]): string {
   const sessions = sessionsOf(events);
   const doc = create({ version: '1.0', encoding: 'UTF-8' });
   const count = (pred: (s: SessionOutcome) => number) => sessions.reduce((n, s) => n + pred(s), 0);
-  const failures = count((s) => (s.status === 'failed' ? 1 : 0) + s.gates.filter((g) => !g.passed).length);
+  const outside = outsideChanges(events);
+  const failures = outside.length + count((s) => (s.status === 'failed' ? 1 : 0) + s.gates.filter((g) => !g.passed).length);
   const root = doc.ele('testsuites', {
-    name: `recur ${treeId}`, tests: count((s) => 1 + s.gates.length), failures, errors: count((s) => (s.status === 'running' ? 1 : 0)),
+    name: `recur ${treeId}`, tests: outside.length + count((s) => 1 + s.gates.length), failures, errors: count((s) => (s.status === 'running' ? 1 : 0)),
     time: seconds(count((s) => (s.sessionId === treeId ? s.durationMs : 0))),
   });
+  if (outside.length > 0) outsideSuite(root, outside);
   for (const s of sessions) {
     const gateFailures = s.gates.filter((g) => !g.passed).length;
     const suite = root.ele('testsuite', {

@@ -1,6 +1,7 @@
 import type { StoredEvent } from '../../../schemas';
 import { lastGateRound, type CiVerdict } from './exit-codes';
 import { cell, code, codeCell, fenced } from './markdown';
+import { outsideChanges } from './outside-changes';
 import { costSection, diffSection } from './summary-cost-diff';
 import { sessionsOf } from './tree-outcome';
 
@@ -15,6 +16,23 @@ export interface SummaryInput {
 
 /** One `##` section: its title and body, or null when it has nothing to say for this tree. */
 export type SummarySection = (input: SummaryInput) => { title: string; body: string[] } | null;
+
+/** First, when there are any: what a reviewer must look at before trusting the run's result. */
+const outsideSection: SummarySection = ({ treeId, events }) => {
+  const found = outsideChanges(events);
+  if (found.length === 0) return null;
+  const rows = found.map((c) => `| ${cell(c.sessionId)} | ${codeCell(c.path)} | ${c.changes.join(', ')} | ${c.rule === null ? 'git metadata' : `rule ${codeCell(c.rule)}`} |`);
+  return {
+    title: 'Changes that run outside Recur',
+    body: [
+      `${found.length} file${found.length === 1 ? '' : 's'} that CI, an editor, a package manager, make or git runs or reads later, outside Recur's sandbox (docs/sandbox.md, "Sensitive paths"): review ${found.length === 1 ? 'it' : 'them'} before merging. \`recur diff ${treeId}\` shows the workspace files' change.`,
+      '',
+      '| session | path | change | why |',
+      '|---|---|---|---|',
+      ...rows,
+    ],
+  };
+};
 
 const answerSection: SummarySection = ({ treeId, events }) => {
   const root = sessionsOf(events).find((s) => s.sessionId === treeId);
@@ -51,7 +69,7 @@ const replaySection: SummarySection = ({ treeId, events }) => {
 };
 
 /** The sections in the order a reader wants them. */
-export const SUMMARY_SECTIONS: readonly SummarySection[] = [answerSection, gatesSection, costTreeSection, diffStatSection, replaySection];
+export const SUMMARY_SECTIONS: readonly SummarySection[] = [outsideSection, answerSection, gatesSection, costTreeSection, diffStatSection, replaySection];
 
 /** The Markdown summary of a finished tree: its verdict, then each section that has something to say. */
 export function renderSummary(input: SummaryInput, sections: readonly SummarySection[] = SUMMARY_SECTIONS): string {
