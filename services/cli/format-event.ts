@@ -24,6 +24,9 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 const quoted = (text: string): string => JSON.stringify(firstLine(text));
 /** A research call a sub-agent made on the root's ledger names it; the root's own need no name. */
 const asker = (by: string | null): string => (by?.includes('/') ? ` by ${by}` : '');
+/** `: a, b, c +2 more` for the first paths of `total`, or nothing when there are none. */
+const someOf = (files: readonly string[], total: number): string =>
+  (total ? `: ${files.slice(0, 5).join(', ')}${total > 5 ? ` +${total - 5} more` : ''}` : '');
 
 /** The key facts of one event, without the session, seq and type a line puts before them. */
 export function eventFacts(e: RecurEvent): string {
@@ -90,7 +93,11 @@ export function eventFacts(e: RecurEvent): string {
     case 'ForkedFrom':
       return `fork of ${shortSessionId(e.originSessionId)} at #${e.originSeq} → ${e.model}${e.snapshotSeq === null ? '' : `, kernel from the snapshot at #${e.snapshotSeq}`}${e.children.length ? ` (${e.children.length} sub-agent(s) not forked)` : ''}`;
     case 'WorkspaceMerged':
-      return `${e.childId} ${e.status}${e.files.length ? `: ${e.files.slice(0, 5).join(', ')}${e.files.length > 5 ? ` +${e.files.length - 5} more` : ''}` : ''}`;
+      return `${e.childId} ${e.status}${someOf(e.files, e.files.length)}`;
+    case 'GitOperation':
+      return e.op === 'commit'
+        ? (e.changed ? `commit ${(e.commit ?? '').slice(0, 7)} on ${e.branch ?? 'a detached HEAD'} ${quoted(e.message ?? '')}${someOf(e.files, e.filesTotal)}` : 'nothing to commit')
+        : `branch ${e.branch ?? '?'}${e.changed ? ` at ${(e.commit ?? '').slice(0, 7)}` : ' (already checked out)'}`;
     case 'SubagentTasked':
       return `${e.name}: ${quoted(e.task)}`;
     case 'SpawnRefused':

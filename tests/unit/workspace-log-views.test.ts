@@ -74,4 +74,13 @@ describe('workspace log views (pure)', () => {
     expect(line(scan(1, 'a', 'b', { files: files.slice(0, 1), filesTotal: 1, overCapFiles: 2 })))
       .toBe('r1 #0 WorkspaceChanged  cell 1 file +1 -0 (1 git-meta, 2 over cap) hash bbbbbbbbbbbb');
   });
+
+  test('a GitOperation line says what the host committed or branched for the agent', () => {
+    const line = (e: RecurEventInput) => formatEventLine(stored([e])[0]!);
+    const op = { previous: 'a'.repeat(40), commit: 'c'.repeat(40), message: null, files: [] as string[], filesTotal: 0 };
+    expect(line({ type: 'GitOperation', op: 'commit', changed: true, branch: 'main', ...op, message: 'Fix add()\n\nRecur-Session: r1', files: ['calc.py', 'test_calc.py'], filesTotal: 2 }))
+      .toBe('r1 #0 GitOperation  commit ccccccc on main "Fix add() …": calc.py, test_calc.py');
+    expect(line({ type: 'GitOperation', op: 'commit', changed: false, branch: 'main', ...op })).toBe('r1 #0 GitOperation  nothing to commit');
+    expect(line({ type: 'GitOperation', op: 'branch', changed: true, branch: 'recur/fix', ...op })).toBe('r1 #0 GitOperation  branch recur/fix at ccccccc');
+  });
 });
