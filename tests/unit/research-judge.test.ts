@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { judgeArgv, runJudge, type JudgeArgs } from '../../services/research/run-judge';
@@ -170,4 +170,25 @@ describe('verify.py --scale-up (T* on the large problem against the baseline)', 
     expect(v.scale_up).toEqual(expect.objectContaining({ large_steps: null, ratio_large: null, passed: false }));
     expect(v.reason).toMatch(/^scale-up: no doubling up to 18012 steps clears the bar on the large problem, so its T\* there is above 9006; passing needs at most \d+$/);
   }, SCALE_UP_MS);
+});
+
+describe("the judge never runs the agent's code (docs/sandbox.md, what runs beside the cell)", () => {
+  it('a train.py whose editable block, or whose frozen part, would run a command is rejected and runs nothing', () => {
+    const marker = join(root, 'judge-ran-agent-code');
+    const payload = `__import__('os').system('touch ${marker}')`;
+    const inBlock = workspace(`${BASELINE} 'ema': ${payload},`, 1003);
+    const asStatement = mkdtempSync(join(root, 'ws-'));
+    writeFileSync(join(asStatement, 'train.py'), SHIPPED.replace(EDITABLE, `$1${payload}\nCONFIG = {${BASELINE} 'train_steps': 1003}\n$2`));
+    const inFrozen = mkdtempSync(join(root, 'ws-'));
+    writeFileSync(join(inFrozen, 'train.py'), `${payload}\n${SHIPPED}`);
+    for (const dir of [inBlock, asStatement, inFrozen]) {
+      const { v } = judge(dir, { trials: 1 });
+      expect(v).toMatchObject({ accepted: false });
+      expect(v.reason).toMatch(/literal|assignment|frozen/);
+    }
+    expect(existsSync(marker)).toBe(false);
+    // The same payload, imported as Python would import the file: it runs.
+    spawnSync('python3', ['-c', 'import train'], { cwd: asStatement });
+    expect(existsSync(marker)).toBe(true);
+  });
 });
