@@ -13,6 +13,7 @@ import { describeFault, finish } from './end-session';
 import { maybeAutoRefine } from './harness/auto-refine';
 import { installHandlers } from './handlers';
 import { afterAnswer, fireDueSchedules, logInputGoal } from './keep-going';
+import { awaitOutsideChangesApproval } from './approvals/sensitive-gate';
 import { installLongRunHandlers } from './long-run-handlers';
 import { installJobHandlers } from './jobs/job-handlers';
 import { installResearchHandlers } from './research/research-handlers';
@@ -89,6 +90,9 @@ async function loop(s: SessionState, acts: Acts): Promise<Ended> {
   for (;;) {
     const outcome = s.retained?.idle ? await awaitWork(s, s.retained, acts) : await runTurns(s, acts);
     if (outcome === 'continue') {
+      // What the run's last cell changed is checked here: the next run starts with nothing to check.
+      const denied = await awaitOutsideChangesApproval(s);
+      if (denied) return { result: denied };
       await s.flush();
       await condition(allHandlersFinished);
       return continueAsNew<typeof agentSessionWorkflow>({ ...input, carry: s.carry() });
@@ -104,7 +108,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
   for (;;) {
     const stop = await reachedLimit(s, acts);
     if (stop) return wrapUp(s, acts, stop);
-    const refused = await awaitSpendApproval(s);
+    const refused = await awaitSpendApproval(s) ?? await awaitOutsideChangesApproval(s);
     if (refused) return refused;
     await s.deliver('prompt');
     await fireDueSchedules(s);
@@ -141,7 +145,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
       if (rejected) return rejected;
       if (code === null) {
         await s.emit(() => [modelCalled(turn, reply)], () => s.turn++);
-        if (await afterAnswer(s) === 'end') return completed(reply.answer ?? '', reply.answerBlob);
+        if (await afterAnswer(s) === 'end') return await awaitOutsideChangesApproval(s) ?? completed(reply.answer ?? '', reply.answerBlob);
         if (continueDue(s)) return 'continue';
         continue;
       }
@@ -158,7 +162,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     await maybeAutoRefine(s);
     const answer = s.final;
     s.final = null;
-    if (answer !== null && await afterAnswer(s) === 'end') return completed(answer.answer, answer.answerBlob ?? null);
+    if (answer !== null && await afterAnswer(s) === 'end') return await awaitOutsideChangesApproval(s) ?? completed(answer.answer, answer.answerBlob ?? null);
     if (continueDue(s)) return 'continue';
   }
 }

@@ -40,6 +40,8 @@ export class SessionState extends SessionLog {
   snapshotRiding: SnapshotPointer | null = null;
   /** The manifest the start scan logged: the net diff at the end is taken from it. */
   workspaceStart: BlobRef | null;
+  /** Changes to files that run outside Recur the scans logged since the last check (approvals/sensitive-gate.ts). Not carried: checked before every model call. */
+  outsideChanges: string[] = [];
   /** Goal, schedules, keep-going counters. */
   readonly long: LongRun;
   /** Jobs submitted from the kernel (workflows/jobs). */

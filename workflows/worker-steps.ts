@@ -9,6 +9,7 @@
 import { ActivityFailure, CancellationScope, CancelledFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { RunStepsInput, RunStepsResult } from '../activities/step-loop/steps-types';
 import { policyOf } from './approvals/approval-handlers';
+import { gatesOutsideChanges } from './approvals/sensitive-gate';
 import { treeSpend } from './approvals/tree-spend';
 import { shouldAutoRefine } from './harness/decide-auto-refine';
 import { kernelActivities, type sessionActivities } from './proxies';
@@ -25,7 +26,7 @@ const MAX_STEPS_PER_ALLOWANCE = 200;
 /** Whether anything about the session's turns needs the workflow before or after each call. */
 function needsWorkflowEachTurn(s: SessionState): boolean {
   return underBudget(s) || !!s.input.autonomous || s.long.goal !== null || s.research !== null || s.ops.compactAsked
-    || s.inbox.length > 0 || s.final !== null;
+    || s.inbox.length > 0 || s.final !== null || gatesOutsideChanges(s);
 }
 
 /** What the tree may spend before the spend gate asks for an approval (approvals/spend-gate.ts): the steps stop short of it. */

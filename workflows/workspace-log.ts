@@ -10,6 +10,7 @@ import type { ScanWorkspaceInput, ScanWorkspaceResult } from '../activities/work
 import type { RecurEventInput } from '../schemas/generated/events';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
+import { outsideChanges } from './approvals/sensitive-gate';
 
 type Acts = ReturnType<typeof sessionActivities>;
 type Reason = 'start' | 'cell' | 'end';
@@ -17,7 +18,7 @@ type WorkspaceChanged = Extract<RecurEventInput, { type: 'WorkspaceChanged' }>;
 
 export async function logWorkspace(s: SessionState, acts: Acts, reason: Reason, requestId: string | null = null): Promise<void> {
   const event = await scanWorkspace(s, acts, scanInput(s, reason, requestId));
-  if (event !== null) await s.emit(() => [event]);
+  if (event !== null) await s.emit(() => [event], () => s.outsideChanges.push(...outsideChanges(event)));
 }
 
 /**
@@ -42,7 +43,7 @@ export async function logCellEnd(s: SessionState, acts: Acts, end: CellEnd, scan
   const changed = s.scanInCell && scanned
     ? workspaceChanged(scanned)
     : await CancellationScope.nonCancellable(() => scanWorkspace(s, acts, s.scanInCell ? cellScan(s, requestId) : scanInput(s, 'cell', requestId)));
-  const first = await s.ride(() => cellEndEvents(end, changed));
+  const first = await s.ride(() => cellEndEvents(end, changed), () => s.outsideChanges.push(...outsideChanges(changed)));
   return first + (restored ? 1 : 0);
 }
 

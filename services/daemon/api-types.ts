@@ -55,6 +55,11 @@ export interface StartSessionRequest {
    * workflow ends at the answer.
    */
   retain?: boolean;
+  /**
+   * CI mode (`recur run --ci`): nobody answers approvals, so each one the policy requires is
+   * refused at once and logged (docs/approvals.md). Default false.
+   */
+  ci?: boolean;
 }
 
 /** `POST /v1/sessions/:id/fork` (docs/fork.md): a new root whose history is the session's events 0..at. */

@@ -103,9 +103,9 @@ function parseGenerators(value: unknown, research: string | undefined, scriptedD
 }
 
 /** Validates `POST /v1/sessions`; throws a 400 HttpError naming the first problem. */
-export function parseStartSession(body: unknown, scriptedDirs: readonly string[], home: string): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits' | 'retain'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net' | 'cwd' | 'research' | 'knowledge' | 'generators'> {
+export function parseStartSession(body: unknown, scriptedDirs: readonly string[], home: string): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits' | 'retain' | 'ci'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net' | 'cwd' | 'research' | 'knowledge' | 'generators'> {
   const b = objectBody(body);
-  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net', 'cwd', 'retain', 'research', 'knowledge', 'generators'].includes(k));
+  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net', 'cwd', 'retain', 'ci', 'research', 'knowledge', 'generators'].includes(k));
   if (unknown.length) throw badRequest(`unknown field(s): ${unknown.join(', ')}`);
   const task = text(b, 'task');
   const model = checkModel(text(b, 'model'), scriptedDirs);
@@ -123,6 +123,7 @@ export function parseStartSession(body: unknown, scriptedDirs: readonly string[]
   const cwd = b.cwd === undefined ? undefined : parseWorkspace(b.cwd, home);
   if (b.retain !== undefined && typeof b.retain !== 'boolean') throw badRequest('retain must be true or false');
   const retain = b.retain !== false;
+  if (b.ci !== undefined && typeof b.ci !== 'boolean') throw badRequest('ci must be true or false');
   if (b.research !== undefined && (typeof b.research !== 'string' || !readTask(b.research))) {
     throw badRequest(`research must name a shipped task (${listTasks().join(', ')}), got ${JSON.stringify(b.research)}`);
   }
@@ -130,7 +131,7 @@ export function parseStartSession(body: unknown, scriptedDirs: readonly string[]
   if (b.knowledge !== undefined && (typeof b.knowledge !== 'string' || research === undefined)) throw badRequest('knowledge is a research session\'s tier: a string, with research');
   const knowledge = b.knowledge as string | undefined;
   const generators = b.generators === undefined ? undefined : parseGenerators(b.generators, research, scriptedDirs);
-  return { task, model, name, net, cwd, retain, research, knowledge, generators, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
+  return { task, model, name, net, cwd, retain, ci: b.ci === true, research, knowledge, generators, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
 }
 
 /** Validates `POST /v1/sessions/:id/model`: a spec the worker can make a model of (checkModel's reasons as a 400). */

@@ -63,7 +63,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
         ...auto.limits,
         ...req.limits,
       },
-      approvals,
+      approvals: { ...approvals, ...(req.ci && { unattended: true }) },
       ...(req.goal && { goal: req.goal }),
       ...(auto.autonomous && { autonomous: auto.autonomous }),
       ...(req.retain && { retain: true }),

@@ -81,6 +81,45 @@ describe('approvals (real Temporal, Kafka, Jupyter and daemon; scripted model)',
     expect(JSON.parse((await cli('approvals', '--json')).out[0]).approvals.map((a: { id: string }) => a.id)).not.toContain(requested.eventId);
   });
 
+  it('with sensitive-path required, a changed CI workflow waits for `recur approve` before the next model call; a `recur deny` ends the session', async () => {
+    const agents = {
+      root: [py(`import os
+os.makedirs(".github/workflows", exist_ok=True)
+open(".github/workflows/ci.yml", "w").write("on: push\\n")
+open("notes.txt", "w").write("plain\\n")`), 'changed the CI'],
+    };
+    const gated = async (unattended = false) => {
+      const input = h.input(agents, 'edit the CI');
+      const policy = input.approvals!;
+      const run = { ...input, approvals: { ...policy, require: [...policy.require, 'sensitive-path'], unattended } };
+      await h.client.workflow.start('agentSessionWorkflow', { taskQueue: h.taskQueue, workflowId: input.sessionId, args: [run] });
+      return input.sessionId;
+    };
+    const yes = await gated();
+    const asked = await approvalOf(yes);
+    expect(asked.event).toMatchObject({ kind: 'sensitive-path', detail: '1 change(s) to files that run outside Recur: .github/workflows/ci.yml added (.github/workflows/**)' });
+    expect(await cli('approve', asked.eventId, '--by', 'tester')).toMatchObject({ code: 0 });
+    const approved = await finish(yes);
+    expect(approved.result).toEqual({ status: 'completed', answer: 'changed the CI' });
+    const types = approved.types();
+    // The scan that found it, then the request and its answer, and only then the next model call.
+    expect(types.slice(types.indexOf('CellExecuted'))).toEqual(['CellExecuted', 'WorkspaceChanged', 'ApprovalRequested', 'ApprovalDecided', 'ModelCalled', 'WorkspaceChanged', 'SessionCompleted']);
+    expect(approved.of('WorkspaceChanged')[0].files.map((f) => [f.path, f.sensitive])).toEqual([['.github/workflows/ci.yml', '.github/workflows/**'], ['notes.txt', null]]);
+
+    const no = await gated();
+    const again = await approvalOf(no);
+    expect(await cli('deny', again.eventId, '--reason', 'not the CI', '--by', 'tester')).toMatchObject({ code: 0 });
+    const denied = await finish(no);
+    expect(denied.result).toMatchObject({ status: 'failed', kind: 'cancelled', reason: expect.stringMatching(/^changes to files that run outside Recur were denied by tester: not the CI \(\.github\/workflows\/ci\.yml added/) });
+    // The model call that asked for the cell, and none after it.
+    expect(denied.types().filter((t) => t === 'ModelCalled')).toHaveLength(1);
+
+    // CI mode: nobody to ask, so the policy refuses it at once, logged, and nothing waited.
+    const ci = await finish(await gated(true));
+    expect(ci.result).toMatchObject({ status: 'failed', kind: 'cancelled', reason: expect.stringContaining('refused by policy') });
+    expect(ci.of('ApprovalDecided')).toEqual([expect.objectContaining({ decision: 'refused', by: 'policy', reason: expect.stringContaining('in CI mode nobody is there to give it') })]);
+  });
+
   it('`recur deny --reason` reaches the cell as ApprovalRefusedError (a PermissionError) and nothing is edited', async () => {
     const name = `note_${hex()}`;
     const id = await start({

@@ -19,6 +19,15 @@ describe('approval policy decisions', () => {
     expect(decideApproval(policy({ require: [] }), 'harness-global', 'x')).toEqual({ action: 'allow' });
   });
 
+  it('unattended (CI mode), what would wait for an operator is refused at once, naming why; the rest is as ever', () => {
+    const ci = policy({ unattended: true, require: [...DEFAULT_APPROVAL_POLICY.require, 'sensitive-path'] });
+    for (const kind of ['harness-global', 'egress', 'spend', 'sensitive-path']) {
+      expect(decideApproval(ci, kind, 'x')).toEqual({ action: 'refuse', reason: `${kind} "x" needs an operator's yes, and in CI mode nobody is there to give it (docs/approvals.md)` });
+    }
+    expect(decideApproval(ci, 'command', 'ls')).toEqual({ action: 'allow' });
+    expect(decideApproval(ci, 'egress', '169.254.169.254:80')).toMatchObject({ action: 'refuse', reason: expect.stringContaining('refused outright') });
+  });
+
   it('refuses listed hosts and commands outright, before any operator is asked, naming the rule', () => {
     const refused = decideApproval(policy(), 'egress', '169.254.169.254:80');
     expect(refused).toEqual({ action: 'refuse', reason: expect.stringContaining('rule "169.254.169.254:*"') });

@@ -96,10 +96,11 @@ describe('recur run / send --wait against a fake daemon', () => {
     expect(r.err.at(-1)).toBe(`${id} stays open: recur send ${id} "<follow-up>" --wait continues it, recur kill ${id} ends it`);
   });
 
-  test('run --once and run --ci ask for a root that ends at its answer', async () => {
+  test('run --once and run --ci ask for a root that ends at its answer; only --ci for one whose approvals nobody answers', async () => {
     await cli('run', 'x', '--model', 'openai/gpt-4o', '--once', '--no-ci');
     await cli('run', 'x', '--model', 'openai/gpt-4o', '--ci');
     expect(fake.calls.started.map((s) => s.retain ?? false)).toEqual([false, false]);
+    expect(fake.calls.started.map((s) => s.approvals?.unattended ?? false)).toEqual([false, true]);
   });
 
   test('send --wait prints only what follows the message, ending with the answer to it', async () => {

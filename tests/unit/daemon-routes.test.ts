@@ -75,6 +75,14 @@ describe('daemon routes', () => {
     expect(fake.calls.started).toHaveLength(1);
   });
 
+  it('a CI run (ci: true) gets a policy under which nobody is waited for; any other run is attended', async () => {
+    expect((await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', ci: true })).status).toBe(201);
+    expect((await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o' })).status).toBe(201);
+    expect(fake.calls.started.map((s) => s.approvals?.unattended ?? false)).toEqual([true, false]);
+    expect(fake.calls.started[0].approvals).toMatchObject({ require: DEFAULT_APPROVAL_POLICY.require });
+    expect(await call('POST', '/v1/sessions', { task: 't', model: 'openai/gpt-4o', ci: 'yes' })).toMatchObject({ status: 400, body: { error: { message: 'ci must be true or false' } } });
+  });
+
   it("forwards an operator's interrupt, model switch and compaction; a spec that does not parse is a 400 naming why", async () => {
     expect(await call('POST', '/v1/sessions/r1/interrupt')).toEqual({ status: 200, body: { interrupted: true } });
     expect(await call('POST', '/v1/sessions/r1/model', { model: 'anthropic/claude-sonnet-4-5' })).toEqual({ status: 200, body: { model: 'anthropic/claude-sonnet-4-5' } });

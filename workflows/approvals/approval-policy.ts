@@ -15,6 +15,11 @@ export interface ApprovalPolicy {
   refuseHosts: string[];
   /** Commands refused outright: patterns over the whole command line, `*` as above. */
   refuseCommands: string[];
+  /**
+   * CI mode (`recur run --ci`): nobody is there to answer, so a request the policy would put to an
+   * operator is refused at once, by policy, and logged as such; nothing waits. Absent: false.
+   */
+  unattended?: boolean;
 }
 
 export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = {
@@ -43,7 +48,9 @@ export function decideApproval(policy: ApprovalPolicy, kind: string, detail: str
   if (refusedBy !== undefined) {
     return { action: 'refuse', reason: `${kind} "${text}" is refused outright by the approval policy (rule "${refusedBy}")` };
   }
-  return policy.require.includes(kind) ? { action: 'ask' } : { action: 'allow' };
+  if (!policy.require.includes(kind)) return { action: 'allow' };
+  if (policy.unattended) return { action: 'refuse', reason: `${kind} "${text}" needs an operator's yes, and in CI mode nobody is there to give it (docs/approvals.md)` };
+  return { action: 'ask' };
 }
 
 export interface Spend {

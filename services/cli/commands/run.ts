@@ -67,6 +67,7 @@ export async function startRootSession(ctx: CommandContext, task: string, config
     ...(typeof ctx.flags.generators === 'string' ? { generators: generatorModels(ctx.flags.generators, process.cwd()) } : {}),
     ...longRunRequest(ctx.flags, cwd),
     ...(!retainsRoot(ctx.flags) && { retain: false }),
+    ...(ciEnabled(ctx.flags) && { ci: true }),
   };
   const limits = budgetLimits(ctx.flags);
   if (Object.keys(limits).length > 0) body.limits = limits;
