@@ -10,7 +10,7 @@ import type { ScanWorkspaceInput, ScanWorkspaceResult } from '../activities/work
 import type { RecurEventInput } from '../schemas/generated/events';
 import type { sessionActivities } from './proxies';
 import type { SessionState } from './session-state';
-import { outsideChanges } from './approvals/sensitive-gate';
+import { outsideChanges } from './approvals/outside-changes';
 
 type Acts = ReturnType<typeof sessionActivities>;
 type Reason = 'start' | 'cell' | 'end';

@@ -23,12 +23,13 @@ const junitOf = (file: string) => {
 
 describe('recur run --ci: exit codes, JUnit and summary from the tree log', () => {
   it('a gate red then green: exit 0, one plain line per event, a JUnit file that parses, the summary written and appended to GITHUB_STEP_SUMMARY', async () => {
-    const marker = join(work, 'fixed');
-    const gate = `test -f ${marker} && echo green || { touch ${marker}; echo "1 test failed"; exit 1; }`;
+    // The gate runs in the session's sandbox, which sees only the workspace: the run's --cwd.
+    const workspace = mkdtempSync(join(work, 'ws-'));
+    const gate = 'test -f fixed && echo green || { touch fixed; echo "1 test failed"; exit 1; }';
     const model = script('gated', { root: ['All done.', 'Fixed it.'] });
     const [junit, summary, step] = ['junit.xml', 'summary.md', 'step-summary.md'].map((f) => join(work, f));
     writeFileSync(step, 'earlier step\n');
-    const r = await recur(['run', 'make the gate pass', '--model', model, '--ci', '--autonomous', '--gate', gate, '--junit', junit, '--summary', summary], { env: { GITHUB_STEP_SUMMARY: step } });
+    const r = await recur(['run', 'make the gate pass', '--model', model, '--ci', '--autonomous', '--gate', gate, '--cwd', workspace, '--junit', junit, '--summary', summary], { env: { GITHUB_STEP_SUMMARY: step } });
     expect(r.stderr).toMatch(/recur: exit 0: \S+ completed/);
     expect(r.code).toBe(0);
     for (const line of r.lines) expect(line).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);

@@ -48,6 +48,26 @@ describe('egress from a sandboxed kernel through the host proxy', () => {
     expect(types.indexOf('NetworkConnection')).toBeLessThan(types.indexOf('CellExecuted'));
   });
 
+  test("a gate reaches the network only by the session's policy: a destination it names, through the proxy, logged; in CI mode anything else is refused at once", async () => {
+    const net = `allow:127.0.0.2:${port}`;
+    const input = h.input({ root: ['Done.'] }, 'a gate that fetches', withNet(net));
+    // Bare, with no proxy, nothing is reachable from the gate's own network namespace.
+    const fetch = (path: string) => `python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.2:${port}${path}', timeout=20).read().decode())"`;
+    const bare = `python3 -c "import socket; socket.create_connection(('127.0.0.2', ${port}), timeout=5)" || echo NO ROUTE`;
+    const other = `python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.2:1/', timeout=20)" 2>&1 | tail -1`;
+    const run = await h.runInput({
+      ...input, approvals: { ...input.approvals!, unattended: true },
+      autonomous: { gates: [`${fetch('/gate')} && (${bare}) && (${other})`], gateTimeoutSeconds: 60, gateCwd: null },
+    });
+    expect(run.result).toEqual({ status: 'completed', answer: 'Done.' });
+    const [gate] = run.of('GateChecked');
+    expect(gate.output).toContain('hello /gate');
+    expect(gate.output).toContain('NO ROUTE');
+    expect(gate.output).toMatch(/HTTP Error 403/);
+    expect(run.of('NetworkConnection').map((c) => [c.port, c.decision])).toEqual([[port, 'allowed'], [1, 'refused']]);
+    expect(run.of('ApprovalDecided')).toEqual([expect.objectContaining({ decision: 'refused', by: 'policy', reason: expect.stringContaining('in CI mode') })]);
+  });
+
   test('under none, a connection waits for an operator; denied, the cell gets a 403 naming the reason', async () => {
     const input = h.input({
       root: [

@@ -82,11 +82,11 @@ describe('kernel → host bridge', () => {
     expect(calls.map((c) => c.sessionId)).toEqual([b]);
   });
 
-  test('bootstrap adds only the agent API (rlm, agent_message, harness, final, goal, schedule, jobs, research, ledger, files) to the namespace, hidden from %who', async () => {
+  test('bootstrap adds only the agent API (rlm, agent_message, harness, final, goal, schedule, jobs, research, ledger, git, files) to the namespace, hidden from %who', async () => {
     const s = await start();
     // Joined: IPython pretty-prints a list this long over several lines.
     const r = await run(s, '",".join(sorted(k for k in globals() if not k.startswith("_") and k not in ("In", "Out", "get_ipython", "exit", "quit", "open")))');
-    expect(r.result).toBe("'agent_message,files,final,goal,harness,jobs,ledger,research,rlm,schedule'");
+    expect(r.result).toBe("'agent_message,files,final,git,goal,harness,jobs,ledger,research,rlm,schedule'");
     expect((await run(s, '%who')).stdout).toContain('Interactive namespace is empty');
   });
 

@@ -1,4 +1,4 @@
-import { outsideChanges } from '../../workflows/approvals/sensitive-gate';
+import { outsideChanges } from '../../workflows/approvals/outside-changes';
 import type { RecurEventInput } from '../../schemas/generated/events';
 
 type WorkspaceChanged = Extract<RecurEventInput, { type: 'WorkspaceChanged' }>;

@@ -1,17 +1,7 @@
 import { condition } from '@temporalio/workflow';
-import type { RecurEventInput } from '../../schemas/generated/events';
 import type { SessionState } from '../session-state';
 import type { SessionResult } from '../session-types';
 import { policyOf, requestApproval } from './approval-handlers';
-
-type WorkspaceChanged = Extract<RecurEventInput, { type: 'WorkspaceChanged' }>;
-
-/** What a logged scan changed that runs outside Recur (docs/sandbox.md), as an operator reads it: `path (why)`. */
-export function outsideChanges(e: WorkspaceChanged | null): string[] {
-  return (e?.files ?? [])
-    .filter((f) => f.kind === 'git-meta' || f.sensitive)
-    .map((f) => `${f.path} ${f.change} (${f.kind === 'git-meta' ? 'git metadata' : f.sensitive})`);
-}
 
 /** Whether the policy puts changes to sensitive paths and git metadata to an operator. */
 export const gatesOutsideChanges = (s: SessionState): boolean => policyOf(s).require.includes('sensitive-path');
