@@ -116,15 +116,15 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     // Plain steps the worker runs, when nothing needs the workflow at each turn (worker-steps.ts).
     // Stopped before it took one (something reached the workflow at once), this turn is the workflow's.
     const ran = tookSteps(await runWorkerSteps(s, acts));
-    let cellDone: number;
+    /** The seq of the CellExecuted this turn logged; null when the steps logged every cell's end themselves. */
+    let cellDone: number | null = null;
     if (ran?.modelFailed) return { status: 'failed', kind: failureKind(ran.modelFailed.type), reason: ran.modelFailed.message };
     if (ran?.cellLeft) cellDone = await cellStep(s, acts, ran.cellLeft, { sent: ran.cellLeft.sent, restored: ran.cellLeft.restored ?? null });
     else if (ran?.cellEnded) cellDone = await logCellEnd(s, acts, ran.cellEnded, null);
     else if (ran && !ran.reply) {
-      // The allowance ends at an auto-refine's turn (worker-steps.ts): the refine is the workflow's.
-      await maybeAutoRefine(s);
-      if (continueDue(s)) return 'continue';
-      continue;
+      // The steps logged all they did (the allowance ended at an auto-refine's turn, or a later
+      // attempt adopted what a lost one logged): the turn ends below, where a final() that their
+      // last cell set is seen before anything else.
     } else {
       const call = callModelFor(s, acts, ran?.reply ?? undefined);
       const snapshot = ran ? null : snapshotBesideModel(s, acts, call);
@@ -154,7 +154,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
       const reqSeq = 1 + await s.ride((seq) => cellAsked(turn, reply, code, (s.ops.cellInFlight = `${s.id}/${seq + 1}`)), () => s.turn++);
       cellDone = await cellStep(s, acts, { requestId: `${s.id}/${reqSeq}`, reqSeq, code, codeBlob }, null);
     }
-    if (++s.cellsSinceSnapshot >= s.input.limits.snapshotEveryCells) {
+    if (cellDone !== null && ++s.cellsSinceSnapshot >= s.input.limits.snapshotEveryCells) {
       if (s.snapshotBesideModel) s.snapshotDue = true;
       // Runs from before the snapshot went beside the model call take it here.
       else await snapshotKernel(s, acts, cellDone, { rides: true });
