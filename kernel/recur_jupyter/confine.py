@@ -113,7 +113,15 @@ def git_mounts(policy):
     the workspace's and its submodules', and a worktree's shared repository. Hooks, config, attributes
     and refs written there would run later on the host, where git runs outside any sandbox; the agent's
     commits and branches go through the host instead (``git.commit``, ``git.branch``)."""
-    workspace = os.path.realpath(policy["workspace"])
+    bound = policy["workspace"]
+    workspace = os.path.realpath(bound)
+
+    def as_mounted(path):
+        # Inside the workspace, a path is named under the workspace's path as the policy gives it,
+        # which is where the sandbox mounts the workspace (it may differ from the real path).
+        rel = os.path.relpath(path, workspace)
+        return path if rel == ".." or rel.startswith("../") else os.path.normpath(os.path.join(bound, rel))
+
     paths = []
     for top in (workspace, *_submodule_paths(workspace)):
         dot = os.path.join(top, ".git")
@@ -129,7 +137,7 @@ def git_mounts(policy):
                 paths += [gitdir, *filter(None, [_commondir_of(gitdir)])]
     paths += [os.path.realpath(d) for d in policy.get("shared", []) if os.path.isdir(d)]
     seen = []
-    for p in paths:
+    for p in map(as_mounted, paths):
         if p not in seen:
             seen.append(p)
     return seen

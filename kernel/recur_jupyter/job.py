@@ -37,7 +37,8 @@ def start_in(policy, cwd):
     real = os.path.realpath(cwd)
     if real != workspace and not real.startswith(workspace + "/"):
         raise SandboxError(f"{cwd} is not inside the session's workspace {workspace}: the sandbox sees only the workspace")
-    return real
+    # Named under the workspace's path as the policy gives it, which is where the sandbox mounts it.
+    return os.path.normpath(os.path.join(policy["workspace"], os.path.relpath(real, workspace)))
 
 
 def job_argv(policy, key, cmd, bwrap="bwrap", env=None, egress=False, cwd=None, setenv=None):

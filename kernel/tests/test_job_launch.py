@@ -198,6 +198,14 @@ class GitMountsTest(unittest.TestCase):
         m = mounts(self.argv(ws))
         self.assertLess(m.index(("--bind", ws, ws)), m.index(("--ro-bind", f"{ws}/.git", f"{ws}/.git")))
 
+    def test_a_workspace_named_through_a_link_has_its_git_mounted_where_the_workspace_is(self):
+        ws = os.path.join(self.root, "real")
+        os.mkdir(ws)
+        self.git("init", "-q", cwd=ws)
+        os.symlink(ws, os.path.join(self.root, "named"))
+        named = os.path.join(self.root, "named")
+        self.assertIn(("--ro-bind", f"{named}/.git", f"{named}/.git"), mounts(self.argv(named)))
+
     def test_a_plain_directory_has_nothing_more(self):
         ws = os.path.join(self.root, "plain")
         os.mkdir(ws)
