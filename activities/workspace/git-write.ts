@@ -41,11 +41,14 @@ export function createGitWrites() {
     async commit(input: { workspace: string; sessionId: string; message: string; paths: string[] | null }): Promise<GitWrite> {
       const config = await repository(input.workspace, 'git.commit');
       const previous = await headCommit(input.workspace);
-      await gitOut(input.workspace, ['add', '-A', '--', ...(input.paths ?? ['.'])], { config });
-      const staged = await gitIn(input.workspace, ['diff', '--cached', '--quiet', '--no-ext-diff'], { config });
+      const only = input.paths ?? ['.'];
+      await gitOut(input.workspace, ['add', '-A', '--', ...only], { config });
+      const staged = await gitIn(input.workspace, ['diff', '--cached', '--quiet', '--no-ext-diff', '--', ...only], { config });
       const branch = await branchOf(input.workspace, config);
       if (staged.code === 0) return { op: 'commit', changed: false, branch, previous, commit: previous, message: null, files: [] };
-      await gitOut(input.workspace, ['commit', '-q', '--no-verify', '-m', input.message, '--trailer', `Recur-Session: ${input.sessionId}`], { config });
+      // Named paths only: what else the index holds stays staged, as `git commit -- <paths>` leaves it.
+      const pathspec = input.paths ? ['--', ...input.paths] : [];
+      await gitOut(input.workspace, ['commit', '-q', '--no-verify', '-m', input.message, '--trailer', `Recur-Session: ${input.sessionId}`, ...pathspec], { config });
       const commit = await headCommit(input.workspace);
       const message = await gitOut(input.workspace, ['log', '-1', '--format=%B'], { config });
       const listed = await gitOut(input.workspace, ['diff-tree', '--no-commit-id', '--name-only', '-r', '--root', '--no-renames', 'HEAD'], { config });

@@ -110,8 +110,13 @@ describe("host git runs nothing the workspace names", () => {
     expect(c.message).toBe('add b\n\nRecur-Session: r1');
     expect(git(repo, 'rev-parse', 'HEAD')).toBe(c.commit);
     expect(await writes.commit({ workspace: repo, sessionId: 'r1', message: 'again', paths: null })).toMatchObject({ changed: false, commit: c.commit });
+    writeFileSync(join(repo, 'c.txt'), 'three\n');
+    writeFileSync(join(repo, 'd.txt'), 'four\n');
+    const some = await writes.commit({ workspace: repo, sessionId: 'r1', message: 'only c', paths: ['c.txt'] });
+    expect(some).toMatchObject({ changed: true, files: ['c.txt'] });
+    expect(git(repo, 'ls-tree', '--name-only', 'HEAD').split('\n')).toEqual(['.gitattributes', 'a.txt', 'b.txt', 'c.txt']);
     const b = await writes.branch({ workspace: repo, name: 'recur/fix', checkout: true });
-    expect(b).toMatchObject({ op: 'branch', changed: true, branch: 'recur/fix', commit: c.commit });
+    expect(b).toMatchObject({ op: 'branch', changed: true, branch: 'recur/fix', commit: some.commit });
     await expect(writes.branch({ workspace: repo, name: 'bad..name', checkout: true })).rejects.toThrow(/not a valid branch name/);
     expect(ran()).toBe(false);
     git(repo, 'commit', '--allow-empty', '-qm', 'by hand');
