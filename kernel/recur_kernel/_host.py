@@ -132,8 +132,10 @@ class HostClient:
         except _Revoked:
             self._drop()
             return 401, _REVOKED_REPLY
-        except (ConnectionError, http.client.HTTPException) as e:
-            # Refused, reset or closed without a reply: the host process is gone or restarting.
+        except (ConnectionError, http.client.HTTPException, TimeoutError) as e:
+            # Refused, reset or closed without a reply: the host process is gone or restarting. No
+            # reply in time: a host busy (a worker restarting under the session) is asked again, not
+            # given up on; every op that changes anything answers a repeat by its rid once.
             self._drop()
             raise _HostGone() from e
         except OSError as e:

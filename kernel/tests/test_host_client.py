@@ -228,6 +228,34 @@ class HostRestartTest(unittest.TestCase):
         self.assertEqual(len(Flaky.rids), 3)
         self.assertEqual(len(set(Flaky.rids)), 1)
 
+    def test_a_reply_that_comes_too_late_is_asked_again_with_the_same_rid(self):
+        class Slow(_Bridge):
+            rids = []
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                Slow.rids.append(body["rid"])
+                if len(Slow.rids) == 1:
+                    # The first answer comes after the client has stopped waiting for it.
+                    threading.Event().wait(1.5)
+                data = json.dumps({"result": len(Slow.rids)}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        server, url = _serve(Slow)
+        client = HostClient(url, "s", "tok")
+        try:
+            self.assertEqual(client.call("final", {"value": 1}, timeout=0.5), 2)
+        finally:
+            client.close()
+            server.shutdown()
+            server.server_close()
+        self.assertEqual(len(Slow.rids), 2)
+        self.assertEqual(len(set(Slow.rids)), 1)
+
     def test_a_socket_the_host_revoked_fails_at_once_as_unauthorized(self):
         path = _socket_path()
         open(os.path.join(os.path.dirname(path), "revoked"), "w").close()
