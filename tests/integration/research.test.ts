@@ -129,7 +129,11 @@ for bad in (lambda: research.trial(n=9), lambda: research.trial(file="../outside
     const cli = await cliInProcess(['research', 'ledger', run.id, '--json']);
     expect(cli.code).toBe(0);
     const table = JSON.parse(cli.out[0]) as { rows: { id: string; status: string; trials: unknown[]; by: string; notes: { note: string; by: string }[] }[]; records: { id: string }[] };
-    expect(table.rows.map((r) => [r.id, r.status, r.trials.length])).toEqual([['job-1', 'measured', 1], ['job-2', 'rejected', 8], ['job-3', 'rejected', 0], ['job-4', 'rejected', 8], ['job-5', 'accepted', 8]]);
+    // Rows come in the order the jobs ended; jobs 2 to 4 were submitted together and run side by side (a slot each), so they may end in any order.
+    const byId = [...table.rows].sort((a, b) => a.id.localeCompare(b.id));
+    expect(byId.map((r) => [r.id, r.status, r.trials.length])).toEqual([['job-1', 'measured', 1], ['job-2', 'rejected', 8], ['job-3', 'rejected', 0], ['job-4', 'rejected', 8], ['job-5', 'accepted', 8]]);
+    expect(table.rows.map((r) => r.id)[0]).toBe('job-1');
+    expect(table.rows.map((r) => r.id)[4]).toBe('job-5');
     expect(table.records.map((r) => r.id)).toEqual(['r0-baseline', 'job-5']);
     expect(table.rows[4].notes).toEqual([{ note: 'EMA scales: stack it next', by: run.id }]);
     expect(table.rows.map((r) => r.by)).toEqual(Array(5).fill(run.id));
