@@ -23,9 +23,26 @@ const read = (path: string) => readFileSync(path, 'utf8');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const squeue = (...args: string[]) => execFileSync('squeue', ['-h', '-t', 'all', ...args], { encoding: 'utf8' }).trim();
 
-async function waitFor(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
-  for (const end = Date.now() + ms; !ok(); await sleep(100)) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+/** What Slurm says of its node and of every job it holds, with why each waits: a failure names its cause. */
+function slurmState(): string {
+  const out = (cmd: string, args: string[]) => {
+    try {
+      return execFileSync(cmd, args, { encoding: 'utf8' }).trim();
+    } catch (e) {
+      return `${cmd} failed: ${(e as Error).message}`;
+    }
+  };
+  return `node: ${out('sinfo', ['-h', '-N', '-o', '%N %T %E'])}\njobs:\n${out('squeue', ['-h', '-o', '%i %j %T %r'])}`;
 }
+
+async function waitFor(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
+  for (const end = Date.now() + ms; !ok(); await sleep(100)) if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${slurmState()}`);
+}
+
+// Test jobs are named for this process (the executor's sessions) or `*-test` (those sbatched here).
+const ours = (name: string) => name.includes(`slurm-test-${process.pid}-`) || name.endsWith('-test');
+const ourLiveJobs = () => squeue('-t', 'PENDING,RUNNING,SUSPENDED,COMPLETING,CONFIGURING,REQUEUED', '-o', '%i %j').split('\n').filter(Boolean)
+  .map((l) => l.split(' ')).filter(([, name]) => ours(name)).map(([id]) => id);
 
 let sessions = 0;
 
@@ -51,7 +68,14 @@ function executor(slurm: SlurmClient = slurmCli(), over: { ws?: string; launch?:
 }
 
 beforeAll(() => {
-  if (!slurmReady()) throw new Error('no Slurm answers here: as root on Debian, `recur setup --slurm` (or `npm test`) installs and starts a one-node cluster');
+  if (!slurmReady()) throw new Error(`no Slurm answers here: as root on Debian, \`recur setup --slurm\` (or \`npm test\`) installs and starts a one-node cluster\n${slurmState()}`);
+});
+
+// A test that fails midway leaves its jobs holding the node's CPUs: cancelled here, so the next test starts on an empty node.
+afterEach(async () => {
+  const left = ourLiveJobs();
+  if (left.length > 0) execFileSync('scancel', left);
+  await waitFor('the tests\' jobs to leave the node', () => ourLiveJobs().length === 0);
 });
 
 describe('the Slurm executor', () => {
