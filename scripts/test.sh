@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`: installs what is missing, then runs every jest tier; the integration tier starts
-# its own stack (tests/helpers/global-setup.ts). Extra arguments go to jest.
+# its own stack (tests/helpers/global-setup.ts). Extra arguments go to one jest run instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
@@ -9,4 +9,15 @@ bash scripts/bootstrap.sh
 # --virtual-clock: Temporal's time-skipping server, for the virtual executor's (tests/integration/virtual-clock.test.ts).
 node dist/services/cli/main.js setup --browser --slurm --virtual-clock
 mkdir -p reports
-exec npx jest --json --outputFile=reports/jest.json "$@"
+rm -f reports/jest*.json reports/unit.log
+if [ $# -gt 0 ]; then exec npx jest --json --outputFile=reports/jest.json "$@"; fi
+# The tiers share nothing (unit starts no stack, and each runs one file at a time), so they run at
+# once: the run takes about as long as the integration tier alone. The unit tier's output waits
+# in a file, printed whole after the integration tier's, so neither interleaves with the other.
+npx jest --selectProjects unit --json --outputFile=reports/jest-unit.json >reports/unit.log 2>&1 &
+unit=$!
+rc=0
+npx jest --selectProjects integration --json --outputFile=reports/jest-integration.json || rc=$?
+wait "$unit" || rc=$?
+cat reports/unit.log
+exit "$rc"
