@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -274,13 +275,17 @@ describe('worker SIGKILL at seeded random points of a multi-agent session', () =
     const train = readFileSync(join(ws, 'train.py'), 'utf8');
     const [head, rest] = train.split('# ==== EDITABLE: optimizer config ====\n');
     const candidate = "CONFIG = {'lr': 1.0, 'momentum': 0.8, 'schedule': 'cosine', 'cooldown_frac': 1.0, 'ema': 0.995, 'ema_start_frac': 0.5, 'train_steps': 900}\n";
-    writeFileSync(join(ws, 'train.py'), `${head}# ==== EDITABLE: optimizer config ====\n${candidate}${rest.slice(rest.indexOf('# ==== END ===='))}`);
+    const source = `${head}# ==== EDITABLE: optimizer config ====\n${candidate}${rest.slice(rest.indexOf('# ==== END ===='))}`;
+    writeFileSync(join(ws, 'train.py'), source);
+    // This session's judge runs on the snapshot named by the source's hash: judges of other runs on the machine are not it.
+    const snapshot = createHash('sha256').update(source).digest('hex');
     spawnSync('chmod', ['-R', 'a+rwX', ws]);
     const start = researchStart(task, 'weights-only', undefined);
     const script = { root: [py('print(research.submit(idea="tail EMA 0.995")["id"])'), 'Waiting for the judge.', py('print(ledger.query()[-1]["status"])'), 'The judge was lost with its worker.'] };
     const judges = () => readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
       try {
-        return /verify\.py.*--scale-up/.test(readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').join(' '));
+        const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+        return cmd.some((a) => a.endsWith('verify.py')) && cmd.includes('--scale-up') && cmd[cmd.indexOf('--workspace') + 1]?.endsWith(`/${snapshot}`);
       } catch {
         return false;
       }
