@@ -8,6 +8,7 @@ import { SASL_MECHANISMS, externalServiceErrors } from './external';
 import { uiLinkErrors } from './ui-links';
 import { blobStoreErrors, readAwsEnv } from './blob-store';
 import { sensitivePathErrors, withDefaultRules } from './sensitive-paths';
+import { ciPolicyErrors } from '../workflows/approvals/approval-policy';
 import type { ParsedConfig, RecurConfig, SaslMechanism } from './schema';
 
 type Env = Record<string, string | undefined>;
@@ -115,6 +116,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_APPROVAL_POLICY', approvals, 'policyFile', 'text'],
   ['RECUR_APPROVAL_SPEND_TOKENS', approvals, 'spendTokens', RANGES.approvalSpendTokens],
   ['RECUR_APPROVAL_SPEND_USD', approvals, 'spendCostUsd', RANGES.approvalSpendUsd],
+  ['RECUR_APPROVAL_CI_WAIT_SECONDS', approvals, 'ciWaitSeconds', RANGES.approvalCiWaitSeconds],
   ['RECUR_UI_CODE_SECONDS', ui, 'codeSeconds', RANGES.uiCodeSeconds],
   ['RECUR_UI_SESSION_SECONDS', ui, 'sessionSeconds', RANGES.uiSessionSeconds],
   ['RECUR_TEMPORAL_UI_URL', ui, 'temporalUiUrl', 'text'],
@@ -215,7 +217,7 @@ export function parseConfig(env: Env = process.env): ParsedConfig {
   readAwsEnv(config, env);
   mergePolicyFile(config, env, warnings, errors);
   config.worker.sensitivePaths = withDefaultRules(config.worker.sensitivePaths);
-  errors.push(...outOfRange(config), ...externalServiceErrors(config), ...uiLinkErrors(config), ...blobStoreErrors(config), ...sensitivePathErrors(config));
+  errors.push(...outOfRange(config), ...externalServiceErrors(config), ...uiLinkErrors(config), ...blobStoreErrors(config), ...sensitivePathErrors(config), ...ciPolicyErrors(config.approvals));
   // It names a task queue and a directory of the home.
   if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(config.hostId)) errors.push(`RECUR_HOST_ID (config hostId): "${config.hostId}" is not 1-32 lowercase letters, digits and dashes, starting with a letter or digit`);
   if (!['local', 'slurm', 'virtual'].includes(config.worker.jobExecutor)) errors.push(`RECUR_JOB_EXECUTOR (config worker.jobExecutor): expected local, slurm or virtual, got ${JSON.stringify(config.worker.jobExecutor)}`);
@@ -243,6 +245,9 @@ function readCiEnv(config: RecurConfig, env: Env): void {
   if (env.GITHUB_OUTPUT) config.ci.stepOutput = resolve(env.GITHUB_OUTPUT);
 }
 
+/** Objects whose keys are the user's own (approval kinds), merged key by key over the defaults; their values are checked later. */
+const OPEN_RECORDS = new Set(['approvals.ci']);
+
 function mergeInto(target: object, patch: unknown, path: string, warnings: string[]): void {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
     throw new Error(`expected an object at ${path || 'top level'}`);
@@ -250,7 +255,12 @@ function mergeInto(target: object, patch: unknown, path: string, warnings: strin
   const t = target as Record<string, unknown>;
   for (const [k, v] of Object.entries(patch)) {
     const at = path ? `${path}.${k}` : k;
-    if (!(k in t)) {
+    if (OPEN_RECORDS.has(at)) {
+      if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.values(v).every((x) => typeof x === 'string')) {
+        throw new Error(`${at} must be an object of strings`);
+      }
+      t[k] = { ...(t[k] as object), ...v };
+    } else if (!(k in t)) {
       warnings.push(`config.json: unknown key ${at} ignored`);
     } else if (Array.isArray(t[k])) {
       if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new Error(`${at} must be an array of strings`);

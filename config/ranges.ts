@@ -51,6 +51,7 @@ export const RANGES = {
   sandboxMaxFileMiB: int(1, 1_048_576),
   approvalSpendTokens: int(0, 10_000_000_000),
   approvalSpendUsd: real(0, 1_000_000),
+  approvalCiWaitSeconds: int(0, 86_400),
   localThreads: int(1, 256),
   localContextTokens: int(512, 1_048_576),
   localMaxTokens: int(1, 1_048_576),

@@ -7,6 +7,7 @@ import {
   ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, allHandlersFinished, condition, continueAsNew,
   isCancellation, workflowInfo,
 } from '@temporalio/workflow';
+import { endedByPolicy } from './approvals/policy-end';
 import { awaitSpendApproval } from './approvals/spend-gate';
 import { retainsAfter } from './decide-idle-unload';
 import { describeFault, finish } from './end-session';
@@ -91,7 +92,7 @@ async function loop(s: SessionState, acts: Acts): Promise<Ended> {
     const outcome = s.retained?.idle ? await awaitWork(s, s.retained, acts) : await runTurns(s, acts);
     if (outcome === 'continue') {
       // What the run's last cell changed is checked here: the next run starts with nothing to check.
-      const denied = await awaitOutsideChangesApproval(s);
+      const denied = endedByPolicy(s) ?? await awaitOutsideChangesApproval(s);
       if (denied) return { result: denied };
       await s.flush();
       await condition(allHandlersFinished);
@@ -108,7 +109,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
   for (;;) {
     const stop = await reachedLimit(s, acts);
     if (stop) return wrapUp(s, acts, stop);
-    const refused = await awaitSpendApproval(s) ?? await awaitOutsideChangesApproval(s);
+    const refused = endedByPolicy(s) ?? await awaitSpendApproval(s) ?? await awaitOutsideChangesApproval(s);
     if (refused) return refused;
     await s.deliver('prompt');
     await fireDueSchedules(s);
@@ -145,7 +146,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
       if (rejected) return rejected;
       if (code === null) {
         await s.emit(() => [modelCalled(turn, reply)], () => s.turn++);
-        if (await afterAnswer(s) === 'end') return await awaitOutsideChangesApproval(s) ?? completed(reply.answer ?? '', reply.answerBlob);
+        if (await afterAnswer(s) === 'end') return endedByPolicy(s) ?? await awaitOutsideChangesApproval(s) ?? completed(reply.answer ?? '', reply.answerBlob);
         if (continueDue(s)) return 'continue';
         continue;
       }
@@ -162,7 +163,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     await maybeAutoRefine(s);
     const answer = s.final;
     s.final = null;
-    if (answer !== null && await afterAnswer(s) === 'end') return await awaitOutsideChangesApproval(s) ?? completed(answer.answer, answer.answerBlob ?? null);
+    if (answer !== null && await afterAnswer(s) === 'end') return endedByPolicy(s) ?? await awaitOutsideChangesApproval(s) ?? completed(answer.answer, answer.answerBlob ?? null);
     if (continueDue(s)) return 'continue';
   }
 }

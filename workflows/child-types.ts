@@ -33,4 +33,6 @@ export interface ChildOutcome {
   taskMessageId?: string | null;
   /** What the child's tree has spent so far. */
   spent?: Spend;
+  /** Ended by CI mode's policy (approvals.ci `end`): the run ends, so its parent ends too. Absent: false. */
+  endsRun?: boolean;
 }

@@ -38,7 +38,7 @@ export async function endTask(s: SessionState, r: SessionResult, last = false): 
   const spent = treeSpend(s);
   await getExternalWorkflowHandle(s.input.parentId).signal(childFinishedSignal, told.status === 'completed'
     ? { name: s.input.name, status: 'completed', answer: told.answer, answerBlob: told.answerBlob ?? null, error: null, round, taskMessageId, spent }
-    : { name: s.input.name, status: told.kind === 'cancelled' ? 'cancelled' : 'failed', answer: null, error: told.reason, round, taskMessageId, spent },
+    : { name: s.input.name, status: told.kind === 'cancelled' ? 'cancelled' : 'failed', answer: null, error: told.reason, round, taskMessageId, spent, ...(told.kind === 'approval_refused' && { endsRun: true }) },
   ).catch(() => undefined);
   return logged;
 }

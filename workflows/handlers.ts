@@ -104,6 +104,7 @@ async function childFinished(s: SessionState, outcome: ChildOutcome): Promise<vo
     // A goal's budgets count what the children spent too, as each reports it (its tree's total so far).
     if (outcome.spent) s.long.recordChildSpend(outcome.spent, child.spent);
     Object.assign(child, { status: outcome.status, answer: outcome.answer, answerBlob, error: outcome.error, spent: outcome.spent ?? child.spent });
+    if (outcome.endsRun) s.approvals.ended ??= { id: child.id, reason: `sub-agent ${outcome.name} was ended by the approval policy: ${outcome.error ?? ''}` };
     const text = outcome.status === 'completed'
       ? `[answer from ${outcome.name}] ${outcome.answer ?? ''}`
       : `[${outcome.name} ${outcome.status}] ${outcome.error ?? ''}`;

@@ -176,7 +176,7 @@ export interface RetainState {
 }
 
 export type FailureKindName =
-  | 'budget' | 'max_turns' | 'script_exhausted' | 'model_error' | 'kernel_error' | 'cancelled' | 'timeout' | 'internal';
+  | 'budget' | 'max_turns' | 'script_exhausted' | 'model_error' | 'kernel_error' | 'cancelled' | 'timeout' | 'internal' | 'approval_refused';
 
 export type SessionResult =
   | { status: 'completed'; answer: string; answerBlob?: BlobRef | null }

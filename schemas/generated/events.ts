@@ -796,13 +796,13 @@ export interface SessionCompleted {
 }
 
 /** Class of a session failure, for dashboards and retry policy. */
-export type FailureKind = 'budget' | 'max_turns' | 'max_depth' | 'script_exhausted' | 'model_error' | 'kernel_error' | 'cancelled' | 'timeout' | 'internal';
+export type FailureKind = 'budget' | 'max_turns' | 'max_depth' | 'script_exhausted' | 'model_error' | 'kernel_error' | 'cancelled' | 'timeout' | 'internal' | 'approval_refused';
 
 /** The session ended without an answer. Appended by the session's workflow as its last event; a session has at most one of SessionCompleted and SessionFailed. */
 export interface SessionFailed {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'SessionFailed';
-  /** budget: spending cap reached; max_turns: turn limit reached; max_depth: spawned too deep; script_exhausted: the scripted model ran out of replies; model_error: the provider failed for good; kernel_error: the kernel could not be restored; cancelled: the user or parent cancelled; timeout: the session's deadline passed; internal: a bug. */
+  /** budget: spending cap reached; max_turns: turn limit reached; max_depth: spawned too deep; script_exhausted: the scripted model ran out of replies; model_error: the provider failed for good; kernel_error: the kernel could not be restored; cancelled: the user or parent cancelled; timeout: the session's deadline passed; internal: a bug; approval_refused: in CI mode, a request the approval policy ends the run on (approvals.ci). */
   readonly kind: FailureKind;
   /** What happened, in words for the user. Limit: 8000 characters. */
   readonly reason: string;

@@ -24,6 +24,9 @@ export interface PtyCli {
  * The built CLI in a real pseudo-terminal (Python's pty module), from a fresh directory. A wait
  * fails at once when the screen shows `failOn` past its start, naming what it showed.
  */
+/** Longest one wait for the screen lasts, under jest's 120 s a test. */
+const WAIT_MS = 100_000;
+
 export function ptyCli(args: string[], failOn?: RegExp): PtyCli {
   const child = spawn('python3', [RELAY, process.execPath, CLI, ...args], {
     cwd: mkdtempSync(join(tmpdir(), 'recur-chat-')), env: { ...process.env, TERM: 'dumb', COLUMNS: '200' },
@@ -56,6 +59,10 @@ export function ptyCli(args: string[], failOn?: RegExp): PtyCli {
         void exited.then(() => {
           if (waiters.delete(check)) reject(new Error(`exited before showing ${String(text)}; screen:\n${screen()}`));
         });
+        // Inside jest's own limit, so a wait that never ends says what it waited for and what the screen showed.
+        setTimeout(() => {
+          if (waiters.delete(check)) reject(new Error(`no ${String(text)} after ${WAIT_MS / 1000} s; screen:\n${screen()}`));
+        }, WAIT_MS).unref();
         check();
       });
     },

@@ -9,6 +9,7 @@ import { createHarnessClient } from '../../services/worker/harness-client';
 import { cliInProcess } from '../helpers/cli-in-process';
 import { logged, until, untilLogged } from '../helpers/poll-tree-log';
 import { py, SessionHarness } from '../helpers/session-harness';
+import { DEFAULT_APPROVAL_POLICY } from '../../workflows/approvals/approval-policy';
 
 /** The refiner's scripted reply: one JSON object. */
 const proposal = (edits: unknown[]) => JSON.stringify({ summary: 'test refine', evidence: [], edits });
@@ -88,10 +89,10 @@ os.makedirs(".github/workflows", exist_ok=True)
 open(".github/workflows/ci.yml", "w").write("on: push\\n")
 open("notes.txt", "w").write("plain\\n")`), 'changed the CI'],
     };
-    const gated = async (unattended = false) => {
+    const gated = async (unattended = false, ci = DEFAULT_APPROVAL_POLICY.ci) => {
       const input = h.input(agents, 'edit the CI');
       const policy = input.approvals!;
-      const run = { ...input, approvals: { ...policy, require: [...policy.require, 'sensitive-path'], unattended } };
+      const run = { ...input, approvals: { ...policy, require: [...policy.require, 'sensitive-path'], unattended, ci } };
       await h.client.workflow.start('agentSessionWorkflow', { taskQueue: h.taskQueue, workflowId: input.sessionId, args: [run] });
       return input.sessionId;
     };
@@ -114,10 +115,15 @@ open("notes.txt", "w").write("plain\\n")`), 'changed the CI'],
     // The model call that asked for the cell, and none after it.
     expect(denied.types().filter((t) => t === 'ModelCalled')).toHaveLength(1);
 
-    // CI mode: nobody to ask, so the policy refuses it at once, logged, and nothing waited.
+    // CI mode: nobody to ask, so the policy refuses it at once, logged, and nothing waited. By default the run ends there (exit 2)…
     const ci = await finish(await gated(true));
-    expect(ci.result).toMatchObject({ status: 'failed', kind: 'cancelled', reason: expect.stringContaining('refused by policy') });
+    expect(ci.result).toMatchObject({ status: 'failed', kind: 'approval_refused', reason: expect.stringContaining('approvals.ci.sensitive-path is "end"') });
     expect(ci.of('ApprovalDecided')).toEqual([expect.objectContaining({ decision: 'refused', by: 'policy', reason: expect.stringContaining('in CI mode nobody is there to give it') })]);
+    expect(ci.types().filter((t) => t === 'ModelCalled')).toHaveLength(1);
+    // …and a policy that denies it instead ends it as a refusal would: cancelled, naming the policy.
+    const denyCi = await finish(await gated(true, { 'sensitive-path': 'deny' }));
+    expect(denyCi.result).toMatchObject({ status: 'failed', kind: 'cancelled', reason: expect.stringContaining('were refused by policy') });
+    expect(denyCi.of('ApprovalDecided')).toEqual([expect.objectContaining({ decision: 'refused', by: 'policy', reason: expect.stringContaining('the policy denies it') })]);
   });
 
   it('`recur deny --reason` reaches the cell as ApprovalRefusedError (a PermissionError) and nothing is edited', async () => {

@@ -19,11 +19,22 @@ describe('approval policy decisions', () => {
     expect(decideApproval(policy({ require: [] }), 'harness-global', 'x')).toEqual({ action: 'allow' });
   });
 
-  it('unattended (CI mode), what would wait for an operator is refused at once, naming why; the rest is as ever', () => {
+  it('unattended (CI mode), what would wait for an operator is denied, ends the run or waits a bounded time, per kind; the rest is as ever', () => {
     const ci = policy({ unattended: true, require: [...DEFAULT_APPROVAL_POLICY.require, 'sensitive-path'] });
-    for (const kind of ['harness-global', 'egress', 'spend', 'sensitive-path']) {
-      expect(decideApproval(ci, kind, 'x')).toEqual({ action: 'refuse', reason: `${kind} "x" needs an operator's yes, and in CI mode nobody is there to give it (docs/approvals.md)` });
+    const why = (kind: string) => `${kind} "x" needs an operator's yes, and in CI mode nobody is there to give it`;
+    for (const kind of ['harness-global', 'egress']) {
+      expect(decideApproval(ci, kind, 'x')).toEqual({ action: 'refuse', reason: `${why(kind)}: the policy denies it and the run goes on (docs/approvals.md)` });
     }
+    // By default, spending on and a changed CI workflow end the run.
+    for (const kind of ['spend', 'sensitive-path']) {
+      expect(decideApproval(ci, kind, 'x')).toEqual({ action: 'refuse', ends: true, reason: `${why(kind)}: the policy ends the run (approvals.ci.${kind} is "end", docs/approvals.md)` });
+    }
+    const waits = policy({ unattended: true, ci: { egress: 'wait', spend: 'deny' }, ciWaitSeconds: 600 });
+    expect(decideApproval(waits, 'egress', 'x')).toEqual({ action: 'ask', waitSeconds: 600 });
+    expect(decideApproval(waits, 'spend', 'x')).toMatchObject({ action: 'refuse', reason: expect.stringContaining('denies it') });
+    expect(decideApproval(waits, 'egress', 'x')).not.toHaveProperty('ends');
+    // Attended, the CI answers change nothing.
+    expect(decideApproval(policy({ ci: { egress: 'end' } }), 'egress', 'x')).toEqual({ action: 'ask' });
     expect(decideApproval(ci, 'command', 'ls')).toEqual({ action: 'allow' });
     expect(decideApproval(ci, 'egress', '169.254.169.254:80')).toMatchObject({ action: 'refuse', reason: expect.stringContaining('refused outright') });
   });
@@ -146,5 +157,27 @@ describe('approval requests at the daemon and in config', () => {
     expect(parseConfig({ RECUR_HOME: home, RECUR_APPROVAL_POLICY: bad }).errors).toEqual([expect.stringMatching(/^RECUR_APPROVAL_POLICY .*approvals\.require must be an array of strings/)]);
     expect(parseConfig({ RECUR_HOME: home, RECUR_APPROVAL_POLICY: join(home, 'none.json') }).errors).toEqual([expect.stringMatching(/^RECUR_APPROVAL_POLICY .*ENOENT/)]);
     expect(parseConfig({ RECUR_HOME: home, RECUR_APPROVAL_SPEND_USD: '-1' }).errors).toEqual([expect.stringMatching(/RECUR_APPROVAL_SPEND_USD/)]);
+  });
+
+  it("a policy file's CI answers merge kind by kind over the defaults; a wait needs its timeout, and an unknown answer is an error", () => {
+    const home = mkdtempSync(join(tmpdir(), 'recur-policy-'));
+    const write = (name: string, body: unknown) => {
+      writeFileSync(join(home, name), JSON.stringify(body));
+      return join(home, name);
+    };
+    const ok = parseConfig({ RECUR_HOME: home, RECUR_APPROVAL_POLICY: write('ok.json', { ci: { egress: 'end', 'harness-global': 'wait' }, ciWaitSeconds: 900 }) });
+    expect(ok.errors).toEqual([]);
+    expect(ok.warnings).toEqual([]);
+    expect(ok.config.approvals.ci).toEqual({ spend: 'end', 'sensitive-path': 'end', egress: 'end', 'harness-global': 'wait' });
+    expect(ok.config.approvals.ciWaitSeconds).toBe(900);
+    const untimed = parseConfig({ RECUR_HOME: home, RECUR_APPROVAL_POLICY: write('untimed.json', { ci: { egress: 'wait' } }) });
+    expect(untimed.errors).toEqual(['approvals.ci: egress wait(s) for an operator in CI mode, so approvals.ciWaitSeconds must say how long (above 0)']);
+    const timedByEnv = parseConfig({ RECUR_HOME: home, RECUR_APPROVAL_POLICY: join(home, 'untimed.json'), RECUR_APPROVAL_CI_WAIT_SECONDS: '60' });
+    expect(timedByEnv.errors).toEqual([]);
+    expect(parseConfig({ RECUR_HOME: home, RECUR_APPROVAL_POLICY: write('bad.json', { ci: { egress: 'ask' } }) }).errors)
+      .toEqual(['approvals.ci.egress: "ask" is not one of deny, end, wait']);
+    expect(parseConfig({ RECUR_HOME: home, RECUR_APPROVAL_POLICY: write('shape.json', { ci: ['end'] }) }).errors)
+      .toEqual([expect.stringMatching(/^RECUR_APPROVAL_POLICY .*approvals\.ci must be an object of strings/)]);
+    expect(parseConfig({ RECUR_HOME: home, RECUR_APPROVAL_CI_WAIT_SECONDS: '100000' }).errors).toEqual([expect.stringMatching(/RECUR_APPROVAL_CI_WAIT_SECONDS/)]);
   });
 });

@@ -51,7 +51,7 @@ function gatedTree(rootEnd: RecurEventInput = ev.completed('fixed the test')) {
 describe('CI exit codes', () => {
   it('every failure kind has a code; budgets and limits are 2, provider, kernel and internal failures 3, the rest 1', () => {
     expect(FAILURE_EXIT).toEqual({
-      budget: 2, max_turns: 2, max_depth: 2, timeout: 2, script_exhausted: 1, cancelled: 1, model_error: 3, kernel_error: 3, internal: 3,
+      budget: 2, max_turns: 2, max_depth: 2, timeout: 2, approval_refused: 2, script_exhausted: 1, cancelled: 1, model_error: 3, kernel_error: 3, internal: 3,
     });
   });
 
@@ -67,7 +67,7 @@ describe('CI exit codes', () => {
     expect(v.reason).toContain('"npm run lint" failed its last run');
   });
 
-  it.each([['max_turns', 2], ['budget', 2], ['cancelled', 1], ['internal', 3]] as const)('a root that failed with %s exits %d', (kind, code) => {
+  it.each([['max_turns', 2], ['budget', 2], ['approval_refused', 2], ['cancelled', 1], ['internal', 3]] as const)('a root that failed with %s exits %d', (kind, code) => {
     const log = chain('r', [[100, ev.started('root', 0)], [200, failed(kind)]]);
     expect(ciVerdict(log.records[1], log.records)).toEqual({ code, reason: `r failed (${kind}): ended by ${kind}` });
   });
@@ -179,6 +179,18 @@ describe('Markdown summary', () => {
     expect(md.indexOf('## Changes that run outside Recur')).toBeLessThan(md.indexOf('## Answer'));
     expect(md).not.toContain('a.txt');
     expect(renderSummary({ treeId: 'r', events: gatedTree(), verdict: { code: 0, reason: 'r completed' }, netDiff: null })).not.toContain('outside Recur');
+  });
+
+  it('a run the approval policy ended in CI mode names the request in the summary and in JUnit', () => {
+    const why = 'egress "pypi.org:443" needs an operator\'s yes, and in CI mode nobody is there to give it: the policy ends the run (approvals.ci.egress is "end", docs/approvals.md) (approval r/7)';
+    const log = chain('r', [[100, ev.started('root', 0)], [200, failed('approval_refused', why)]]);
+    const verdict = ciVerdict(log.records[1], log.records);
+    expect(verdict).toEqual({ code: 2, reason: `r failed (approval_refused): ${why}` });
+    const md = renderSummary({ treeId: 'r', events: log.records, verdict, netDiff: null });
+    expect(md).toContain('## Failure\n\n**approval_refused**: egress "pypi.org:443" needs an operator\'s yes');
+    expect(md).toContain('approvals.ci.egress is "end"');
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase'].includes(name) }).parse(renderJunit('r', log.records));
+    expect(xml.testsuites.testsuite[0].testcase[0].failure).toMatchObject({ type: 'approval_refused', message: `approval_refused: ${why}` });
   });
 
   it('a failed root shows why, and a gate that failed last shows its output; table cells cannot break the table', () => {

@@ -9,6 +9,14 @@ export interface ApprovalCarry {
   decided: ApprovalAnswer[];
   keys: Array<[string, string]>;
   spendMark: Spend;
+  /** The request CI mode's policy ended the run on; absent: none. */
+  ended?: PolicyEnd | null;
+}
+
+/** What ended the run in CI mode (approvals.ci `end`): the refused approval, or the sub-agent it ended, and why. */
+export interface PolicyEnd {
+  id: string;
+  reason: string;
 }
 
 /**
@@ -21,12 +29,14 @@ export class ApprovalBook {
   private readonly decided: Map<string, ApprovalAnswer>;
   private readonly keys: Map<string, string>;
   spendMark: Spend;
+  ended: PolicyEnd | null;
 
   constructor(c?: ApprovalCarry) {
     this.open = new Map((c?.open ?? []).map((a) => [a.id, a]));
     this.decided = new Map((c?.decided ?? []).map((a) => [a.id!, a]));
     this.keys = new Map(c?.keys ?? []);
     this.spendMark = c?.spendMark ?? { tokens: 0, costUsd: 0 };
+    this.ended = c?.ended ?? null;
   }
 
   answer(id: string): ApprovalAnswer | null {
@@ -65,6 +75,6 @@ export class ApprovalBook {
   }
 
   carry(): ApprovalCarry {
-    return { open: [...this.open.values()], decided: [...this.decided.values()], keys: [...this.keys], spendMark: this.spendMark };
+    return { open: [...this.open.values()], decided: [...this.decided.values()], keys: [...this.keys], spendMark: this.spendMark, ended: this.ended };
   }
 }

@@ -16,11 +16,19 @@ export interface ApprovalPolicy {
   /** Commands refused outright: patterns over the whole command line, `*` as above. */
   refuseCommands: string[];
   /**
-   * CI mode (`recur run --ci`): nobody is there to answer, so a request the policy would put to an
-   * operator is refused at once, by policy, and logged as such; nothing waits. Absent: false.
+   * CI mode's answer, per kind, to a request the policy would put to an operator (docs/approvals.md):
+   * `deny` refuses it and the run goes on, `end` refuses it and ends the run, `wait` waits for an
+   * operator for at most `ciWaitSeconds`, then refuses it. A kind not named is denied.
    */
+  ci: Record<string, CiAnswer>;
+  /** How long a `wait` kind waits in CI mode; required (above 0) once any kind waits. */
+  ciWaitSeconds: number;
+  /** CI mode (`recur run --ci`): nobody is there to answer unless `ci` says to wait. Absent: false. */
   unattended?: boolean;
 }
+
+export const CI_ANSWERS = ['deny', 'end', 'wait'] as const;
+export type CiAnswer = (typeof CI_ANSWERS)[number];
 
 export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = {
   require: ['harness-global', 'spend', 'egress'],
@@ -29,9 +37,34 @@ export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = {
   // Cloud metadata endpoints hand out the host's own credentials: no agent needs them.
   refuseHosts: ['169.254.169.254', '169.254.169.254:*', 'metadata.google.internal', 'metadata.google.internal:*'],
   refuseCommands: ['sudo *', 'rm -rf /', 'rm -rf /*', 'mkfs*', 'shutdown*', 'reboot*'],
+  // Spending on, or a CI workflow changed, is no run to hand a reviewer: both end it.
+  ci: { spend: 'end', 'sensitive-path': 'end' },
+  ciWaitSeconds: 0,
 };
 
-export type ApprovalVerdict = { action: 'allow' } | { action: 'ask' } | { action: 'refuse'; reason: string };
+/**
+ * `ask`: put to an operator, for at most `waitSeconds` when set. `refuse`: logged as refused by
+ * policy; with `ends` the run ends there (the session fails as `approval_refused`).
+ */
+export type ApprovalVerdict =
+  | { action: 'allow' }
+  | { action: 'ask'; waitSeconds?: number }
+  | { action: 'refuse'; reason: string; ends?: boolean };
+
+/** The policy's CI answer for a kind: its `ci` entry, else `deny`. */
+export const ciAnswer = (policy: ApprovalPolicy, kind: string): CiAnswer => (Object.hasOwn(policy.ci ?? {}, kind) ? policy.ci[kind] : 'deny');
+
+/** What is wrong with a policy's CI answers, in words for a config error; empty when nothing is. */
+export function ciPolicyErrors(policy: ApprovalPolicy): string[] {
+  const errors = Object.entries(policy.ci ?? {})
+    .filter(([, a]) => !(CI_ANSWERS as readonly string[]).includes(a))
+    .map(([kind, a]) => `approvals.ci.${kind}: ${JSON.stringify(a)} is not one of ${CI_ANSWERS.join(', ')}`);
+  const waits = Object.keys(policy.ci ?? {}).filter((k) => policy.ci[k] === 'wait');
+  if (waits.length > 0 && !(policy.ciWaitSeconds > 0)) {
+    errors.push(`approvals.ci: ${waits.join(', ')} wait(s) for an operator in CI mode, so approvals.ciWaitSeconds must say how long (above 0)`);
+  }
+  return errors;
+}
 
 /** `*` matches any run of characters; everything else is literal; the whole text must match. */
 export function matchesPattern(pattern: string, text: string, ignoreCase = false): boolean {
@@ -49,8 +82,13 @@ export function decideApproval(policy: ApprovalPolicy, kind: string, detail: str
     return { action: 'refuse', reason: `${kind} "${text}" is refused outright by the approval policy (rule "${refusedBy}")` };
   }
   if (!policy.require.includes(kind)) return { action: 'allow' };
-  if (policy.unattended) return { action: 'refuse', reason: `${kind} "${text}" needs an operator's yes, and in CI mode nobody is there to give it (docs/approvals.md)` };
-  return { action: 'ask' };
+  if (!policy.unattended) return { action: 'ask' };
+  const answer = ciAnswer(policy, kind);
+  if (answer === 'wait') return { action: 'ask', waitSeconds: policy.ciWaitSeconds };
+  const why = `${kind} "${text}" needs an operator's yes, and in CI mode nobody is there to give it`;
+  return answer === 'end'
+    ? { action: 'refuse', reason: `${why}: the policy ends the run (approvals.ci.${kind} is "end", docs/approvals.md)`, ends: true }
+    : { action: 'refuse', reason: `${why}: the policy denies it and the run goes on (docs/approvals.md)` };
 }
 
 export interface Spend {

@@ -2,6 +2,7 @@ import { condition } from '@temporalio/workflow';
 import type { SessionState } from '../session-state';
 import type { SessionResult } from '../session-types';
 import { policyOf, requestApproval } from './approval-handlers';
+import { endedByPolicy } from './policy-end';
 
 /** Whether the policy puts changes to sensitive paths and git metadata to an operator. */
 export const gatesOutsideChanges = (s: SessionState): boolean => policyOf(s).require.includes('sensitive-path');
@@ -27,5 +28,5 @@ export async function awaitOutsideChangesApproval(s: SessionState): Promise<Sess
   s.phase = phase;
   const answer = asked.id === null ? asked : s.approvals.answer(asked.id)!;
   if (answer.status === 'approved' || answer.status === 'allowed') return null;
-  return { status: 'failed', kind: 'cancelled', reason: `changes to files that run outside Recur were ${answer.status} by ${answer.by}${answer.reason ? `: ${answer.reason}` : ''} (${changed.join(', ')})` };
+  return endedByPolicy(s) ?? { status: 'failed', kind: 'cancelled', reason: `changes to files that run outside Recur were ${answer.status} by ${answer.by}${answer.reason ? `: ${answer.reason}` : ''} (${changed.join(', ')})` };
 }

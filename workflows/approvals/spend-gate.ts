@@ -2,6 +2,7 @@ import { condition } from '@temporalio/workflow';
 import type { SessionState } from '../session-state';
 import type { SessionResult } from '../session-types';
 import { policyOf, requestApproval } from './approval-handlers';
+import { endedByPolicy } from './policy-end';
 import { decideSpend } from './approval-policy';
 import { treeSpend } from './tree-spend';
 
@@ -23,5 +24,5 @@ export async function awaitSpendApproval(s: SessionState): Promise<SessionResult
     s.approvals.spendMark = spent;
     return null;
   }
-  return { status: 'failed', kind: 'budget', reason: `spending past the approval threshold was ${answer.status} by ${answer.by}${answer.reason ? `: ${answer.reason}` : ''} (${detail})` };
+  return endedByPolicy(s) ?? { status: 'failed', kind: 'budget', reason: `spending past the approval threshold was ${answer.status} by ${answer.by}${answer.reason ? `: ${answer.reason}` : ''} (${detail})` };
 }

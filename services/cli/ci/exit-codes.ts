@@ -26,6 +26,7 @@ export const FAILURE_EXIT: Readonly<Record<FailureKind, CiExitCode>> = {
   max_turns: CI_EXIT.limit,
   max_depth: CI_EXIT.limit,
   timeout: CI_EXIT.limit,
+  approval_refused: CI_EXIT.limit,
   script_exhausted: CI_EXIT.failed,
   cancelled: CI_EXIT.failed,
   model_error: CI_EXIT.infrastructure,
