@@ -17,7 +17,10 @@ if [ $# -gt 0 ]; then exec npx jest --json --outputFile=reports/jest.json "$@"; 
 npx jest --selectProjects unit --json --outputFile=reports/jest-unit.json >reports/unit.log 2>&1 &
 unit=$!
 rc=0
-npx jest --selectProjects integration --json --outputFile=reports/jest-integration.json || rc=$?
+# --forceExit: once the report is written. An activity of an in-process test worker can outlive
+# its worker with its 3 s heartbeat timer, and that timer alone kept jest from exiting after every
+# test had passed (the hang issue 50 tracks; the timer's owner is not yet found).
+npx jest --selectProjects integration --json --outputFile=reports/jest-integration.json --forceExit || rc=$?
 wait "$unit" || rc=$?
 cat reports/unit.log
 exit "$rc"
