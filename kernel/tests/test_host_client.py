@@ -50,7 +50,10 @@ class _Bridge(BaseHTTPRequestHandler):
             status, reply = 403, {"error": {"name": "ScopeError", "message": "not family"}}
         else:
             status, reply = 200, {"result": {"op": body["op"], "args": body["args"]}}
-        data = json.dumps(reply).encode()
+        self.reply(status, reply)
+
+    def reply(self, status, payload):
+        data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -59,6 +62,18 @@ class _Bridge(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+
+def _call_once(handler, op, args, **kw):
+    """One call from a fresh client to a server of its own, both closed after it."""
+    server, url = _serve(handler)
+    client = HostClient(url, "s", "tok")
+    try:
+        return client.call(op, args, **kw)
+    finally:
+        client.close()
+        server.shutdown()
+        server.server_close()
 
 
 class HostClientTest(unittest.TestCase):
@@ -209,22 +224,12 @@ class HostRestartTest(unittest.TestCase):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 Flaky.rids.append(body["rid"])
-                status = 503 if len(Flaky.rids) < 3 else 200
-                data = json.dumps({"error": {"name": "RecurError", "message": "no worker yet"}} if status == 503 else {"result": "ok"}).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                if len(Flaky.rids) < 3:
+                    self.reply(503, {"error": {"name": "RecurError", "message": "no worker yet"}})
+                else:
+                    self.reply(200, {"result": "ok"})
 
-        server, url = _serve(Flaky)
-        client = HostClient(url, "s", "tok")
-        try:
-            self.assertEqual(client.call("final", {"value": 1}), "ok")
-        finally:
-            client.close()
-            server.shutdown()
-            server.server_close()
+        self.assertEqual(_call_once(Flaky, "final", {"value": 1}), "ok")
         self.assertEqual(len(Flaky.rids), 3)
         self.assertEqual(len(set(Flaky.rids)), 1)
 
@@ -238,21 +243,9 @@ class HostRestartTest(unittest.TestCase):
                 if len(Slow.rids) == 1:
                     # The first answer comes after the client has stopped waiting for it.
                     threading.Event().wait(1.5)
-                data = json.dumps({"result": len(Slow.rids)}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.reply(200, {"result": len(Slow.rids)})
 
-        server, url = _serve(Slow)
-        client = HostClient(url, "s", "tok")
-        try:
-            self.assertEqual(client.call("final", {"value": 1}, timeout=0.5), 2)
-        finally:
-            client.close()
-            server.shutdown()
-            server.server_close()
+        self.assertEqual(_call_once(Slow, "final", {"value": 1}, timeout=0.5), 2)
         self.assertEqual(len(Slow.rids), 2)
         self.assertEqual(len(set(Slow.rids)), 1)
 
