@@ -64,6 +64,17 @@ class _Bridge(BaseHTTPRequestHandler):
         pass
 
 
+class _Asked(_Bridge):
+    """Records each request's rid in its class's `rids`; `answer(n)` replies to the n-th."""
+
+    rids = []
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).rids.append(body["rid"])
+        self.answer(len(type(self).rids))
+
+
 def _call_once(handler, op, args, **kw):
     """One call from a fresh client to a server of its own, both closed after it."""
     server, url = _serve(handler)
@@ -218,13 +229,11 @@ class HostRestartTest(unittest.TestCase):
         self.assertEqual(len(_Bridge.calls), 1)
 
     def test_a_retryable_503_is_asked_again_with_the_same_rid(self):
-        class Flaky(_Bridge):
+        class Flaky(_Asked):
             rids = []
 
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                Flaky.rids.append(body["rid"])
-                if len(Flaky.rids) < 3:
+            def answer(self, n):
+                if n < 3:
                     self.reply(503, {"error": {"name": "RecurError", "message": "no worker yet"}})
                 else:
                     self.reply(200, {"result": "ok"})
@@ -234,16 +243,14 @@ class HostRestartTest(unittest.TestCase):
         self.assertEqual(len(set(Flaky.rids)), 1)
 
     def test_a_reply_that_comes_too_late_is_asked_again_with_the_same_rid(self):
-        class Slow(_Bridge):
+        class Slow(_Asked):
             rids = []
 
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                Slow.rids.append(body["rid"])
-                if len(Slow.rids) == 1:
+            def answer(self, n):
+                if n == 1:
                     # The first answer comes after the client has stopped waiting for it.
                     threading.Event().wait(1.5)
-                self.reply(200, {"result": len(Slow.rids)})
+                self.reply(200, {"result": n})
 
         self.assertEqual(_call_once(Slow, "final", {"value": 1}, timeout=0.5), 2)
         self.assertEqual(len(Slow.rids), 2)
