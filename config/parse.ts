@@ -128,7 +128,7 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_CHROMIUM', top, 'chromium', 'text'],
 ];
 
-/** Names of every variable `loadConfig` reads, for `recur --help` and the README. */
+/** Names of every variable `loadConfig` reads, for `recur --help` and docs/configuration.md. */
 export const CONFIG_ENV_VARS = [
   'RECUR_HOME', 'RECUR_TOOLS_DIR', 'JAVA_HOME', 'CI', 'GITHUB_STEP_SUMMARY', 'GITHUB_OUTPUT',
   'AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL', 'AWS_REGION', 'AWS_DEFAULT_REGION', ...ENV_KEYS.map(([k]) => k),

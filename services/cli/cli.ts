@@ -1,7 +1,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { join } from 'node:path';
 import { escapeControlsInJson, stripControls } from '../../activities/control-text';
 import { CONFIG_ENV_VARS } from '../../config';
 import { ExitError } from '../../errors';
+import { repoRoot } from '../home/repo-root';
 import { LONG_RUN_OPTIONS, LONG_RUN_USAGE } from './long-run-flags';
 import { CI_OPTIONS, CI_USAGE, ciRequestedIn } from './ci/ci-flags';
 import { CI_EXIT } from './ci/exit-codes';
@@ -240,6 +242,9 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
+/** The reference pages beside this code, as a path the reader can open. */
+const docs = (page: string): string => join(repoRoot(), 'docs', page);
+
 function help(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
   return [
@@ -254,6 +259,8 @@ function help(): string {
     '',
     `Configuration (environment): ${CONFIG_ENV_VARS.join(', ')}`,
     'or <RECUR_HOME>/config.json.',
+    '',
+    `Every command and flag: ${docs('cli.md')}; every setting and its default: ${docs('configuration.md')}`,
   ].join('\n');
 }
 
@@ -289,7 +296,7 @@ export async function runCli(argv: string[], raw: CliIo = { out: console.log, er
     throw new ExitError(command.ci && ciRequestedIn(rest) ? CI_EXIT.infrastructure : 2, `${(e as Error).message}\nusage: ${command.usage}`);
   }
   if (parsed.values.help) {
-    io.out(`usage: ${command.usage}\n\n${command.summary}`);
+    io.out(`usage: ${command.usage}\n\n${command.summary}\n\nMore: ${docs('cli.md')}`);
     return 0;
   }
   io = terminalSafe(raw, (parsed.values as Record<string, unknown>).json === true);
