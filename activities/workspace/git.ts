@@ -147,9 +147,10 @@ export async function repoTop(dir: string): Promise<string | null> {
 /**
  * A commit of `dir`'s working tree as it is (tracked and untracked files, what .gitignore leaves
  * out left out) on top of `parent`, through a scratch index: the user's index, HEAD and branches
- * are never touched; the commit is an unreferenced object.
+ * are never touched; the commit is an unreferenced object. `identity`: GIT_AUTHOR_* and
+ * GIT_COMMITTER_* over Recur's own.
  */
-export async function snapshotCommit(dir: string, parent: string | null, message: string, config: string[] = []): Promise<string> {
+export async function snapshotCommit(dir: string, parent: string | null, message: string, config: string[] = [], identity: Record<string, string> = {}): Promise<string> {
   const scratch = mkdtempSync(join(tmpdir(), 'recur-index-'));
   try {
     const index = join(scratch, 'index');
@@ -165,7 +166,7 @@ export async function snapshotCommit(dir: string, parent: string | null, message
     const env = { GIT_INDEX_FILE: index };
     await gitOut(dir, ['add', '-A', '--', '.'], { env, config });
     const tree = await gitOut(dir, ['write-tree'], { env, config });
-    return await gitOut(dir, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], { config });
+    return await gitOut(dir, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], { config, env: identity });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,13 +26,30 @@ describe('recur run --ci: exit codes, JUnit and summary from the tree log', () =
   it('a gate red then green: exit 0, one plain line per event, a JUnit file that parses, the summary written and appended to GITHUB_STEP_SUMMARY', async () => {
     // The gate runs in the session's sandbox, which sees only the workspace: the run's --cwd.
     const workspace = mkdtempSync(join(work, 'ws-'));
+    // A repository with a remote: the run leaves its net change on a branch there for a reviewer.
+    const remote = join(work, 'remote.git');
+    const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=dev', '-c', 'user.email=dev@example.com', ...args], { cwd, encoding: 'utf8' }).trim();
+    git(work, 'init', '-q', '--bare', remote);
+    git(workspace, 'init', '-q', '-b', 'main');
+    writeFileSync(join(workspace, 'README'), 'app\n');
+    git(workspace, 'add', '-A');
+    git(workspace, 'commit', '-q', '-m', 'start');
+    git(workspace, 'remote', 'add', 'origin', remote);
     const gate = 'test -f fixed && echo green || { touch fixed; echo "1 test failed"; exit 1; }';
     const model = script('gated', { root: ['All done.', 'Fixed it.'] });
     const [junit, summary, step] = ['junit.xml', 'summary.md', 'step-summary.md'].map((f) => join(work, f));
     writeFileSync(step, 'earlier step\n');
-    const r = await recur(['run', 'make the gate pass', '--model', model, '--ci', '--autonomous', '--gate', gate, '--cwd', workspace, '--junit', junit, '--summary', summary], { env: { GITHUB_STEP_SUMMARY: step } });
+    const r = await recur([
+      'run', 'make the gate pass', '--model', model, '--ci', '--autonomous', '--gate', gate, '--cwd', workspace, '--junit', junit, '--summary', summary,
+      '--branch', 'recur/gate', '--push', 'origin',
+    ], { env: { GITHUB_STEP_SUMMARY: step } });
     expect(r.stderr).toMatch(/recur: exit 0: \S+ completed/);
     expect(r.code).toBe(0);
+    const sha = /recur: branch recur\/gate made: ([0-9a-f]{40}), pushed to origin/.exec(r.stderr)?.[1];
+    expect(git(remote, 'rev-parse', 'refs/heads/recur/gate')).toBe(sha);
+    expect(git(remote, 'diff', '--name-status', 'recur/gate^', 'recur/gate').split('\n')).toContain('A\tfixed');
+    expect(git(remote, 'show', '-s', '--format=%s|%(trailers:key=Recur-Session,valueonly,separator=)', 'recur/gate')).toMatch(/^Fixed it\.\|\S+$/);
+    expect(git(workspace, 'symbolic-ref', '--short', 'HEAD')).toBe('main');
     for (const line of r.lines) expect(line).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
     const eventLines = r.lines.filter((l) => /^\S+ #\d+ [A-Z]\w+/.test(l));
     expect(eventLines.map((l) => l.split(' ')[2])).toEqual(expect.arrayContaining(['SessionStarted', 'GateChecked', 'ContinuationInjected', 'SessionCompleted']));

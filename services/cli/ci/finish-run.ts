@@ -10,8 +10,8 @@ export function recordSessionOutput(ci: CiOptions, sessionId: string): void {
 }
 
 /**
- * After the root's end event: the exit code, 0 completed / 1 failed as always, unless CI mode or
- * a report asks for more. The report writer (JUnit, the tree's log) is loaded only then, so a
+ * After the root's end event: the exit code, 0 completed / 1 failed as always, unless CI mode, a
+ * report or a reviewer's branch asks for more. The report writer (JUnit, the tree's log) is loaded only then, so a
  * plain `recur run` does not load it at start.
  */
 export async function finishRun(
@@ -19,6 +19,6 @@ export async function finishRun(
   end: StoredEvent,
   plain: number,
 ): Promise<number> {
-  if (!o.ci.enabled && o.ci.junit === null && o.ci.summary === null) return plain;
+  if (!o.ci.enabled && o.ci.junit === null && o.ci.summary === null && o.ci.branch === null) return plain;
   return (await import('./write-reports')).writeReports(o, end, plain);
 }

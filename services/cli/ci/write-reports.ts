@@ -25,7 +25,8 @@ async function netDiffOf(config: RecurConfig, events: readonly StoredEvent[], ro
 /**
  * After the root's end event, when finishRun found a report to write or CI mode: reads the whole
  * tree's log, writes the JUnit report and the summary asked for (and appends the summary to
- * $GITHUB_STEP_SUMMARY in CI mode), and returns the exit code: the CI code in CI mode, else `plain`.
+ * $GITHUB_STEP_SUMMARY in CI mode), makes the reviewer's branch asked for, and returns the exit
+ * code: the CI code in CI mode, else `plain`.
  */
 export async function writeReports(
   o: { config: RecurConfig; daemon: DaemonClient; sessionId: string; ci: CiOptions; err: (line: string) => void },
@@ -38,6 +39,10 @@ export async function writeReports(
   const summary = o.ci.summary !== null || o.ci.stepSummary !== null ? renderSummary({ treeId: o.sessionId, events, verdict, netDiff: await netDiffOf(o.config, events, o.sessionId) }) : '';
   if (o.ci.summary !== null) write('summary', o.ci.summary, summary);
   if (o.ci.stepSummary !== null) write('job summary', o.ci.stepSummary, summary, true);
+  if (o.ci.branch !== null) {
+    const { makeReviewBranch } = await import('./review-branch');
+    o.err(`recur: ${await makeReviewBranch({ rootId: o.sessionId, events, verdict, branch: o.ci.branch })}`);
+  }
   if (!o.ci.enabled) return plain;
   o.err(`recur: exit ${verdict.code}: ${verdict.reason}`);
   return verdict.code;
