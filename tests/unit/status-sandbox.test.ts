@@ -1,5 +1,5 @@
 import { parseConfig } from '../../config';
-import { formatSandbox } from '../../services/cli/commands/status';
+import { formatSandbox, kernelIdentity } from '../../services/cli/commands/status';
 import { sandboxRecord } from '../../services/sandbox';
 
 describe('recur status: the kernel sandbox line', () => {
@@ -12,5 +12,10 @@ describe('recur status: the kernel sandbox line', () => {
 
   test('off, loudly: agents run uncontained', () => {
     expect(formatSandbox(record({ RECUR_SANDBOX: 'off' }))).toMatch(/^sandbox {3}OFF .*uncontained \(RECUR_SANDBOX=off\)/);
+  });
+
+  test('who kernels run as: root gives each its own uid and hands files back; anyone else needs no hand-back', () => {
+    expect(kernelIdentity(0, 'root')).toMatchObject({ as: 'own-uid', uid: 0, line: expect.stringContaining('handed back to its owner') });
+    expect(kernelIdentity(1001, 'ci')).toMatchObject({ as: 'invoking-user', uid: 1001, line: expect.stringMatching(/^kernels {3}as ci .*uid 1001: no ACL walk or hand-back is needed/) });
   });
 });

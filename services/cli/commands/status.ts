@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { loadConfig } from '../../../config';
 import { status as stackStatus, type ServiceStatus } from '../../devstack';
 import type { SandboxPolicy } from '../../../schemas/generated/events';
@@ -17,11 +18,22 @@ export function formatSandbox(s: SandboxPolicy): string {
   return `sandbox   on        bubblewrap per kernel: memory ${mib(s.memoryBytes)}, ${s.processes} processes, ${s.openFiles} open files, files up to ${mib(s.fileBytes)}, network ${s.net}`;
 }
 
+/**
+ * Who the kernels run as. Only root can give each kernel a uid of its own, and then the workspace
+ * is shared through an ACL and handed back when a kernel stops; anyone else's kernels run as
+ * themselves in a user namespace, where there is nothing to hand back.
+ */
+export function kernelIdentity(uid: number, user: string): { as: 'own-uid' | 'invoking-user'; uid: number; line: string } {
+  if (uid === 0) return { as: 'own-uid', uid, line: 'kernels   own uid  each kernel its own uid, the workspace shared through a POSIX ACL and handed back to its owner when the kernel stops' };
+  return { as: 'invoking-user', uid, line: `kernels   as ${user}  in a user namespace as uid ${uid}: no ACL walk or hand-back is needed, what a kernel writes is already ${user}'s` };
+}
+
 export async function status(ctx: CommandContext): Promise<number> {
   const config = loadConfig();
   const services = await stackStatus(config);
   const sandbox = sandboxRecord(config.sandbox);
-  if (ctx.flags.json) ctx.out(JSON.stringify({ services, sandbox }));
-  else for (const line of [...formatStatus(services), formatSandbox(sandbox)]) ctx.out(line);
+  const { line, ...kernels } = kernelIdentity(process.getuid?.() ?? 0, userInfo().username);
+  if (ctx.flags.json) ctx.out(JSON.stringify({ services, sandbox, ...(sandbox.mode === 'on' ? { kernels } : {}) }));
+  else for (const l of [...formatStatus(services), formatSandbox(sandbox), ...(sandbox.mode === 'on' ? [line] : [])]) ctx.out(l);
   return services.every((s) => s.healthy) ? 0 : 1;
 }
