@@ -1,4 +1,5 @@
 import type { BundleViewInfo } from '../../services/daemon/api-types';
+import type { BundleVerdict } from '../../services/projector/bundle/verify-bundle';
 import { useUiInfo } from '../state/hooks';
 import type { SessionViewProps } from '../state/types';
 import './views.css';
@@ -33,6 +34,8 @@ export function VerifyView(props: SessionViewProps) {
   const recheck = bundle?.verifiedAt ? null : <button type="button" data-testid="verify-recheck" onClick={() => props.recheck()}>Re-check</button>;
   if (!v) return <div class="view verify-view"><p class="dim">Verifying…</p>{recheck}</div>;
   const keys = Object.entries(v.signedBy);
+  // A bundle's verdict checks its blobs too.
+  const blobs = 'blobs' in v ? (v as BundleVerdict).blobs : null;
   // Selecting from this tab opens the event in the timeline (the session page's select).
   const open = (eventId: string | null) => eventId !== null && props.select(eventId);
   return (
@@ -46,6 +49,7 @@ export function VerifyView(props: SessionViewProps) {
         <p>
           signed by {keys.length === 0 ? <span class="warn">no known key</span> : keys.map(([k, n]) => <span key={k} class="key"><code>{k}</code> ({n})</span>)}
         </p>
+        {blobs && <p data-testid="verify-blobs">blobs: {blobs.present} of {blobs.needed} the events name are in the bundle, each checked against its hash</p>}
         {recheck}
       </div>
       {bundle && <BundleKeys bundle={bundle} />}
