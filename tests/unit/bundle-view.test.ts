@@ -137,5 +137,11 @@ describe('recur view and recur export --html with bad input', () => {
     await expect(cliInProcess(['view', good, '--pubkey', notBundle], home)).rejects.toThrow('is not an Ed25519 public key');
     expect(await cliInProcess(['view', good, '--port', '70000'], home)).toMatchObject({ code: 2, message: expect.stringContaining('--port takes 0..65535') });
     expect(await cliInProcess(['export', '--bundle', good], home)).toMatchObject({ code: 2 });
+    await expect(cliInProcess(['ui', '--bundle', notBundle, '--no-open'], home)).rejects.toThrow(`${notBundle} is not a Recur audit bundle`);
+  });
+
+  it('recur view --help points at the viewer page', async () => {
+    const help = await cliInProcess(['view', '--help']);
+    expect(help.out.join('\n')).toMatch(/^usage: recur view BUNDLE .*\n[\s\S]*More: \S+docs\/viewer\.md$/);
   });
 });
