@@ -285,6 +285,9 @@ export interface BundleViewInfo {
   verifiedAt: string | null;
 }
 
+/** The id of the `<script type="application/json">` an HTML export carries its `EmbeddedBundle` in. */
+export const EMBEDDED_BUNDLE_ID = 'recur-bundle';
+
 /** What `recur export --html` embeds in its page: every answer the viewer would ask a server for, about one tree. */
 export interface EmbeddedBundle {
   info: UiInfo & { bundle: BundleViewInfo };

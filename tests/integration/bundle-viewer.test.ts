@@ -100,9 +100,11 @@ beforeAll(async () => {
   const run = await recur(['run', 'Make the test suite pass.', '--model', `scripted:${script}`, '--ci', '--autonomous', '--gate', gate, '--cwd', workspace]);
   expect(run.stderr).toMatch(/recur: exit 0: \S+ completed/);
   id = /session (\S+) started; CI mode/.exec(run.stderr)![1];
-  const exported = await recur(['export', id, '--out', files.bundle, '--json']);
+  // Where the tree ran, the bundle and its page in one go (the page here rests on the bundle's own key; the auditor's below on theirs).
+  const exported = await recur(['export', id, '--out', files.bundle, '--html', join(work, 'where-it-ran.html'), '--json']);
   expect(exported.code).toBe(0);
-  const { keys } = JSON.parse(exported.lines[0]) as { keys: string[] };
+  const { keys, html } = JSON.parse(exported.lines[0]) as { keys: string[]; html: { verified: boolean; keys: string } };
+  expect(html).toMatchObject({ verified: true, keys: 'bundle' });
   writeFileSync(files.pubkey, readFileSync(join(process.env.RECUR_HOME!, 'keys', 'public', `${keys[0]}.pem`)));
   writeFileSync(files.stranger, generateKeyPairSync('ed25519').publicKey.export({ format: 'pem', type: 'spki' }));
 

@@ -4,7 +4,7 @@
  * carries in the page itself (no server at all). Views read through `source()` only, so the same
  * views serve all three.
  */
-import type { EmbeddedBundle, UiInfo } from '../../services/daemon/api-types';
+import { EMBEDDED_BUNDLE_ID, type EmbeddedBundle, type UiInfo } from '../../services/daemon/api-types';
 import { RecurError } from '../../errors';
 import { blobUrl } from '../model/blob';
 import { failure, getJson, getLines, isSignedOut, openEvents } from './api';
@@ -17,9 +17,6 @@ export interface ViewerSource extends FeedDeps {
   /** Whether the page signs in with a link's code and can sign out; a file opened from disk has no one to sign in to. */
   readonly signsIn: boolean;
 }
-
-/** The id of the `<script type="application/json">` an HTML export carries its bundle in. */
-export const EMBEDDED_ID = 'recur-bundle';
 
 async function fetchBlob(sha256: string, max: number | null): Promise<{ bytes: Uint8Array; size: number }> {
   const res = await fetch(blobUrl(sha256, max), { credentials: 'same-origin' });
@@ -78,7 +75,7 @@ export const source = (): ViewerSource => current;
  * code) and asks the server whether it serves a bundle, which is then loaded, not followed.
  */
 export async function startSource(): Promise<void> {
-  const embedded = document.getElementById(EMBEDDED_ID);
+  const embedded = document.getElementById(EMBEDDED_BUNDLE_ID);
   if (embedded !== null) {
     current = embeddedSource(JSON.parse(embedded.textContent ?? '') as EmbeddedBundle);
     return;

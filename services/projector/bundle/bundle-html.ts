@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sha256Hex } from '../../../activities/blob-store';
 import { RecurError } from '../../../errors';
 import { sessionRoot } from '../../../schemas';
-import type { EmbeddedBundle, TreeLine } from '../../daemon/api-types';
+import { EMBEDDED_BUNDLE_ID, type EmbeddedBundle, type TreeLine } from '../../daemon/api-types';
 import { treeLines } from '../../daemon/tree-lines';
 import type { Bundle } from './bundle-format';
 import { bundleCatalog, bundleTree, bundleViewInfo, verifyWith, type BundleKeys } from './bundle-view';
@@ -81,7 +81,7 @@ export async function bundleHtml(opts: { file: string; bundle: Bundle; keys: Bun
     '<link rel="icon" href="data:,">',
     `<title>Recur audit bundle ${escapeHtml(bundle.manifest.treeId)}</title>`,
     `<style>${style}</style>`,
-    `<script type="application/json" id="recur-bundle">${json}</script>`,
+    `<script type="application/json" id="${EMBEDDED_BUNDLE_ID}">${json}</script>`,
     `<script type="module">${script}</script>`,
     '</head>',
     '<body><div id="app"></div></body>',
