@@ -5,7 +5,7 @@ import { isSignedOut, onSignedOut } from './api';
 import type { CatalogReply } from '../../services/daemon/api-types';
 import { mergeRows, type ListRow } from './list-model';
 import { formatRoute, parseRoute, type Route } from './router';
-import { source } from './source';
+import { source, sourceInfo } from './source';
 import { TreeFeed, type FeedState } from './tree-feed';
 import type { UiInfo } from './types';
 
@@ -84,13 +84,11 @@ export function useTreeFeed(rootId: string): FeedState & { recheck(): void } {
 
 const NO_LINKS: UiInfo = { temporalUi: null, namespace: 'default', traceUrl: null };
 
-/** `GET /v1/ui/info` once per page load; without it the page just has no outside links (and no bundle notes). */
-let infoOnce: Promise<UiInfo> | null = null;
+/** `GET /v1/ui/info` as the page read it at start; without it the page just has no outside links (and no bundle notes). */
 export function useUiInfo(): UiInfo {
   const [info, setInfo] = useState<UiInfo>(NO_LINKS);
   useEffect(() => {
-    infoOnce ??= source().getJson<UiInfo>('/v1/ui/info').catch(() => NO_LINKS);
-    void infoOnce.then(setInfo);
+    void sourceInfo().then((i) => setInfo(i ?? NO_LINKS));
   }, []);
   return info;
 }

@@ -67,8 +67,12 @@ export function embeddedSource(data: EmbeddedBundle): ViewerSource {
 }
 
 let current: ViewerSource = served(true);
+let info: Promise<UiInfo | null> = Promise.resolve(null);
 
 export const source = (): ViewerSource => current;
+
+/** `GET /v1/ui/info` as read at start (null when it failed): the links, and the bundle when the page shows one. */
+export const sourceInfo = (): Promise<UiInfo | null> => info;
 
 /**
  * Picks the source: the page's embedded bundle when it has one; otherwise it signs in (a link's
@@ -77,10 +81,12 @@ export const source = (): ViewerSource => current;
 export async function startSource(): Promise<void> {
   const embedded = document.getElementById(EMBEDDED_BUNDLE_ID);
   if (embedded !== null) {
-    current = embeddedSource(JSON.parse(embedded.textContent ?? '') as EmbeddedBundle);
+    const data = JSON.parse(embedded.textContent ?? '') as EmbeddedBundle;
+    current = embeddedSource(data);
+    info = Promise.resolve(data.info);
     return;
   }
   await loginFromFragment().catch(() => undefined);
-  const info = await getJson<UiInfo>('/v1/ui/info').catch(() => null);
-  current = served(info?.bundle === undefined);
+  info = getJson<UiInfo>('/v1/ui/info').catch(() => null);
+  current = served((await info)?.bundle === undefined);
 }
