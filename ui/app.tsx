@@ -1,11 +1,12 @@
 /**
- * The viewer's frame: signs in from a `recur ui` link, then routes on the fragment between the
- * sessions list and a session page. A 401 from anywhere replaces everything with the signed-out notice.
+ * The viewer's frame: picks its source (signing in from a `recur ui` or `recur view` link, or the
+ * bundle an HTML export carries), then routes on the fragment between the sessions list and a
+ * session page. A 401 from anywhere replaces everything with the signed-out notice.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { markSignedOut, postJson } from './state/api';
-import { useRoute, useSignedOut } from './state/hooks';
-import { loginFromFragment } from './state/login';
+import { useRoute, useSignedOut, useUiInfo } from './state/hooks';
+import { source, startSource } from './state/source';
 import { SessionPage } from './views/session-page';
 import { SessionsView } from './views/sessions';
 
@@ -13,8 +14,20 @@ function SignedOut() {
   return (
     <div class="signed-out" data-testid="signed-out">
       <h1>Signed out</h1>
-      <p>This viewer session has ended or its link was already used. Run <code>recur ui</code> for a new link.</p>
+      <p>This viewer session has ended or its link was already used. Run <code>recur ui</code> (or <code>recur view BUNDLE</code>) for a new link.</p>
     </div>
+  );
+}
+
+/** Which bundle the page shows, when it shows one: the auditor must never take it for a live log. */
+function BundleBanner() {
+  const bundle = useUiInfo().bundle;
+  if (!bundle) return null;
+  return (
+    <span class="bundle-banner" data-testid="bundle-banner">
+      audit bundle <code>{bundle.file}</code> · exported {bundle.exportedAt}
+      {bundle.verifiedAt === null ? '' : ' · a file: its verdict is from the export'}
+    </span>
   );
 }
 
@@ -25,7 +38,8 @@ function TopBar() {
   return (
     <header class="topbar">
       <a class="brand" href="#/">recur <span>audit viewer</span></a>
-      <button type="button" class="quiet" onClick={signOut}>Sign out</button>
+      <BundleBanner />
+      {source().signsIn ? <button type="button" class="quiet" onClick={signOut}>Sign out</button> : null}
     </header>
   );
 }
@@ -35,7 +49,7 @@ export function App() {
   const signedOut = useSignedOut();
   const route = useRoute();
   useEffect(() => {
-    loginFromFragment().catch(() => undefined).finally(() => setReady(true));
+    startSource().finally(() => setReady(true));
   }, []);
   if (signedOut) return <SignedOut />;
   if (!ready) return <p class="notice">Signing in…</p>;

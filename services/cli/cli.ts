@@ -18,6 +18,8 @@ interface Command {
   /** Takes the CI flags: in CI mode even a bad flag exits 3, not 2 (docs/ci.md). */
   ci?: true;
   load: () => Promise<(ctx: CommandContext) => Promise<number>>;
+  /** The docs/ page `--help` points at, when the command has its own; otherwise cli.md. */
+  doc?: string;
 }
 
 /** The command table. Each command lives in commands/<name>.ts and is loaded only when run. */
@@ -152,9 +154,9 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('./commands/audit')).audit,
   },
   export: {
-    summary: "write a session tree's audit bundle: its records as they are in Kafka, every blob they name and the signing public keys",
-    usage: 'recur export <session-id> --out FILE [--json]',
-    options: { out: { type: 'string', short: 'o' }, json: { type: 'boolean' } },
+    summary: "write a session tree's audit bundle: its records as they are in Kafka, every blob they name and the signing public keys; --html: the viewer over it as one file that opens from disk",
+    usage: 'recur export <session-id> [--out FILE] [--html FILE] [--pubkey FILE]... [--json] | recur export --bundle FILE --html FILE [--pubkey FILE]... [--json]',
+    options: { out: { type: 'string', short: 'o' }, html: { type: 'string' }, bundle: { type: 'string' }, pubkey: { type: 'string', multiple: true }, json: { type: 'boolean' } },
     load: async () => (await import('./commands/export')).exportBundle,
   },
   keys: {
@@ -224,10 +226,18 @@ const COMMANDS: Record<string, Command> = {
     load: async () => (await import('./commands/login')).logout,
   },
   ui: {
-    summary: 'print (and open, where a desktop exists) a one-time link that signs a browser in to the audit viewer the daemon serves',
-    usage: 'recur ui [--no-open]',
-    options: { 'no-open': { type: 'boolean' } },
+    summary: 'print (and open, where a desktop exists) a one-time link that signs a browser in to the audit viewer the daemon serves (--bundle: recur view)',
+    usage: 'recur ui [--no-open] | recur ui --bundle BUNDLE [--pubkey FILE]... [--port N] [--no-open]',
+    options: { 'no-open': { type: 'boolean' }, bundle: { type: 'string' }, pubkey: { type: 'string', multiple: true }, port: { type: 'string' } },
     load: async () => (await import('./commands/ui')).ui,
+    doc: 'viewer.md',
+  },
+  view: {
+    summary: 'serve the audit viewer over one audit bundle on loopback, with no stack and no home; prints a one-time link (its last line); Ctrl-C stops it',
+    usage: 'recur view BUNDLE [--pubkey FILE]... [--port N] [--no-open]',
+    options: { 'no-open': { type: 'boolean' }, pubkey: { type: 'string', multiple: true }, port: { type: 'string' } },
+    load: async () => (await import('./commands/view')).view,
+    doc: 'viewer.md',
   },
   research: {
     summary: 'shipped research tasks: init writes a workspace for a task; judge runs its frozen judge on one and prints the verdict (exit 0 accepted, 1 rejected); ledger prints a research session\'s ledger from its log; report sums it up (records, tokens and cost per accepted record, idle fraction) and charts the record over time as record.png',
@@ -296,7 +306,7 @@ export async function runCli(argv: string[], raw: CliIo = { out: console.log, er
     throw new ExitError(command.ci && ciRequestedIn(rest) ? CI_EXIT.infrastructure : 2, `${(e as Error).message}\nusage: ${command.usage}`);
   }
   if (parsed.values.help) {
-    io.out(`usage: ${command.usage}\n\n${command.summary}\n\nMore: ${docs('cli.md')}`);
+    io.out(`usage: ${command.usage}\n\n${command.summary}\n\nMore: ${docs(command.doc ?? 'cli.md')}`);
     return 0;
   }
   io = terminalSafe(raw, (parsed.values as Record<string, unknown>).json === true);

@@ -9,6 +9,7 @@ import type { StoredEvent } from '../../schemas';
 import type { GoalSpec } from '../../workflows/long-run-types';
 import type { ApprovalAnswer, OpenApproval } from '../../workflows/approvals/approval-messages';
 import type { CatalogEntry } from '../projector/catalog';
+import type { BundleVerdict } from '../projector/bundle/verify-bundle';
 
 export type { CatalogEntry } from '../projector/catalog';
 export type { TreeVerdict } from '../../log/verify-tree';
@@ -262,6 +263,43 @@ export interface UiInfo {
   namespace: string;
   /** Link template for a trace (`…{traceId}…`); null when none is configured. */
   traceUrl: string | null;
+  /** Set when the viewer shows one audit bundle (`recur view`, `recur export --html`), not a daemon's log. */
+  bundle?: BundleViewInfo;
+}
+
+/** An Ed25519 public key as an auditor compares it out of band: its id and the SHA-256 of the raw key. */
+export interface KeyFingerprint {
+  keyId: string;
+  sha256: string;
+}
+
+/** The bundle a viewer shows and the keys its verdict rests on (docs/viewer.md "Viewing an audit bundle"). */
+export interface BundleViewInfo {
+  /** The bundle's file name. */
+  file: string;
+  treeId: string;
+  exportedAt: string;
+  /** `given`: the keys passed with --pubkey; `bundle`: the bundle's own, which prove only that it is self-consistent. */
+  keys: { source: 'given' | 'bundle'; fingerprints: KeyFingerprint[] };
+  /** When the verdict shown was computed once, for an HTML file; null when the server computes it on request. */
+  verifiedAt: string | null;
+}
+
+/** The id of the `<script type="application/json">` an HTML export carries its `EmbeddedBundle` in. */
+export const EMBEDDED_BUNDLE_ID = 'recur-bundle';
+
+/** What `recur export --html` embeds in its page: every answer the viewer would ask a server for, about one tree. */
+export interface EmbeddedBundle {
+  info: UiInfo & { bundle: BundleViewInfo };
+  catalog: CatalogReply;
+  /** The root whose tree the page opens. */
+  rootId: string;
+  /** `GET /v1/sessions/<rootId>/tree`'s lines. */
+  tree: TreeLine[];
+  /** Computed at export time (`info.bundle.verifiedAt`). */
+  verdict: BundleVerdict;
+  /** The blobs the events name, base64 by sha256; a snapshot's variable pickles are left out (the viewer never reads them). */
+  blobs: Record<string, string>;
 }
 
 /** `GET /v1/approvals`: every running session's approvals waiting for an operator, oldest first. */

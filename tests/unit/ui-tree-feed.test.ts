@@ -33,6 +33,7 @@ function fakeDaemon(replies: Record<string, unknown[]>) {
       return { close: () => { socket.closed = true; } };
     },
     isSignedOut: () => signedOut,
+    live: true,
   };
   return { deps, sockets, paths, signOut: () => { signedOut = true; } };
 }

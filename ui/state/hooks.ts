@@ -1,11 +1,12 @@
 /** Preact hooks over the state modules: the route, the sign-in, the list poll, a session tree, the daemon's links. */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ListSessionsReply } from '../../services/daemon/api-types';
-import { getJson, getLines, isSignedOut, onSignedOut, openEvents } from './api';
+import { isSignedOut, onSignedOut } from './api';
 import type { CatalogReply } from '../../services/daemon/api-types';
 import { mergeRows, type ListRow } from './list-model';
 import { formatRoute, parseRoute, type Route } from './router';
-import { TreeFeed, type FeedDeps, type FeedState } from './tree-feed';
+import { source, sourceInfo } from './source';
+import { TreeFeed, type FeedState } from './tree-feed';
 import type { UiInfo } from './types';
 
 export function useRoute(): Route {
@@ -47,14 +48,15 @@ export function useSessionList(): ListState {
     const poll = async (): Promise<void> => {
       try {
         const [list, catalog] = await Promise.all([
-          getJson<ListSessionsReply>('/v1/sessions?limit=500'),
-          getJson<CatalogReply>('/v1/catalog'),
+          source().getJson<ListSessionsReply>('/v1/sessions?limit=500'),
+          source().getJson<CatalogReply>('/v1/catalog'),
         ]);
         if (!stopped) setState({ rows: mergeRows(list.sessions, catalog.roots, Date.now()), complete: catalog.complete, error: null });
       } catch (err) {
         if (!stopped) setState((s) => ({ ...s, error: (err as Error).message }));
       }
-      if (!stopped && !isSignedOut()) timer = setTimeout(() => void poll(), POLL_MS);
+      // A bundle's list never changes: read once.
+      if (!stopped && !isSignedOut() && source().live) timer = setTimeout(() => void poll(), POLL_MS);
     };
     void poll();
     return () => {
@@ -65,7 +67,6 @@ export function useSessionList(): ListState {
   return state;
 }
 
-const DAEMON: FeedDeps = { getJson, getLines, openEvents, isSignedOut };
 const NO_TREE: FeedState = { model: null, live: false, verdict: null, error: null };
 
 export function useTreeFeed(rootId: string): FeedState & { recheck(): void } {
@@ -73,7 +74,7 @@ export function useTreeFeed(rootId: string): FeedState & { recheck(): void } {
   const [feed, setFeed] = useState<TreeFeed | null>(null);
   useEffect(() => {
     setState(NO_TREE);
-    const f = new TreeFeed(rootId, DAEMON, setState);
+    const f = new TreeFeed(rootId, source(), setState);
     setFeed(f);
     void f.start();
     return () => f.dispose();
@@ -83,13 +84,11 @@ export function useTreeFeed(rootId: string): FeedState & { recheck(): void } {
 
 const NO_LINKS: UiInfo = { temporalUi: null, namespace: 'default', traceUrl: null };
 
-/** `GET /v1/ui/info` once per page load; without it the page just has no outside links. */
-let infoOnce: Promise<UiInfo> | null = null;
+/** `GET /v1/ui/info` as the page read it at start; without it the page just has no outside links (and no bundle notes). */
 export function useUiInfo(): UiInfo {
   const [info, setInfo] = useState<UiInfo>(NO_LINKS);
   useEffect(() => {
-    infoOnce ??= getJson<UiInfo>('/v1/ui/info').catch(() => NO_LINKS);
-    void infoOnce.then(setInfo);
+    void sourceInfo().then((i) => setInfo(i ?? NO_LINKS));
   }, []);
   return info;
 }

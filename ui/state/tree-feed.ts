@@ -34,6 +34,8 @@ export interface FeedDeps {
   getLines(path: string, onLine: (value: unknown) => void, signal: AbortSignal): Promise<void>;
   openEvents(rootId: string, after: string, on: SocketHandlers): EventSocket;
   isSignedOut(): boolean;
+  /** Whether a tree can still grow (a daemon's log); an audit bundle's never does, so it is loaded and verified, not followed. */
+  readonly live: boolean;
 }
 
 const SESSION_CLOSED = 'session closed';
@@ -71,8 +73,8 @@ export class TreeFeed {
         this.set({ model: loadingModel(this.rootId, head, tree.received(), ++version) });
       }, this.loading.signal);
       if (this.disposed) return;
-      this.set({ model: fromReply(this.rootId, tree.reply(), ++version), live: true });
-      this.connect();
+      this.set({ model: fromReply(this.rootId, tree.reply(), ++version), live: this.deps.live });
+      if (this.deps.live) this.connect();
       this.recheck();
     } catch (err) {
       if (!this.disposed) this.set({ error: (err as Error).message });

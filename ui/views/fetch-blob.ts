@@ -1,5 +1,5 @@
-import { failure } from '../state/api';
-import { blobUrl, BLOB_MAX } from '../model/blob';
+import { BLOB_MAX } from '../model/blob';
+import { source } from '../state/source';
 
 export interface FetchedBlob {
   readonly text: string;
@@ -8,11 +8,8 @@ export interface FetchedBlob {
   readonly size: number;
 }
 
-/** Reads a blob from the daemon as UTF-8 text (the cookie goes along, same origin only); `whole` asks for all of it. */
+/** Reads a blob from the page's source as UTF-8 text; `whole` asks for all of it. */
 export async function fetchBlob(sha256: string, whole = false): Promise<FetchedBlob> {
-  const res = await fetch(blobUrl(sha256, whole ? null : BLOB_MAX), { credentials: 'same-origin' });
-  if (!res.ok) throw await failure(res, `blob ${sha256.slice(0, 12)}`);
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  const size = Number(res.headers.get('x-recur-blob-size') ?? bytes.length);
+  const { bytes, size } = await source().blob(sha256, whole ? null : BLOB_MAX);
   return { text: new TextDecoder('utf-8').decode(bytes), fetched: bytes.length, size };
 }

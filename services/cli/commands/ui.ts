@@ -12,7 +12,7 @@ export function urlOpener(env: NodeJS.ProcessEnv = process.env, platform: NodeJS
 }
 
 /** Starts the opener on its own (it outlives this command); resolves to why it could not start, or null. */
-function openDetached(cmd: string, url: string): Promise<string | null> {
+export function openDetached(cmd: string, url: string): Promise<string | null> {
   return new Promise((resolve) => {
     const child = spawn(cmd, [url], { detached: true, stdio: 'ignore', env: process.env });
     child.once('spawn', () => {
@@ -28,7 +28,8 @@ function openDetached(cmd: string, url: string): Promise<string | null> {
  * fragment, which browsers never send: it reaches the daemon only in the page's login request.
  */
 export async function ui(ctx: CommandContext): Promise<number> {
-  if (ctx.args.length > 0) throw new ExitError(2, 'usage: recur ui [--no-open]');
+  if (typeof ctx.flags.bundle === 'string') return (await import('./view')).view({ ...ctx, args: [ctx.flags.bundle, ...ctx.args] });
+  if (ctx.args.length > 0 || ctx.flags.pubkey !== undefined || ctx.flags.port !== undefined) throw new ExitError(2, 'usage: recur ui [--no-open] | recur ui --bundle BUNDLE [--pubkey FILE]... [--port N] [--no-open]');
   const daemon = connectDaemon(loadConfig());
   const { code, expiresAt } = await daemon.post<UiCodeReply>('/v1/ui/codes', {});
   const url = `${daemon.url}/ui/#login=${code}`;
