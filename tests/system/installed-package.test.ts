@@ -130,7 +130,7 @@ EOF`);
   }, 300_000);
 
   test('the containment suite\'s escape attempts, from the user\'s own kernels, all fail', async () => {
-    const config = parseConfig({ ...stackEnv, RECUR_TOOLS_DIR: join(user.home, '.recur', 'tools') }).config;
+    const config = parseConfig(stackEnv).config;
     // The overnight session is the victim: its workspace holds a note no other kernel may read.
     await must('the note', `echo 'victim data' > '${app}/notes.txt'`);
     const status = JSON.parse(await must('recur status', 'recur status --json'));
