@@ -2,6 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { BlobRef, ModelCalled } from '../schemas/generated/events';
 import { INLINE, cutChars } from '../schemas/field-limits';
 import { inlineOrBlob, type BlobStore } from './blob-store';
+import { ThrottledError } from '../errors';
+import { idempotencyKey } from './model/idempotency';
 import { createModel, type Model, type ModelResponse } from './model/index';
 import type { LocalModelsConfig } from './model/local-models';
 import { checkReply, type RejectedReply } from './model/reply-check';
@@ -124,14 +126,20 @@ export function createModelActivities(deps: {
         if (input.compactAtTokens || manual) {
           compacted = await compactFor(modelFor(input.model), events, manual ? 0 : input.compactAtTokens!, {
             agent: input.agent, callIndex: input.compactions ?? 0, signal: ctx.cancellationSignal,
+            idempotencyKey: idempotencyKey(input.sessionId, { compaction: input.compactions ?? 0 }),
           }, manual);
         }
         const prompt = buildPrompt(events, compacted, context, also ? also.harness : await deps.harnessSection?.(input.sessionId));
         const live = deps.onTextDelta;
         res = await modelFor(input.model).complete({
           ...prompt, tools: 'python', agent: input.agent, callIndex: input.callIndex, signal: ctx.cancellationSignal,
+          idempotencyKey: idempotencyKey(input.sessionId, { callIndex: input.callIndex }),
           ...(live && { onTextDelta: (text: string) => live({ sessionId: input.sessionId, turn: input.callIndex, text }) }),
         });
+      } catch (e) {
+        // The workflow logs which model and which call it waits for.
+        if (e instanceof ThrottledError) throw new ThrottledError({ ...e.info, model: input.model, idempotencyKey: idempotencyKey(input.sessionId, { callIndex: input.callIndex }) });
+        throw e;
       } finally {
         clearInterval(beat);
       }
