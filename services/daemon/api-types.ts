@@ -29,6 +29,8 @@ export interface StartSessionRequest {
   task: string;
   /** `provider/model`, or `scripted:<absolute path>`. */
   model: string;
+  /** A model that takes over once `model` has been throttled for `afterMinutes` in all (`--backup-model`). */
+  backup?: { model: string; afterMinutes: number };
   /** Readable prefix of the new session id (`<name>-<time><random>`); `r<time><random>` without it. */
   name?: string;
   limits?: Partial<SessionLimits>;
