@@ -7,7 +7,7 @@
  * workflow time and timers only. No patch guards it: only a failure of type ThrottledError, which
  * no earlier worker raised, reaches this code, so no recorded history takes a new path.
  */
-import { ActivityFailure, ApplicationFailure, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, sleep, upsertMemo } from '@temporalio/workflow';
 import type { ThrottleInfo } from '../errors';
 import type { SessionState } from './session-state';
 
@@ -38,7 +38,15 @@ export async function waitOutThrottle(s: SessionState, t: ThrottleInfo): Promise
     type: 'ModelThrottled', provider: t.provider, model: t.model ?? s.ops.model, status: t.status, reason: t.reason,
     resetAt: t.resetAtMs, waitMs, attempt, idempotencyKey: t.idempotencyKey ?? '',
   }], () => (s.ops.throttledMs += waitMs));
-  await sleep(waitMs);
+  // A listing (`recur ls`) reads the memo, not each session: it shows the wait and its end.
+  upsertMemo({ phase: 'throttled', throttledUntil: until });
+  s.phase = 'throttled';
+  try {
+    await sleep(waitMs);
+  } finally {
+    upsertMemo({ phase: undefined, throttledUntil: undefined });
+    s.phase = 'model';
+  }
   await switchToBackup(s);
 }
 

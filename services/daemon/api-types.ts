@@ -100,7 +100,9 @@ export interface SessionSummary {
   startTime: string;
   closeTime: string | null;
   /** A running session that answered and waits for a message (docs/conversations.md): `idle`, or `unloaded` with its kernel shut down. */
-  phase?: 'idle' | 'unloaded' | null;
+  phase?: 'idle' | 'unloaded' | 'throttled' | null;
+  /** While `throttled`: when the provider said calls pass again (ISO 8601), the end of the session's wait. */
+  throttledUntil?: string | null;
 }
 
 export interface ListSessionsReply {

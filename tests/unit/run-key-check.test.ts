@@ -5,6 +5,7 @@ import { credentialProblem } from '../../activities/model/credential-check';
 import { defaultConfig } from '../../config/defaults';
 import { ExitError } from '../../errors';
 import { backupRequest } from '../../services/cli/backup-flags';
+import { formatSessionTable } from '../../services/cli/commands/ls';
 import { startRootSession } from '../../services/cli/commands/run';
 import type { DaemonClient } from '../../services/cli/daemon-client';
 
@@ -68,5 +69,12 @@ describe('recur run with a key that cannot work', () => {
     expect(() => backupRequest({ 'backup-model': 'openai/gpt-4o', 'backup-after-minutes': '-1' }, config, (s) => s)).toThrow('--backup-after-minutes must be an integer');
     expect(backupRequest({ 'backup-model': 'openai/gpt-4o', 'backup-after-minutes': '5' }, config, (s) => s)).toEqual({ model: 'openai/gpt-4o', afterMinutes: 5 });
     expect(backupRequest({}, config, (s) => s)).toBeUndefined();
+  });
+});
+
+describe('recur ls', () => {
+  test('shows a session waiting out a throttle as throttled until the reset', () => {
+    const [, row] = formatSessionTable([{ sessionId: 'r1', status: 'running', startTime: '2030-01-01T00:00:00.000Z', closeTime: null, phase: 'throttled', throttledUntil: '2030-01-01T00:01:30.000Z' }]);
+    expect(row).toContain('throttled until 2030-01-01 00:01:30Z');
   });
 });
