@@ -49,7 +49,7 @@ export function credentialProblem(spec: string, here: CheckPlace): string | null
   const key = format && here.env[format.env];
   const ownEndpoint = !here.env[preset.baseUrlEnv];
   if (format && key && ownEndpoint && !key.startsWith(format.prefix)) {
-    return `${format.env} does not look like a ${parsed.provider} key (it starts "${format.prefix}"); set it to a key from ${format.docs} for model ${spec}`;
+    return `${format.env} does not look like a key for ${parsed.provider} (those start "${format.prefix}"); set it to a key from ${format.docs} for model ${spec}`;
   }
   return null;
 }

@@ -21,7 +21,7 @@ const here = (env: Record<string, string>) => ({ env, loginsDir: join(home, 'log
 describe('what a model needs, checked before the run starts', () => {
   test.each([
     ['anthropic/claude-sonnet-4-5', {}, 'ANTHROPIC_API_KEY is not set; set it for model anthropic/claude-sonnet-4-5'],
-    ['anthropic/claude-sonnet-4-5', { ANTHROPIC_API_KEY: 'sk-proj-abc' }, 'ANTHROPIC_API_KEY does not look like a anthropic key (it starts "sk-ant-")'],
+    ['anthropic/claude-sonnet-4-5', { ANTHROPIC_API_KEY: 'sk-proj-abc' }, 'ANTHROPIC_API_KEY does not look like a key for anthropic (those start "sk-ant-")'],
     ['openai/gpt-4o', { OPENAI_API_KEY: 'sk-abc\n' }, 'OPENAI_API_KEY holds whitespace or control characters'],
     ['gemini/gemini-2.5-flash', {}, 'one of GEMINI_API_KEY, GOOGLE_API_KEY is not set'],
     ['azure/my-deployment', { AZURE_OPENAI_API_KEY: 'k' }, 'AZURE_OPENAI_ENDPOINT is not set'],
