@@ -70,6 +70,7 @@ function needProblem(need: Need, spec: string, here: CheckPlace): string | null 
     if (record.rejected) return `the ${need.login} login was refused (${record.rejected}); run \`recur login ${need.login}\` again for model ${spec}`;
     return null;
   }
+  // A file need is a local model's: localProblem checks it by the model's name.
   return null;
 }
 
