@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { RecurError } from '../errors';
+import { RecurError, ThrottledError } from '../errors';
 
 /**
  * Wraps each activity so a RecurError that says `retryable: false` becomes a non-retryable
@@ -14,7 +14,9 @@ export function withRecurErrors<T extends Record<string, (...args: never[]) => P
         return await fn(...args);
       } catch (e) {
         if (e instanceof RecurError && !e.retryable) {
-          throw ApplicationFailure.create({ message: e.message, type: e.name, nonRetryable: true, cause: e });
+          // A throttle's reset travels to the workflow, which waits for it (workflows/throttle-wait.ts).
+          const details = e instanceof ThrottledError ? [e.info] : undefined;
+          throw ApplicationFailure.create({ message: e.message, type: e.name, nonRetryable: true, cause: e, details });
         }
         throw e;
       }

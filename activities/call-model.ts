@@ -2,6 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { BlobRef, ModelCalled } from '../schemas/generated/events';
 import { INLINE, cutChars } from '../schemas/field-limits';
 import { inlineOrBlob, type BlobStore } from './blob-store';
+import { ThrottledError } from '../errors';
+import { idempotencyKey } from './model/idempotency';
 import { createModel, type Model, type ModelResponse } from './model/index';
 import type { LocalModelsConfig } from './model/local-models';
 import { checkReply, type RejectedReply } from './model/reply-check';
@@ -118,20 +120,29 @@ export function createModelActivities(deps: {
       let res;
       let compacted: CompactedFields | null = null;
       let context: ShownContextFile[] = [];
+      // The key of the call in progress: the summary's, then the turn's own.
+      let key = idempotencyKey(input.sessionId, { compaction: input.compactions ?? 0 });
       try {
         if (deps.contextFiles) context = await deps.contextFiles(input.sessionId);
         const manual = input.compactNow === true;
         if (input.compactAtTokens || manual) {
           compacted = await compactFor(modelFor(input.model), events, manual ? 0 : input.compactAtTokens!, {
             agent: input.agent, callIndex: input.compactions ?? 0, signal: ctx.cancellationSignal,
+            idempotencyKey: key,
           }, manual);
         }
         const prompt = buildPrompt(events, compacted, context, also ? also.harness : await deps.harnessSection?.(input.sessionId));
+        key = idempotencyKey(input.sessionId, { callIndex: input.callIndex });
         const live = deps.onTextDelta;
         res = await modelFor(input.model).complete({
           ...prompt, tools: 'python', agent: input.agent, callIndex: input.callIndex, signal: ctx.cancellationSignal,
+          idempotencyKey: key,
           ...(live && { onTextDelta: (text: string) => live({ sessionId: input.sessionId, turn: input.callIndex, text }) }),
         });
+      } catch (e) {
+        // The workflow logs which model and which call it waits for.
+        if (e instanceof ThrottledError) throw new ThrottledError({ ...e.info, model: input.model, idempotencyKey: key });
+        throw e;
       } finally {
         clearInterval(beat);
       }

@@ -40,6 +40,9 @@ export function defaultConfig(): RecurConfig {
     temporal: { namespace: 'default', taskQueue: 'recur-sessions', address: null, tls: noTls(), apiKeyFile: null },
     agent: {
       model: null,
+      backupModel: null,
+      // An hour of waiting on a rate limit is past a per-minute window: the quota is out for longer.
+      backupAfterMinutes: 60,
       scriptedDirs: defaultScriptedDirs(join(homedir(), '.recur')),
       cellTimeoutSeconds: 600,
       maxDepth: 2,

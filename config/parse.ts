@@ -54,6 +54,8 @@ const ENV_KEYS: ReadonlyArray<readonly [string, Section, string, Kind]> = [
   ['RECUR_TEMPORAL_NAMESPACE', temporal, 'namespace', 'text'],
   ['RECUR_TASK_QUEUE', temporal, 'taskQueue', 'text'],
   ['RECUR_MODEL', agent, 'model', 'text'],
+  ['RECUR_BACKUP_MODEL', agent, 'backupModel', 'text'],
+  ['RECUR_BACKUP_AFTER_MINUTES', agent, 'backupAfterMinutes', RANGES.backupAfterMinutes],
   ['RECUR_SCRIPTED_DIRS', agent, 'scriptedDirs', 'paths'],
   ['RECUR_TURNS_PER_RUN', agent, 'turnsPerRun', RANGES.turnsPerRun],
   ['RECUR_SNAPSHOT_EVERY_CELLS', agent, 'snapshotEveryCells', RANGES.snapshotEveryCells],

@@ -28,6 +28,7 @@ export const RANGES = {
   idleUnloadSeconds: int(1, 30 * DAY),
   autoRefineTurns: int(0, 100_000),
   compactAtTokens: int(100, 100_000_000),
+  backupAfterMinutes: int(0, 7 * 24 * 60),
   contextFileMaxBytes: int(256, 1024 * 1024),
   gateTimeoutSeconds: int(1, DAY),
   tokenBudget: int(1, 10_000_000_000),

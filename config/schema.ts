@@ -47,6 +47,10 @@ export interface RecurConfig {
   agent: {
     /** Default model for `recur run` (`provider/model` or `scripted:<file>`); null: each run must name one. */
     model: string | null;
+    /** A model that takes over a run throttled on its own for `backupAfterMinutes` in all (docs/providers.md); null: none. */
+    backupModel: string | null;
+    /** Throttled minutes, summed over a run's waits, after which `backupModel` takes over. */
+    backupAfterMinutes: number;
     /**
      * Directories `scripted:<file>` models may be read from (symlinks resolved). A script
      * anywhere else is refused unread, so an agent naming `scripted:/etc/passwd` gets an error.

@@ -57,6 +57,31 @@ export class ProviderError extends RecurError {
   }
 }
 
+/** What a throttled provider said, as the workflow needs it to wait and log `ModelThrottled`. */
+export interface ThrottleInfo {
+  provider: string;
+  /** The HTTP status (429, or Anthropic's 529 overloaded). */
+  status: number;
+  /** The API's own words: reason and message, as ProviderError reads them. */
+  reason: string;
+  /** When the provider says calls will pass again (epoch ms). */
+  resetAtMs: number;
+  /** The model spec and the call's key, once the model activity has added them. */
+  model?: string;
+  idempotencyKey?: string;
+}
+
+/**
+ * A provider throttled the call for longer than an activity should sleep (or past every retry):
+ * not retried by the activity; the workflow waits until `resetAtMs` on a durable timer and calls
+ * again with the same idempotency key.
+ */
+export class ThrottledError extends ProviderError {
+  constructor(readonly info: ThrottleInfo) {
+    super(info.provider, `throttled: ${info.reason}; resets at ${new Date(info.resetAtMs).toISOString()}`, info.status, { retryable: false });
+  }
+}
+
 /** The scripted model has no reply left for this agent. */
 export class ScriptExhaustedError extends RecurError {
   constructor(readonly agent: string, readonly calls: number) {

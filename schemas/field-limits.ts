@@ -100,6 +100,7 @@ export const FIELD_LIMITS = {
   MessageRefused: { from: ID, to: HARD.recipient, reason: 2_000 },
   MessageSent: { messageId: ID, from: ID, to: ID, text: INLINE.message, textBlob: BLOB },
   ModelSwitched: { model: NAME, previous: NAME },
+  ModelThrottled: { provider: NAME, model: NAME, reason: 2_000, idempotencyKey: ID },
   JobEnded: { jobId: NAME, logTail: JOB_LOG_TAIL, reason: 2_000 },
   // A seed is a number: `of` is no string's limit here, only the item count holds.
   JobQueued: { jobId: NAME, command: HARD.jobCommand, seeds: { items: JOB_SEEDS, of: 0 }, executor: NAME },

@@ -35,6 +35,7 @@ import { runRequestedCell, type RequestedCell } from './run-requested-cell';
 import { runWorkerSteps } from './worker-steps';
 import { snapshotBesideModel, snapshotKernel } from './snapshot-kernel';
 import { startFork } from './start-fork';
+import { throttleOf, waitOutThrottle } from './throttle-wait';
 import { cellAsked, modelCalled } from './step-events';
 import { budgetEvents } from './tree-budget';
 import { logCellEnd, logWorkspace } from './workspace-log';
@@ -119,6 +120,10 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
     const ran = tookSteps(await runWorkerSteps(s, acts));
     /** The seq of the CellExecuted this turn logged; null when the steps logged every cell's end themselves. */
     let cellDone: number | null = null;
+    if (ran?.throttled) {
+      await waitOutThrottle(s, ran.throttled);
+      continue;
+    }
     if (ran?.modelFailed) return { status: 'failed', kind: failureKind(ran.modelFailed.type), reason: ran.modelFailed.message };
     if (ran?.cellLeft) cellDone = await cellStep(s, acts, ran.cellLeft, { sent: ran.cellLeft.sent, restored: ran.cellLeft.restored ?? null });
     else if (ran?.cellEnded) cellDone = await logCellEnd(s, acts, ran.cellEnded, null);
@@ -134,6 +139,12 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
         // Settled before anything else: the next cell must find the kernel as the snapshot left it.
         reply = await call.finally(() => snapshot);
       } catch (e) {
+        const throttled = throttleOf(e);
+        if (throttled) {
+          // The turn starts over once the wait is out: a time budget that ran out meanwhile ends it there.
+          await waitOutThrottle(s, throttled);
+          continue;
+        }
         // The batch it carried could not be logged: a fault, as any failed append is.
         if (!(e instanceof ActivityFailure) || isCancellation(e) || appendFailed(e)) throw e;
         const cause = e.cause instanceof ApplicationFailure ? e.cause : undefined;
@@ -170,7 +181,7 @@ async function runTurns(s: SessionState, acts: Acts): Promise<SessionResult | 'c
 
 /** The worker's steps, unless they returned having done nothing the workflow must carry on with. */
 const tookSteps = (r: RunStepsResult | null): RunStepsResult | null =>
-  (r && (r.reply || r.cellLeft || r.cellEnded || r.modelFailed || r.done.calls.length > 0) ? r : null);
+  (r && (r.reply || r.cellLeft || r.cellEnded || r.modelFailed || r.throttled || r.done.calls.length > 0) ? r : null);
 
 /** Whether this run has taken its share of turns (or Temporal suggests it): the session continues as new. */
 const continueDue = (s: SessionState): boolean => workflowInfo().continueAsNewSuggested || s.turn % s.input.limits.turnsPerRun === 0;

@@ -88,7 +88,7 @@ export interface SessionStatusView {
   tokens: number;
   nextSeq: number;
   /** idle: retained and waiting for work, or waiting on a durable timer for a scheduled tick; unloaded: idle with its kernel shut down; approval: waiting for an operator's yes to spend more. */
-  phase: 'starting' | 'model' | 'cell' | 'idle' | 'unloaded' | 'approval' | 'done';
+  phase: 'starting' | 'model' | 'cell' | 'idle' | 'unloaded' | 'approval' | 'throttled' | 'done';
   /** The round of work it is in (idle: the one it last finished): 0 until a retained session is woken again. */
   round: number;
   unread: number;

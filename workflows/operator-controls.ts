@@ -2,6 +2,8 @@
 export interface OperatorCarry {
   model: string;
   compactAsked: boolean;
+  /** Absent in carries from before throttle waits. */
+  throttledMs?: number;
 }
 
 /**
@@ -14,6 +16,8 @@ export class OperatorControls {
   model: string;
   /** The next model call compacts first. */
   compactAsked: boolean;
+  /** How long this model has been throttled in all (ModelThrottled waits): the backup takes over past its limit. */
+  throttledMs: number;
   /** The CellRequested id of the cell requested (from when its append starts: an operator sees it then) or running; null between cells. */
   cellInFlight: string | null = null;
   /** The cell an operator interrupted, until its result is logged. */
@@ -25,9 +29,10 @@ export class OperatorControls {
   constructor(started: { model: string }, c?: OperatorCarry) {
     this.model = c?.model ?? started.model;
     this.compactAsked = c?.compactAsked ?? false;
+    this.throttledMs = c?.throttledMs ?? 0;
   }
 
   carry(): OperatorCarry {
-    return { model: this.model, compactAsked: this.compactAsked };
+    return { model: this.model, compactAsked: this.compactAsked, throttledMs: this.throttledMs };
   }
 }

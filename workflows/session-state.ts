@@ -58,6 +58,8 @@ export class SessionState extends SessionLog {
   final: FinalAnswer | null = null;
   /** Model replies rejected in a row (workflows/reject-reply.ts); not carried over a continue-as-new. */
   rejectedInARow = 0;
+  /** The model call (its turn) the last throttle was for, and how many times it has been throttled (ModelThrottled.attempt). */
+  private throttled = { turn: -1, times: 0 };
   /** The host its kernel is on (workflows/placement.ts); null until its first kernel-bound activity. */
   host: string | null;
   /** Set once a sub-agent's first task has ended: it is retained (workflows/retain.ts). */
@@ -126,6 +128,12 @@ export class SessionState extends SessionLog {
     if (!run) return;
     run.stop();
     await run.settled;
+  }
+
+  /** Counts one more throttle of the call at `turn`: 1 for its first. */
+  throttlesOfCall(turn: number): number {
+    this.throttled = { turn, times: this.throttled.turn === turn ? this.throttled.times + 1 : 1 };
+    return this.throttled.times;
   }
 
   accept(message: InboxMessage): void {

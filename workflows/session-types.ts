@@ -66,6 +66,8 @@ export interface SessionInput {
   taskBlob?: BlobRef | null;
   /** `provider/model` or `scripted:<file>`. */
   model: string;
+  /** A model that takes over once `model` has been throttled for `afterMinutes` in all (`recur run --backup-model`); children inherit it. */
+  backup?: { model: string; afterMinutes: number } | null;
   depth: number;
   /**
    * The session's workspace as its host resolved it when the session was made (docs/workspace.md):

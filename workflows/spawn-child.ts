@@ -60,7 +60,7 @@ export async function spawn(s: SessionState, req: SpawnRequest, childWorkflow: C
     await startChild(childWorkflow, {
       workflowId: childId,
       args: [{
-        sessionId: childId, rootId: input.rootId, parentId: s.id, name, task: req.task, taskBlob, model,
+        sessionId: childId, rootId: input.rootId, parentId: s.id, name, task: req.task, taskBlob, model, ...(input.backup && { backup: input.backup }),
         depth: input.depth + 1, ...(workspace !== undefined && { workspace }), limits: req.maxTurns ? { ...limits, maxTurns: req.maxTurns } : limits, approvals: input.approvals,
         slice: asked && slot.slice ? { asked, ...slot.slice } : null, inSlice: !!input.inSlice || !!asked,
       }],

@@ -1,5 +1,6 @@
 import { withoutNativeToolCalls } from './messages';
 import { ResponsesStream } from './openai-responses-stream';
+import { keyHeader } from './idempotency';
 import { PYTHON_TOOL } from './python-tool';
 import { streamingCall, type ProviderOptions } from './streaming-call';
 import type { ChatMessage, ModelProvider, ModelRequest } from './types';
@@ -25,7 +26,7 @@ export function createOpenAIResponsesProvider(config: OpenAIResponsesProviderCon
     complete: (request) =>
       streamingCall(name, config, request, {
         url,
-        headers,
+        headers: { ...headers, ...keyHeader(name, request.idempotencyKey) },
         body: responsesRequestBody(request),
         newStream: (onText) => new ResponsesStream(name, onText),
         ...(name === 'openai-responses' && { pricedAs: 'openai' }),

@@ -1,5 +1,6 @@
 import { withoutNativeToolCalls } from './messages';
 import { OpenAIStream } from './openai-stream';
+import { keyHeader } from './idempotency';
 import { PYTHON_TOOL } from './python-tool';
 import { streamingCall, type ProviderOptions } from './streaming-call';
 import type { ChatMessage, ModelProvider, ModelRequest } from './types';
@@ -29,7 +30,7 @@ export function createOpenAIProvider(config: OpenAIProviderConfig): ModelProvide
     complete: (request) =>
       streamingCall(config.name, config, request, {
         url,
-        headers,
+        headers: { ...headers, ...keyHeader(config.name, request.idempotencyKey) },
         body: openAIRequestBody(request, config.maxTokensField ?? 'max_tokens'),
         newStream: (onText) => new OpenAIStream(config.name, onText),
       }),

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ProviderError } from '../../errors';
+import { ProviderError, ThrottledError } from '../../errors';
+import { isThrottleStatus } from './rate-limit-reset';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -7,7 +8,10 @@ export interface RetryPolicy {
   /** First backoff; doubles per attempt, with jitter, up to `maxDelayMs`. */
   baseDelayMs: number;
   maxDelayMs: number;
-  /** A server's `retry-after` is honoured up to this; a longer wait is cut to it. */
+  /**
+   * A throttle's wait up to this is slept in the activity; a longer one, or a throttle still there
+   * after the last attempt, ends the call with a ThrottledError for the workflow to wait out durably.
+   */
   maxRetryAfterMs: number;
 }
 
@@ -43,18 +47,6 @@ export function retryDelayMs(
   return Math.round(ceiling * (0.5 + random() / 2));
 }
 
-/** `retry-after-ms` (OpenAI), else `retry-after` as seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(headers: Headers, now = Date.now()): number | undefined {
-  const ms = Number(headers.get('retry-after-ms') ?? NaN);
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers.get('retry-after');
-  if (value === null || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 /**
  * Runs `attempt` until it succeeds, fails with a non-retryable error, or `maxAttempts` is used
  * up; then the last error is thrown. A thrown ProviderError counts as a failed attempt; any
@@ -71,6 +63,8 @@ export async function withRetry<T>(
     });
     if (result.ok) return { value: result.value, attempts: n };
     if (opts.signal?.aborted) throw abortedError(opts.provider, opts.signal);
+    const throttled = throttledFor(result, n, opts.policy);
+    if (throttled) throw throttled;
     if (!result.error.retryable || n >= opts.policy.maxAttempts) throw result.error;
     const delayMs = retryDelayMs(n, result.retryAfterMs, opts.policy);
     opts.onRetry?.({ attempt: n, delayMs, error: result.error });
@@ -80,6 +74,19 @@ export async function withRetry<T>(
       throw abortedError(opts.provider, opts.signal);
     }
   }
+}
+
+/**
+ * A throttle the activity should not sleep through: its wait is past the policy's ceiling, or no
+ * attempt is left. Without a wait named, the backoff ceiling stands in for one.
+ */
+function throttledFor(result: { error: ProviderError; retryAfterMs?: number }, attempt: number, policy: RetryPolicy): ThrottledError | null {
+  const { error, retryAfterMs } = result;
+  if (error.status === undefined || !isThrottleStatus(error.status)) return null;
+  const tooLong = retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs;
+  if (!tooLong && attempt < policy.maxAttempts) return null;
+  const reason = error.message.slice(error.provider.length + 2);
+  return new ThrottledError({ provider: error.provider, status: error.status, reason, resetAtMs: Date.now() + (retryAfterMs ?? policy.maxDelayMs) });
 }
 
 /** The caller gave up (activity cancelled): not retryable, since the caller no longer wants the answer. */

@@ -1,6 +1,7 @@
 import { ProviderError } from '../../errors';
 import { readErrorBody } from './error-body';
-import { abortedError, parseRetryAfter, type AttemptResult } from './retry';
+import { isThrottleStatus, throttleWaitMs } from './rate-limit-reset';
+import { abortedError, type AttemptResult } from './retry';
 
 export interface StreamTimeouts {
   /** No byte for this long (waiting for headers included) aborts the attempt as stalled; it is retried. */
@@ -62,7 +63,7 @@ export async function postStream<E>(req: StreamRequest, framing: Framing<E>, onE
       const error = new ProviderError(req.provider, `HTTP ${res.status}: ${awsType ? `${awsType}: ` : ''}${body.detail}`, res.status, {
         retryable: isRetryableStatus(res.status),
       });
-      return { ok: false, error, retryAfterMs: parseRetryAfter(res.headers) ?? body.retryAfterMs };
+      return { ok: false, error, retryAfterMs: throttleWaitMs(res.headers, body.retryAfterMs, isThrottleStatus(res.status)) };
     }
     if (!res.body) return { ok: false, error: new ProviderError(req.provider, 'response has no body', res.status, { retryable: true }) };
     const reader = res.body.getReader();

@@ -44,6 +44,8 @@ export interface ModelRequest {
    * call is the same call (the scripted model answers by it).
    */
   callIndex: number;
+  /** The same for every retry of this call (idempotency.ts); sent where the provider takes one. */
+  idempotencyKey?: string;
   /**
    * Told each piece of reply text as it arrives, for a live view only: best-effort (a retried
    * attempt streams again from its start); the returned response is the record.

@@ -12,13 +12,13 @@ import type { CompactedFields } from './long-run-notes';
  */
 export async function compactFor(
   model: Model, events: readonly StoredEvent[], atTokens: number,
-  call: { agent: string; callIndex: number; signal?: AbortSignal }, manual = false,
+  call: { agent: string; callIndex: number; idempotencyKey?: string; signal?: AbortSignal }, manual = false,
 ): Promise<CompactedFields | null> {
   const plan = planCompaction(events, atTokens);
   if (!plan) return null;
   const res = await model.complete({
     system: SUMMARY_SYSTEM, messages: [summaryRequest(plan)], tools: 'none',
-    agent: `${call.agent}:compact`, callIndex: call.callIndex, signal: call.signal,
+    agent: `${call.agent}:compact`, callIndex: call.callIndex, idempotencyKey: call.idempotencyKey, signal: call.signal,
   });
   const { transcript: _, ...fields } = plan;
   const compacted = {

@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { RecurError } from '../../errors';
+import { RecurError, ThrottledError } from '../../errors';
 import type { EncodedBatch, EventSigner, RecurEventInput, StoredEvent } from '../../schemas';
 import type { CallModelInput, CallModelResult } from '../call-model';
 import { encodeForLog } from '../event-log';
@@ -150,6 +150,10 @@ class Steps {
         this.cellsSinceSnapshot = 0;
       }
       if ('error' in called) {
+        if (called.error instanceof ThrottledError) {
+          await this.flush();
+          return { ...NOTHING_BACK, throttled: called.error.info, why: 'model' };
+        }
         const failed = finalFailure(called.error);
         if (!failed) throw called.error;
         await this.flush();

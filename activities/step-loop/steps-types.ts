@@ -1,3 +1,4 @@
+import type { ThrottleInfo } from '../../errors';
 import type { BlobRef } from '../../schemas';
 import type { CallModelResult } from '../call-model';
 import type { Restored } from '../cell-fields';
@@ -69,6 +70,8 @@ export interface RunStepsResult {
   cellEnded: CellEnd | null;
   /** A model call that failed for good (a retry cannot help): the session ends with it, as the workflow's own call would. */
   modelFailed: { type: string; message: string } | null;
+  /** A model call the provider throttled past what the activity sleeps through: the workflow waits it out (workflows/throttle-wait.ts). Absent in results from before. */
+  throttled?: ThrottleInfo | null;
   /** Why it returned. */
   why: 'allowance' | 'until' | 'stopped' | 'reply' | 'scan' | 'model';
 }

@@ -613,7 +613,10 @@ export interface ModelCalled {
   readonly cacheWriteTokens: number | null;
 }
 
-/** An operator switched the session's model (POST /v1/sessions/:id/model, `recur model`, /model in `recur chat`): every model call after this event uses the new one, the session's own and its compaction calls, across continue-as-new and worker restarts. Children it spawns later inherit it unless their spawn names another. Appended by the session's workflow before the switch takes effect; the spec was validated by the daemon. */
+/** Who switched: `operator` (an operator asked), `backup` (the backup model took over from a throttled primary). */
+export type ModelSwitchReason = 'operator' | 'backup';
+
+/** The session's model changed: an operator switched it (POST /v1/sessions/:id/model, `recur model`, /model in `recur chat`), or the backup model took over after the primary was throttled for the run's `--backup-after-minutes` (reason `backup`). Every model call after this event uses the new one, the session's own and its compaction calls, across continue-as-new and worker restarts. Children it spawns later inherit it unless their spawn names another. Appended by the session's workflow before the switch takes effect; the spec was validated by the daemon (an operator's) or before the session started (a backup). */
 export interface ModelSwitched {
   /** Event type: the record's short name, also the envelope's `type`. */
   readonly type: 'ModelSwitched';
@@ -621,6 +624,32 @@ export interface ModelSwitched {
   readonly model: string;
   /** The spec the session used until now. Limit: 256 characters. */
   readonly previous: string;
+  /** Who switched; events written before backups existed read as `operator`. */
+  readonly reason: ModelSwitchReason;
+  /** For a backup: how long the primary had been throttled when it took over; 0 for an operator's switch. */
+  readonly throttledMs: number;
+}
+
+/** A provider throttled a model call (HTTP 429, or Anthropic's 529 overloaded) for longer than the model activity sleeps through, or past its retries: the session waits on a durable timer until the reset the provider named (a worker restart resumes the wait), then makes the same call again with the same idempotency key. The wait counts against the tree's time budget; a budget that runs out during it ends the session as it would at any turn. Appended by the session's workflow before it waits. */
+export interface ModelThrottled {
+  /** Event type: the record's short name, also the envelope's `type`. */
+  readonly type: 'ModelThrottled';
+  /** The provider that throttled the call (`openai`, `anthropic`, …). Limit: 256 characters. */
+  readonly provider: string;
+  /** The model spec the call was for. Limit: 256 characters. */
+  readonly model: string;
+  /** The HTTP status: 429, or 529 for Anthropic's overloaded_error. */
+  readonly status: number;
+  /** The provider's own words: HTTP status, its reason word and message. Limit: 2000 characters. */
+  readonly reason: string;
+  /** When the provider said calls pass again (epoch ms), from retry-after, retry-after-ms, x-ratelimit-reset-*, anthropic-ratelimit-*-reset or Google's RetryInfo. */
+  readonly resetAt: number;
+  /** How long the session waits from this event: until resetAt, or less when the time budget ends first. */
+  readonly waitMs: number;
+  /** 1 for the first throttle of this model call, 2 for the next, and so on. */
+  readonly attempt: number;
+  /** The call's key, the same on every retry of it and sent where the provider takes one (docs/providers.md). Limit: 1024 characters. */
+  readonly idempotencyKey: string;
 }
 
 /** What the egress proxy did with a connection. */
@@ -1180,6 +1209,7 @@ export type RecurEvent =
   | MessageSent
   | ModelCalled
   | ModelSwitched
+  | ModelThrottled
   | NetworkConnection
   | RecordAccepted
   | RecordRejected
@@ -1205,7 +1235,7 @@ export type RecurEvent =
 
 export type EventType = RecurEvent['type'];
 
-export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ExperimentAnnotated', 'ExperimentRecorded', 'ForkedFrom', 'GateChecked', 'GitOperation', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'JobEnded', 'JobPreempted', 'JobQueued', 'JobStarted', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'NetworkConnection', 'RecordAccepted', 'RecordRejected', 'RecordReleased', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
+export const EVENT_TYPES: readonly EventType[] = ['ApprovalDecided', 'ApprovalRequested', 'BudgetSet', 'CellExecuted', 'CellRequested', 'Compacted', 'ContinuationInjected', 'ExperimentAnnotated', 'ExperimentRecorded', 'ForkedFrom', 'GateChecked', 'GitOperation', 'GoalChanged', 'HarnessEditRequested', 'HarnessEdited', 'JobEnded', 'JobPreempted', 'JobQueued', 'JobStarted', 'KernelRestored', 'KernelSnapshotted', 'MessageDelivered', 'MessageRefused', 'MessageSent', 'ModelCalled', 'ModelSwitched', 'ModelThrottled', 'NetworkConnection', 'RecordAccepted', 'RecordRejected', 'RecordReleased', 'ReplyRejected', 'ScheduleChanged', 'ScheduleFired', 'SessionClosed', 'SessionCompleted', 'SessionFailed', 'SessionPlaced', 'SessionReloaded', 'SessionResumed', 'SessionStarted', 'SessionUnloaded', 'SpawnRefused', 'SubagentCompleted', 'SubagentSpawned', 'SubagentTasked', 'TaskEnded', 'WorkspaceChanged', 'WorkspaceMerged'];
 
 /** Fields with an Avro default may be left out when producing; the codec fills them in. */
 type WithDefaults<T, K extends keyof T> = Omit<T, K> & { readonly [P in K]?: T[P] };
@@ -1237,7 +1267,8 @@ export type RecurEventInput =
   | MessageRefused
   | WithDefaults<MessageSent, 'textBlob'>
   | WithDefaults<ModelCalled, 'responseBlob' | 'toolCalls' | 'requestBlob' | 'contextFiles' | 'usageSource' | 'cacheReadTokens' | 'cacheWriteTokens'>
-  | ModelSwitched
+  | WithDefaults<ModelSwitched, 'reason' | 'throttledMs'>
+  | ModelThrottled
   | WithDefaults<NetworkConnection, 'address' | 'approvalId'>
   | WithDefaults<RecordAccepted, 'scaleUp'>
   | WithDefaults<RecordRejected, 'steps' | 'mean' | 'pairwiseScore' | 'scaleUp'>

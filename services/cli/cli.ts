@@ -8,6 +8,7 @@ import { LONG_RUN_OPTIONS, LONG_RUN_USAGE } from './long-run-flags';
 import { CI_OPTIONS, CI_USAGE, ciRequestedIn } from './ci/ci-flags';
 import { CI_EXIT } from './ci/exit-codes';
 import { BUDGET_OPTIONS, BUDGET_USAGE } from './budget-flags';
+import { BACKUP_OPTIONS, BACKUP_USAGE } from './backup-flags';
 import type { CliIo, CommandContext } from './command-context';
 
 
@@ -60,10 +61,10 @@ const COMMANDS: Record<string, Command> = {
   },
   run: {
     summary: 'start a root agent session and stream its events (and its sub-agents\') until it answers; it then stays open for `recur send` (not with --once or in CI mode)',
-    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--research TASK [--knowledge weights-only|archive|full] [--generators MODEL[,MODEL…]]] [--once] [--detach] [--json] ${LONG_RUN_USAGE} ${BUDGET_USAGE} ${CI_USAGE}`,
+    usage: `recur run "<task>" [--model <provider/model>|scripted:<file>] [--name <label>] [--net none|full|allow:HOST[:PORT],…] [--cwd DIR] [--research TASK [--knowledge weights-only|archive|full] [--generators MODEL[,MODEL…]]] [--once] [--detach] [--json] ${BACKUP_USAGE} ${LONG_RUN_USAGE} ${BUDGET_USAGE} ${CI_USAGE}`,
     options: {
       model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, cwd: { type: 'string' }, research: { type: 'string' }, knowledge: { type: 'string' }, generators: { type: 'string' }, once: { type: 'boolean' }, detach: { type: 'boolean', short: 'd' }, json: { type: 'boolean' },
-      ...LONG_RUN_OPTIONS, ...BUDGET_OPTIONS, ...CI_OPTIONS,
+      ...BACKUP_OPTIONS, ...LONG_RUN_OPTIONS, ...BUDGET_OPTIONS, ...CI_OPTIONS,
     },
     ci: true,
     load: async () => (await import('./commands/run')).run,
@@ -79,10 +80,10 @@ const COMMANDS: Record<string, Command> = {
   },
   chat: {
     summary: 'talk to a session in the terminal: start one (or attach by id), watch the tree stream, send follow-ups, /help for commands',
-    usage: `recur chat [<session-id>] | recur chat [--task "<text>"] [--model <provider/model>|scripted:<file>] [--name <label>] [--net …] [--cwd DIR] ${LONG_RUN_USAGE} ${BUDGET_USAGE}`,
+    usage: `recur chat [<session-id>] | recur chat [--task "<text>"] [--model <provider/model>|scripted:<file>] [--name <label>] [--net …] [--cwd DIR] ${BACKUP_USAGE} ${LONG_RUN_USAGE} ${BUDGET_USAGE}`,
     options: {
       task: { type: 'string', short: 't' }, model: { type: 'string', short: 'm' }, name: { type: 'string' }, net: { type: 'string' }, cwd: { type: 'string' },
-      ...LONG_RUN_OPTIONS, ...BUDGET_OPTIONS,
+      ...BACKUP_OPTIONS, ...LONG_RUN_OPTIONS, ...BUDGET_OPTIONS,
     },
     load: async () => (await import('./chat/chat')).chat,
   },

@@ -83,7 +83,9 @@ export function eventFacts(e: RecurEvent): string {
     case 'SessionClosed':
       return `after round ${e.round}${e.idle ? ' (idle)' : ''}: ${firstLine(e.reason)}`;
     case 'ModelSwitched':
-      return `${e.previous} → ${e.model}`;
+      return `${e.previous} → ${e.model}${e.reason === 'backup' ? ` (backup, after ${seconds(e.throttledMs)} throttled)` : ''}`;
+    case 'ModelThrottled':
+      return `${e.model} HTTP ${e.status}, waits ${seconds(e.waitMs)} until ${new Date(e.resetAt).toISOString()} (attempt ${e.attempt}): ${quoted(e.reason)}`;
     case 'ApprovalRequested':
       return `${e.kind} waits for an operator (recur approve|deny <id>): ${quoted(e.detail)}`;
     case 'WorkspaceChanged':

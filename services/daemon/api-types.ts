@@ -30,6 +30,8 @@ export interface StartSessionRequest {
   task: string;
   /** `provider/model`, or `scripted:<absolute path>`. */
   model: string;
+  /** A model that takes over once `model` has been throttled for `afterMinutes` in all (`--backup-model`). */
+  backup?: { model: string; afterMinutes: number };
   /** Readable prefix of the new session id (`<name>-<time><random>`); `r<time><random>` without it. */
   name?: string;
   limits?: Partial<SessionLimits>;
@@ -99,7 +101,9 @@ export interface SessionSummary {
   startTime: string;
   closeTime: string | null;
   /** A running session that answered and waits for a message (docs/conversations.md): `idle`, or `unloaded` with its kernel shut down. */
-  phase?: 'idle' | 'unloaded' | null;
+  phase?: 'idle' | 'unloaded' | 'throttled' | null;
+  /** While `throttled`: when the provider said calls pass again (ISO 8601), the end of the session's wait. */
+  throttledUntil?: string | null;
 }
 
 export interface ListSessionsReply {

@@ -103,9 +103,9 @@ function parseGenerators(value: unknown, research: string | undefined, scriptedD
 }
 
 /** Validates `POST /v1/sessions`; throws a 400 HttpError naming the first problem. */
-export function parseStartSession(body: unknown, scriptedDirs: readonly string[], home: string): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits' | 'retain' | 'ci'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net' | 'cwd' | 'research' | 'knowledge' | 'generators'> {
+export function parseStartSession(body: unknown, scriptedDirs: readonly string[], home: string): Required<Pick<StartSessionRequest, 'task' | 'model' | 'limits' | 'retain' | 'ci'>> & Pick<StartSessionRequest, 'name' | 'goal' | 'autonomous' | 'net' | 'cwd' | 'research' | 'knowledge' | 'generators' | 'backup'> {
   const b = objectBody(body);
-  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net', 'cwd', 'retain', 'ci', 'research', 'knowledge', 'generators'].includes(k));
+  const unknown = Object.keys(b).filter((k) => !['task', 'model', 'name', 'limits', 'goal', 'autonomous', 'net', 'cwd', 'retain', 'ci', 'research', 'knowledge', 'generators', 'backup'].includes(k));
   if (unknown.length) throw badRequest(`unknown field(s): ${unknown.join(', ')}`);
   const task = text(b, 'task');
   const model = checkModel(text(b, 'model'), scriptedDirs);
@@ -131,7 +131,16 @@ export function parseStartSession(body: unknown, scriptedDirs: readonly string[]
   if (b.knowledge !== undefined && (typeof b.knowledge !== 'string' || research === undefined)) throw badRequest('knowledge is a research session\'s tier: a string, with research');
   const knowledge = b.knowledge as string | undefined;
   const generators = b.generators === undefined ? undefined : parseGenerators(b.generators, research, scriptedDirs);
-  return { task, model, name, net, cwd, retain, ci: b.ci === true, research, knowledge, generators, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
+  const backup = b.backup === undefined ? undefined : parseBackup(b.backup, scriptedDirs);
+  return { task, model, name, net, cwd, retain, ci: b.ci === true, research, knowledge, generators, backup, limits: checkLimits(b.limits), goal: parseGoal(b.goal), autonomous: parseAutonomous(b.autonomous) };
+}
+
+/** A backup model: a spec the worker can make, and the throttled minutes after which it takes over (config/ranges.ts). */
+function parseBackup(value: unknown, scriptedDirs: readonly string[]): { model: string; afterMinutes: number } {
+  const b = objectBody(value);
+  const range = RANGES.backupAfterMinutes;
+  if (typeof b.afterMinutes !== 'number' || !inRange(range, b.afterMinutes)) throw badRequest(`backup.afterMinutes must be an integer from ${range.min} to ${range.max}`);
+  return { model: checkModel(text(b, 'model'), scriptedDirs), afterMinutes: b.afterMinutes };
 }
 
 /** Validates `POST /v1/sessions/:id/model`: a spec the worker can make a model of (checkModel's reasons as a 400). */

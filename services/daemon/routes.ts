@@ -56,6 +56,7 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
       name: 'root',
       task: req.task,
       model: req.model,
+      ...(req.backup && { backup: req.backup }),
       depth: 0,
       workspace: workspaces.of(sessionId).dir,
       limits: {

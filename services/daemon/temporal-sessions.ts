@@ -23,9 +23,11 @@ const iso = (d: Date | undefined): string | null => (d ? d.toISOString() : null)
 
 function summary(info: Pick<WorkflowExecutionInfo, 'workflowId' | 'status' | 'startTime' | 'closeTime' | 'memo'>): SessionSummary {
   const phase = info.status.name === 'RUNNING' ? info.memo?.phase : undefined;
+  const until = phase === 'throttled' ? Number(info.memo?.throttledUntil) : NaN;
   return {
     sessionId: info.workflowId, status: info.status.name.toLowerCase(), startTime: iso(info.startTime)!, closeTime: iso(info.closeTime),
-    phase: phase === 'idle' || phase === 'unloaded' ? phase : null,
+    phase: phase === 'idle' || phase === 'unloaded' || phase === 'throttled' ? phase : null,
+    ...(Number.isFinite(until) && { throttledUntil: new Date(until).toISOString() }),
   };
 }
 

@@ -7,6 +7,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { ThrottledError, type ThrottleInfo } from '../../errors';
 import { withRecurErrors } from '../../activities/activity-errors';
 import { appendFirst } from '../../activities/append-first';
 import { scanAfter } from '../../activities/scan-after';
@@ -89,6 +90,8 @@ export class FakeSessionWorld {
   readonly conflicts: string[] = [];
   /** The model's replies are replaced by this when set (a malformed activity result). */
   corruptModel = false;
+  /** A model call this returns a throttle for fails as a provider's long throttle does (workflows/throttle-wait.ts). */
+  throttle: (i: CallModelInput) => ThrottleInfo | null = () => null;
   /** Tokens in and out each model call reports. */
   tokensPerCall = { in: 1, out: 1 };
   /** Each append activity stamps the events it is given without trace ids with a span's, as a traced worker's does (observability/activity-tracing.ts). */
@@ -202,6 +205,7 @@ export class FakeSessionWorld {
     this.script = {};
     this.failAppend = () => false;
     this.corruptModel = false;
+    this.throttle = () => null;
     this.tokensPerCall = { in: 1, out: 1 };
     this.traceAppends = false;
     this.hold = null;
@@ -257,6 +261,8 @@ export class FakeSessionWorld {
   private async callModel(i: CallModelInput): Promise<CallModelResult> {
     this.modelCalls.push(i);
     if (this.corruptModel) return { answer: null, code: null, toolCallId: null } as unknown as CallModelResult;
+    const throttled = this.throttle(i);
+    if (throttled) throw new ThrottledError(throttled);
     const reply = this.script[i.agent]?.[i.callIndex];
     if (!reply) throw ApplicationFailure.nonRetryable(`no scripted reply ${i.callIndex} for ${i.agent}`, 'ScriptExhaustedError');
     const code = 'code' in reply ? JSON.stringify(reply.code) : null;

@@ -40,6 +40,12 @@ describe('event line formatting', () => {
     expect(line({ type: 'TaskEnded', round: 3, status: 'failed', reason: 'turn limit' })).toBe('1a2b3c #0 TaskEnded  round 3 failed: turn limit');
     expect(line({ type: 'SessionClosed', reason: 'the session was cancelled', round: 3, idle: true })).toBe('1a2b3c #0 SessionClosed  after round 3 (idle): the session was cancelled');
     expect(line({ type: 'ModelSwitched', model: 'anthropic/claude-sonnet-4-5', previous: 'openai/gpt-4o' })).toBe('1a2b3c #0 ModelSwitched  openai/gpt-4o → anthropic/claude-sonnet-4-5');
+    expect(line({ type: 'ModelSwitched', model: 'openai/gpt-4o', previous: 'anthropic/claude-sonnet-4-5', reason: 'backup', throttledMs: 600_000 }))
+      .toBe('1a2b3c #0 ModelSwitched  anthropic/claude-sonnet-4-5 → openai/gpt-4o (backup, after 600.0s throttled)');
+    expect(line({
+      type: 'ModelThrottled', provider: 'anthropic', model: 'anthropic/claude-sonnet-4-5', status: 429, reason: 'HTTP 429: rate_limit_error: slow down',
+      resetAt: Date.parse('2030-01-01T00:01:30Z'), waitMs: 90_000, attempt: 2, idempotencyKey: 'recur:r1:call:4',
+    })).toBe('1a2b3c #0 ModelThrottled  anthropic/claude-sonnet-4-5 HTTP 429, waits 90.0s until 2030-01-01T00:01:30.000Z (attempt 2): "HTTP 429: rate_limit_error: slow down"');
     expect(line({
       type: 'Compacted', fromSeq: 1, toSeq: 9, droppedTurns: 3, droppedChars: 900, summary: 's', tokensBefore: 300, tokensAfter: 40, tokensIn: 1, tokensOut: 1, costUsd: 0, manual: true,
     })).toBe('1a2b3c #0 Compacted  manual seq 1-9 (3 turns, 900 chars) → 300→40 tok');

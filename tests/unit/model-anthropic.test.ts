@@ -150,12 +150,12 @@ describe('Anthropic messages provider', () => {
     ]);
   });
 
-  test('a 429 is retried, its retry-after honoured up to the cap', async () => {
+  test('a 429 whose retry-after is within the cap is slept through in the call and retried', async () => {
     const retries: RetryInfo[] = [];
-    server.enqueue(anthropicError(429, 'rate_limit_error', 'Number of request tokens has exceeded your rate limit', { 'retry-after': '2' }), anthropicText('after wait'));
+    server.enqueue(anthropicError(429, 'rate_limit_error', 'Number of request tokens has exceeded your rate limit', { 'retry-after': '0.02' }), anthropicText('after wait'));
     const res = await provider({}, retries).complete(request());
     expect(res).toMatchObject({ text: 'after wait', attempts: 2 });
-    expect(retries.map((r) => r.delayMs)).toEqual([30]);
+    expect(retries.map((r) => r.delayMs)).toEqual([20]);
     expect(retries[0].error).toMatchObject({ status: 429, retryable: true });
   });
 

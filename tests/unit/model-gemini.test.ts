@@ -2,7 +2,7 @@ import { ProviderError } from '../../errors';
 import { createGeminiProvider, type GeminiProviderConfig } from '../../activities/model/gemini';
 import type { RetryInfo } from '../../activities/model/retry';
 import type { ChatMessage, ModelRequest } from '../../activities/model/types';
-import { startFakeSseServer, type FakeSseServer } from '../helpers/fake-sse-server';
+import { startFakeSseServer, type FakeReply, type FakeSseServer } from '../helpers/fake-sse-server';
 import { cutShort, errorFixture, sseFixture } from '../helpers/provider-fixtures';
 
 let server: FakeSseServer;
@@ -176,13 +176,15 @@ describe('Gemini provider', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  test('a 429 RESOURCE_EXHAUSTED waits as its RetryInfo says (cut to the policy ceiling), then succeeds', async () => {
+  test('a 429 RESOURCE_EXHAUSTED whose RetryInfo is within the cap waits as it says, then succeeds', async () => {
     const retries: RetryInfo[] = [];
-    server.enqueue(error('error-429.json'), text());
+    const short = errorFixture('gemini', 'error-429.json') as Extract<FakeReply, { type: 'json' }>;
+    const body = JSON.parse(JSON.stringify(short.body).replace('"retryDelay":"37s"', '"retryDelay":"0.03s"'));
+    server.enqueue({ ...short, body }, text());
     const res = await provider({}, retries).complete(request());
     expect(res).toMatchObject({ text: 'The answer is 42, wörld 🎉.', attempts: 2 });
-    // retryDelay "37s" is honoured up to maxRetryAfterMs (40 here); jittered backoff would be at most 5.
-    expect(retries.map((r) => r.delayMs)).toEqual([40]);
+    // Jittered backoff would be at most 5.
+    expect(retries.map((r) => r.delayMs)).toEqual([30]);
     expect(retries[0].error.message).toContain('RESOURCE_EXHAUSTED: You exceeded your current quota');
   });
 

@@ -1,6 +1,7 @@
 import { readErrorBody } from '../../activities/model/error-body';
 import { costUsd, priceOf } from '../../activities/model/pricing';
-import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelayMs } from '../../activities/model/retry';
+import { DEFAULT_RETRY_POLICY, retryDelayMs } from '../../activities/model/retry';
+import { parseRetryAfter } from '../../activities/model/rate-limit-reset';
 import { SseParser } from '../../activities/model/sse';
 import { fixtureText } from '../helpers/provider-fixtures';
 

@@ -9,6 +9,7 @@ import { longRunRequest } from '../long-run-flags';
 import { ciEnabled, ciOptions, withCiExit } from '../ci/ci-flags';
 import { recordSessionOutput } from '../ci/finish-run';
 import { budgetLimits } from '../budget-flags';
+import { backupRequest, checkRunModels } from '../backup-flags';
 import { goalTurnCapText } from '../../../workflows/goals';
 
 /**
@@ -56,9 +57,14 @@ export const retainsRoot = (flags: CommandContext['flags']): boolean => !ciEnabl
 export async function startRootSession(ctx: CommandContext, task: string, config: RecurConfig, daemon: DaemonClient): Promise<string> {
   // The tree works where it was started unless told otherwise; its gates run there too.
   const cwd = resolve(process.cwd(), typeof ctx.flags.cwd === 'string' ? ctx.flags.cwd : '.');
+  const model = resolveModel(ctx.flags.model as string | undefined, config.agent.model ?? undefined, process.cwd());
+  const backup = backupRequest(ctx.flags, config, (spec) => resolveModel(spec, undefined, process.cwd()));
+  // Before the daemon is asked: a start logs SessionStarted, and a run whose key cannot work must leave no session behind.
+  checkRunModels([model, ...(backup ? [backup.model] : [])], config);
   const body: StartSessionRequest = {
     task,
-    model: resolveModel(ctx.flags.model as string | undefined, config.agent.model ?? undefined, process.cwd()),
+    model,
+    ...(backup && { backup }),
     ...(typeof ctx.flags.name === 'string' ? { name: ctx.flags.name } : {}),
     ...(typeof ctx.flags.net === 'string' ? { net: ctx.flags.net } : {}),
     cwd,
