@@ -35,11 +35,12 @@ import { snapshotBench } from './snapshot';
 import { stepOverhead } from './step-overhead';
 import { stepParts } from './step-parts';
 import { throttledNight } from './throttled-night';
+import { freshInstall } from './fresh-install';
 import { workerKill } from './worker-kill';
 import { viewerRender } from './viewer-render';
 import { workspaceScan } from './workspace-scan';
 
-const BENCHMARKS: Benchmark[] = [stepOverhead, stepParts, cellRoundTrip, sandboxBench, gateSandbox, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender, sessionStart, fanOut, retainedScale, retainedHosts, throttledNight];
+const BENCHMARKS: Benchmark[] = [stepOverhead, stepParts, cellRoundTrip, sandboxBench, gateSandbox, eventLog, historyGrowth, snapshotBench, kernelMemory, workerKill, fenceParse, eventSeal, workspaceScan, viewerRender, sessionStart, fanOut, retainedScale, retainedHosts, throttledNight, freshInstall];
 
 async function main(): Promise<void> {
   const names = BENCHMARKS.map((b) => b.name);

@@ -1,7 +1,5 @@
 import { RANGES, inRange, type RecurConfig } from '../../config';
-import { stackPaths } from '../../config/home-paths';
 import { ExitError } from '../../errors';
-import { credentialProblem } from '../../activities/model/credential-check';
 import type { StartSessionRequest } from '../daemon/api-types';
 import type { CommandContext } from './command-context';
 
@@ -25,17 +23,4 @@ export function backupRequest(flags: CommandContext['flags'], config: RecurConfi
   const minutes = after === undefined ? config.agent.backupAfterMinutes : Number(after);
   if (!inRange(range, minutes)) throw new ExitError(2, `--backup-after-minutes must be an integer from ${range.min} to ${range.max}, got "${String(after)}"`);
   return { model: resolveSpec(model), afterMinutes: minutes };
-}
-
-/**
- * Fails the run before anything is logged when its model or backup cannot work in this shell: a
- * key unset or malformed, no login, no local model file. Exit 3 (Recur could not run the tree),
- * one line naming what to set.
- */
-export function checkRunModels(specs: readonly string[], config: RecurConfig, env: NodeJS.ProcessEnv = process.env): void {
-  const here = { env, loginsDir: stackPaths(config).logins, local: { installedDir: stackPaths(config).localModels, ...config.local } };
-  for (const spec of specs) {
-    const problem = credentialProblem(spec, here);
-    if (problem) throw new ExitError(3, problem);
-  }
 }

@@ -61,7 +61,10 @@ export function connectDaemon(config: RecurConfig): DaemonClient {
       throw new ExitError(1, `the daemon answered ${method} ${path} with ${res.status} and a body that is not JSON`);
     }
     if (res.status === 401) throw new ExitError(1, `the daemon refused the token in ${daemonPaths(config).token}; restart it with \`recur down && recur up\``);
-    if (!res.ok) throw new ExitError(1, (parsed as ErrorBody | undefined)?.error?.message ?? `daemon error ${res.status}`);
+    const error = (parsed as ErrorBody | undefined)?.error;
+    // A model that cannot work where the stack runs: Recur could not run the tree (CI's exit 3).
+    if (res.status === 422 && error?.name === 'ModelCredentialsError') throw new ExitError(3, error.message);
+    if (!res.ok) throw new ExitError(1, error?.message ?? `daemon error ${res.status}`);
     return parsed as T;
   }
 

@@ -97,7 +97,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     log,
     viewer: createViewer(config, opts.uiDir),
     handle: createRoutes({
-      config, sessions, worker: () => worker.state(),
+      config, sessions, worker: () => worker.state(), modelEnv: process.env,
       readLog: (id) => readTreeLog(kafka, topic, id, index),
       // A tree opened starts the follower too (a link straight to a tree skips the list), once
       // its own read is done so the two do not share the CPU: the follower reads the others ahead.

@@ -29,6 +29,8 @@ export interface RouteDeps extends ViewerDeps {
   sessions: SessionService;
   worker: () => WorkerState;
   readLog: (sessionId: string) => Promise<TreeLog>;
+  /** The environment the stack's worker calls models in (the daemon's own, which it passes on): where a start's keys are checked. */
+  modelEnv: NodeJS.ProcessEnv;
 }
 
 /** What the viewer's read routes read: each a whole answer, so a route only shapes it. */

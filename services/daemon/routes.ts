@@ -19,6 +19,7 @@ import { forkSession } from './fork-routes';
 import { rootLimits } from './root-limits';
 import type { ApiReply, ApiRequest, RouteDeps } from './route-types';
 import { viewerRoute } from './viewer-routes';
+import { refuseUnusableModels } from './model-credentials';
 
 const DEFAULT_LIST = 200;
 const MAX_LIST = 5000;
@@ -40,6 +41,9 @@ export function createRoutes(deps: RouteDeps): (req: ApiRequest) => Promise<ApiR
 
   async function startSession(body: unknown): Promise<ApiReply> {
     const req = parseStartSession(body, deps.config.agent.scriptedDirs, deps.config.home);
+    // Before the workflow starts (it logs SessionStarted first): a model that cannot work where
+    // the stack runs leaves no session behind.
+    refuseUnusableModels([req.model, ...(req.backup ? [req.backup.model] : [])], deps.config, deps.modelEnv);
     const sessionId = newRootSessionId(req.name);
     const research = req.research ? startResearch(req.research, req.knowledge, req.net, req.generators) : null;
     // Recorded before the workflow starts, so the host finds it whenever it first asks.

@@ -99,6 +99,8 @@ export async function startTestServer(opts: {
   uiDir?: string;
   /** More settings (RECUR_UI_*, …) for the server's config. */
   env?: Record<string, string>;
+  /** The stack's model environment; by default one holding an OpenAI key, which the tests' sessions name. */
+  modelEnv?: NodeJS.ProcessEnv;
 } & Partial<ViewerDeps> = {}): Promise<TestServer> {
   const config = parseConfig({ RECUR_HOME: mkdtempSync(join(tmpdir(), 'recur-daemon-')), ...opts.env }).config;
   const token = newDaemonToken();
@@ -109,6 +111,7 @@ export async function startTestServer(opts: {
       config,
       sessions: opts.sessions ?? fakeSessions().service,
       worker: () => opts.worker ?? { pid: 4242, restarts: 0, alive: true },
+      modelEnv: opts.modelEnv ?? { OPENAI_API_KEY: 'sk-daemon-test' },
       readLog: opts.readLog ?? (async () => ({ events: [], problems: [] })),
       readTree: opts.readTree ?? (async () => ({ tree: emptyRead(), harness: emptyRead() })),
       verifyTree: opts.verifyTree ?? (async () => { throw notFound('no verdicts in this test'); }),

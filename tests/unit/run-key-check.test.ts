@@ -7,11 +7,12 @@ import { ExitError } from '../../errors';
 import { backupRequest } from '../../services/cli/backup-flags';
 import { formatSessionTable } from '../../services/cli/commands/ls';
 import { startRootSession } from '../../services/cli/commands/run';
-import type { DaemonClient } from '../../services/cli/daemon-client';
+import { connectDaemon } from '../../services/cli/daemon-client';
+import { fakeSessions, startTestServer } from '../helpers/daemon-test-server';
 
 /*
- * A run whose model cannot work here fails before the daemon is asked to start it, so before any
- * SessionStarted: exit 3, one line naming what to set.
+ * A run whose model cannot work where the stack runs is refused before its workflow starts, so
+ * before any SessionStarted: exit 3, one line naming what to set.
  */
 
 const home = mkdtempSync(join(tmpdir(), 'recur-keys-'));
@@ -43,23 +44,26 @@ describe('what a model needs, checked before the run starts', () => {
 });
 
 describe('recur run with a key that cannot work', () => {
-  test('exits 3 with one line before asking the daemon to start anything, for the backup as for the model', async () => {
-    const posts: string[] = [];
-    const daemon = { post: async (path: string) => { posts.push(path); return { sessionId: 'x', maxTurns: 1 }; } } as unknown as DaemonClient;
-    const config = { ...defaultConfig(), home };
-    const ctx = { args: [], flags: { model: 'openai/gpt-4o', 'backup-model': 'anthropic/claude-sonnet-4-5' }, out: () => undefined, err: () => undefined };
+  test('the daemon refuses the start, checked where the worker calls models, and recur run exits 3 with its one line; no session starts', async () => {
+    const fake = fakeSessions();
+    // The stack holds an OpenAI key and no Anthropic one; the shell running `recur run` holds neither.
+    const srv = await startTestServer({ sessions: fake.service, modelEnv: { OPENAI_API_KEY: 'sk-test' } });
     const saved = { ...process.env };
-    process.env.OPENAI_API_KEY = 'sk-test';
+    delete process.env.OPENAI_API_KEY;
     delete process.env.ANTHROPIC_API_KEY;
-    delete process.env.ANTHROPIC_BASE_URL;
     try {
-      const error = await startRootSession(ctx, 'task', config, daemon).catch((e: unknown) => e);
+      const ctx = (flags: Record<string, string>) => ({ args: [], flags, out: () => undefined, err: () => undefined });
+      const daemon = connectDaemon(srv.config);
+      const error = await startRootSession(ctx({ model: 'openai/gpt-4o', 'backup-model': 'anthropic/claude-sonnet-4-5' }), 'task', srv.config, daemon).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ExitError);
-      expect(error).toMatchObject({ code: 3 });
-      expect((error as Error).message).toBe('ANTHROPIC_API_KEY is not set; set it for model anthropic/claude-sonnet-4-5');
-      expect(posts).toEqual([]);
+      expect(error).toMatchObject({ code: 3, message: 'ANTHROPIC_API_KEY is not set; set it for model anthropic/claude-sonnet-4-5' });
+      expect(fake.calls.started).toEqual([]);
+      // The stack's own key is what counts, not the shell's.
+      await expect(startRootSession(ctx({ model: 'openai/gpt-4o' }), 'task', srv.config, daemon)).resolves.toMatch(/\S/);
+      expect(fake.calls.started).toHaveLength(1);
     } finally {
       process.env = saved;
+      await srv.close();
     }
   });
 

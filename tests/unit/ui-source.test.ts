@@ -1,6 +1,6 @@
 import type { EmbeddedBundle, TreeLine } from '../../services/daemon/api-types';
 import type { BundleVerdict } from '../../services/projector/bundle/verify-bundle';
-import { embeddedSource } from '../../ui/state/source';
+import { embeddedSource } from '../../ui/model/embedded-source';
 
 const bundle = (): EmbeddedBundle => ({
   info: { temporalUi: null, namespace: 'default', traceUrl: null, bundle: { file: 't.tar.gz', treeId: 'r/a', exportedAt: 'then', keys: { source: 'bundle', fingerprints: [] }, verifiedAt: 'now' } },

@@ -9,7 +9,7 @@ import { longRunRequest } from '../long-run-flags';
 import { ciEnabled, ciOptions, withCiExit } from '../ci/ci-flags';
 import { recordSessionOutput } from '../ci/finish-run';
 import { budgetLimits } from '../budget-flags';
-import { backupRequest, checkRunModels } from '../backup-flags';
+import { backupRequest } from '../backup-flags';
 import { goalTurnCapText } from '../../../workflows/goals';
 
 /**
@@ -59,8 +59,6 @@ export async function startRootSession(ctx: CommandContext, task: string, config
   const cwd = resolve(process.cwd(), typeof ctx.flags.cwd === 'string' ? ctx.flags.cwd : '.');
   const model = resolveModel(ctx.flags.model as string | undefined, config.agent.model ?? undefined, process.cwd());
   const backup = backupRequest(ctx.flags, config, (spec) => resolveModel(spec, undefined, process.cwd()));
-  // Before the daemon is asked: a start logs SessionStarted, and a run whose key cannot work must leave no session behind.
-  checkRunModels([model, ...(backup ? [backup.model] : [])], config);
   const body: StartSessionRequest = {
     task,
     model,
