@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DAEMON_NOT_RUNNING } from '../../services/cli/daemon-client';
-import { urlOpener } from '../../services/cli/commands/ui';
+import { urlOpener } from '../../services/cli/open-url';
 import { cliInProcess } from '../helpers/cli-in-process';
 import { startTestServer, type TestServer } from '../helpers/daemon-test-server';
 import { rawRequest } from '../helpers/raw-http';

@@ -13,7 +13,7 @@ import { readPublicKeyFile } from '../../home/log-keys';
 import { readBundle } from '../../projector/bundle/bundle-format';
 import { bundleKeys, bundleViewerDeps, bundleViewInfo } from '../../projector/bundle/bundle-view';
 import type { CommandContext } from '../command-context';
-import { openDetached, urlOpener } from './ui';
+import { openDetached, urlOpener } from '../open-url';
 
 const USAGE = 'usage: recur view BUNDLE [--pubkey FILE]... [--port N] [--no-open]';
 
