@@ -1,13 +1,9 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { openaiText, openaiToolCall } from './openai-frames';
+import { serveTurns, type TurnServer } from './openai-turn-server';
 
-export interface ThrottlingOpenAIServer {
-  /** Base URL to put in OPENAI_BASE_URL. */
-  url: string;
+export interface ThrottlingOpenAIServer extends TurnServer {
   /** What the server billed: tokens of the replies it answered (a 429 is refused, never billed), and the 429s it sent. */
   billed(): { tokens: number; answered: number; throttled: number };
-  close(): Promise<void>;
 }
 
 /**
@@ -20,37 +16,21 @@ export interface ThrottlingOpenAIServer {
 export async function startThrottlingOpenAIServer(codes: readonly string[], throttles: (call: number) => number, retryAfterMs: number): Promise<ThrottlingOpenAIServer> {
   const met = new Map<number, number>();
   const bill = { tokens: 0, answered: 0, throttled: 0 };
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (piece: string) => (raw += piece));
-    req.on('end', () => {
-      const body = JSON.parse(raw || '{}') as { messages?: Array<{ role: string }> };
-      const n = (body.messages ?? []).filter((m) => m.role === 'assistant').length;
-      const seen = met.get(n) ?? 0;
-      if (seen < throttles(n)) {
-        met.set(n, seen + 1);
-        bill.throttled++;
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': String(retryAfterMs) });
-        res.end(JSON.stringify({ error: { message: 'Rate limit reached (bench)', type: 'requests', param: null, code: 'rate_limit_exceeded' } }));
-        return;
-      }
-      const usage = { prompt: Math.ceil(raw.length / 4), completion: 20 };
-      const reply = n < codes.length ? openaiToolCall(codes[n], { id: `call_${n}`, usage }) : openaiText('done', { usage });
-      bill.tokens += usage.prompt + usage.completion;
-      bill.answered++;
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-      res.end(reply.frames.join(''));
-    });
+  const server = await serveTurns((n, raw, res) => {
+    const seen = met.get(n) ?? 0;
+    if (seen < throttles(n)) {
+      met.set(n, seen + 1);
+      bill.throttled++;
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': String(retryAfterMs) });
+      res.end(JSON.stringify({ error: { message: 'Rate limit reached (bench)', type: 'requests', param: null, code: 'rate_limit_exceeded' } }));
+      return;
+    }
+    const usage = { prompt: Math.ceil(raw.length / 4), completion: 20 };
+    const reply = n < codes.length ? openaiToolCall(codes[n], { id: `call_${n}`, usage }) : openaiText('done', { usage });
+    bill.tokens += usage.prompt + usage.completion;
+    bill.answered++;
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    res.end(reply.frames.join(''));
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    billed: () => ({ ...bill }),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((ok) => server.close(() => ok()));
-    },
-  };
+  return { ...server, billed: () => ({ ...bill }) };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { homedir, tmpdir } from 'node:os';
 import type { SpanContext } from '@opentelemetry/api';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { ThrottledError, type ThrottleInfo } from '../../errors';
@@ -369,5 +369,16 @@ export class FakeSessionWorld {
       case 'block':
         throw new Error('a block op runs alone in its cell');
     }
+  }
+}
+
+/** Runs a session on the world's task queue to its end: 'completed', or the failure's message. */
+export async function runToEnd(world: FakeSessionWorld, taskQueue: string, input: SessionInput): Promise<'completed' | string> {
+  try {
+    await world.client.workflow.execute('agentSessionWorkflow', { taskQueue, workflowId: input.sessionId, args: [input] });
+    return 'completed';
+  } catch (e) {
+    if (!(e instanceof WorkflowFailedError)) throw e;
+    return e.cause?.message ?? e.message;
   }
 }

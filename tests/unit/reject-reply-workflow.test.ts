@@ -1,7 +1,6 @@
-import { WorkflowFailedError } from '@temporalio/client';
 import type { ReplyRejected, SessionFailed } from '../../schemas/generated/events';
 import type { SessionInput } from '../../workflows/session-types';
-import { FakeSessionWorld } from '../helpers/fake-session-world';
+import { FakeSessionWorld, runToEnd } from '../helpers/fake-session-world';
 
 /* Replies that are neither code nor an answer, through the real workflow: a note and another turn, bounded. */
 jest.setTimeout(120_000);
@@ -16,15 +15,7 @@ afterAll(async () => {
 });
 beforeEach(() => world.reset());
 
-async function run(input: SessionInput): Promise<'completed' | string> {
-  try {
-    await world.client.workflow.execute('agentSessionWorkflow', { taskQueue: TQ, workflowId: input.sessionId, args: [input] });
-    return 'completed';
-  } catch (e) {
-    if (!(e instanceof WorkflowFailedError)) throw e;
-    return e.cause?.message ?? e.message;
-  }
-}
+const run = (input: SessionInput) => runToEnd(world, TQ, input);
 
 const rejections = (id: string) => world.events(id).filter((e): e is ReplyRejected => e.type === 'ReplyRejected');
 

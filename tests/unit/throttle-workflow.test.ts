@@ -1,8 +1,7 @@
-import { WorkflowFailedError } from '@temporalio/client';
 import type { ModelSwitched, ModelThrottled, SessionFailed } from '../../schemas/generated/events';
 import type { SessionInput } from '../../workflows/session-types';
 import type { CallModelInput } from '../../activities/call-model';
-import { FakeSessionWorld } from '../helpers/fake-session-world';
+import { FakeSessionWorld, runToEnd } from '../helpers/fake-session-world';
 
 /*
  * A throttled model call through the real workflow: logged, waited out on a workflow timer, and
@@ -21,15 +20,7 @@ afterAll(async () => {
 });
 beforeEach(() => world.reset());
 
-async function run(input: SessionInput): Promise<'completed' | string> {
-  try {
-    await world.client.workflow.execute('agentSessionWorkflow', { taskQueue: TQ, workflowId: input.sessionId, args: [input] });
-    return 'completed';
-  } catch (e) {
-    if (!(e instanceof WorkflowFailedError)) throw e;
-    return e.cause?.message ?? e.message;
-  }
-}
+const run = (input: SessionInput) => runToEnd(world, TQ, input);
 
 /** Throttles the calls `which` picks, `times` times in all, each with a reset `resetMs` away. */
 function throttleCalls(which: (i: CallModelInput) => boolean, times: number, resetMs = 200) {
