@@ -15,11 +15,9 @@ if [ $# -gt 0 ]; then exec npx jest --json --outputFile=reports/jest.json "$@"; 
 # The tiers share nothing (unit starts no stack, system a stack of its own on its own ports, and
 # each runs one file at a time), so two lanes run at once: integration, and unit then system. The
 # run takes about as long as the integration tier alone. The other lane's output waits in files,
-# printed whole after the integration tier's, so neither interleaves with the other. The other
-# lane runs niced: it has time to spare, and the integration tier's timing is the run's.
+# printed whole after the integration tier's, so neither interleaves with the other.
 {
   lane=0
-  renice -n 10 -p "$BASHPID" >/dev/null
   npx jest --selectProjects unit --json --outputFile=reports/jest-unit.json >reports/unit.log 2>&1 || lane=$?
   npx jest --selectProjects system --json --outputFile=reports/jest-system.json >reports/system.log 2>&1 || lane=$?
   exit "$lane"

@@ -100,9 +100,13 @@ export function parseScontrolJob(line: string): SlurmJobState | null {
  */
 export function slurmCli(): SlurmClient {
   const sacct = async (id: string) => {
-    const r = await run('sacct', ['-c', '-n', '-P', '-j', id, '-o', 'JobID,State,ExitCode,NodeList']);
+    const r = await run('sacct', ['-c', '-n', '-P', '-j', id, '-o', 'JobID,State,ExitCode,NodeList,JobName']);
     if (r.code !== 0) return [];
-    return r.stdout.split('\n').map((l) => l.split('|')).filter(([jid]) => jid === id);
+    const rows = r.stdout.split('\n').map((l) => l.split('|')).filter(([jid]) => jid === id);
+    // A controller whose saved state was lost numbers jobs from the start again, and the
+    // completion log keeps the older jobs' runs under the same ids: only the latest job's count.
+    const name = rows.at(-1)?.[4];
+    return rows.filter((row) => row[4] === name);
   };
   return {
     async submit(script, o) {
